@@ -1,0 +1,52 @@
+package dev.khameleon.core.spi;
+
+import dev.khameleon.core.Block;
+import dev.khameleon.core.ScheduleChunk;
+
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Where a server gets the blocks it pushes: an in-memory store, a file store, or a database
+ * query followed by a {@link ProgressiveEncoder}.
+ *
+ * <p>{@link #blockCount(int)} must be cheap and stable (the scheduler asks for it when it
+ * plans); {@link #fetch} may be slow and may fail. Implementations must be thread-safe.
+ */
+public interface BlockSource {
+
+    /** The number of requests {@code n}; ids are {@code 0..n-1}. */
+    int requestCount();
+
+    /** The fixed payload size of every block, in bytes. */
+    int blockSize();
+
+    /** How many blocks the response of {@code requestId} has (at least 1). */
+    int blockCount(int requestId);
+
+    /**
+     * Fetches block {@code blockIndex} of {@code requestId}. The returned stage completes with
+     * the block, or exceptionally if it could not be produced. It must not block the caller:
+     * slow work belongs on an executor of the implementation's choosing.
+     */
+    CompletionStage<Block> fetch(int requestId, int blockIndex);
+
+    /**
+     * A hint, given as soon as a chunk is planned and before its blocks are fetched, that the
+     * blocks of {@code chunk} will be fetched soon in that order; a source may start reading
+     * ahead. Must return at once without blocking. The default ignores the hint.
+     */
+    default void prefetch(ScheduleChunk chunk) {
+    }
+
+    /**
+     * A source over responses already encoded in memory: {@code responses.get(i)} are the
+     * blocks of request {@code i}, in order. Fetches complete immediately.
+     *
+     * @throws IllegalArgumentException if a response is empty, a block has the wrong size,
+     *     request id, index or count
+     */
+    static BlockSource inMemory(int blockSize, List<List<Block>> responses) {
+        return new InMemoryBlockSource(blockSize, responses);
+    }
+}

@@ -1,0 +1,45 @@
+package dev.khameleon.core.spi;
+
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.ScheduleChunk;
+
+/**
+ * Decides which block goes into each slot of a session's push stream.
+ *
+ * <p>Slots are numbered by global sequence number {@code s = 0, 1, 2, …}; slot {@code s}
+ * lands in the client's ring at {@code s mod C}, so slots are planned in batches of
+ * {@code C} (the cache size in blocks) and a batch never gives a request more blocks than
+ * it has. The scheduler keeps what it has planned; {@link #replan} discards only the planned
+ * slots from a given sequence number on, never earlier ones (they may already be sent).
+ *
+ * <p>Not thread-safe: one session's scheduler is driven by one task at a time.
+ */
+public interface Scheduler {
+
+    /**
+     * Installs a new distribution to use from slot {@code fromSeq} on: planned slots at or after
+     * {@code fromSeq} are discarded and will be planned again with {@code distribution};
+     * earlier slots are kept. Slot {@code fromSeq + k} is taken to happen
+     * {@code k · slotMillis} milliseconds after the distribution's time origin.
+     *
+     * @param fromSeq    the first sequence number to re-plan; at least the first slot not yet
+     *                   handed out for sending, at most {@link #nextSeq()}
+     * @param slotMillis the time to put one block on the network, {@code > 0}
+     * @throws IllegalArgumentException if the distribution's request count does not match, or
+     *     {@code fromSeq} or {@code slotMillis} is out of range
+     */
+    void replan(Distribution distribution, long fromSeq, double slotMillis);
+
+    /**
+     * Plans up to {@code maxBlocks} further slots, starting at {@link #nextSeq()}. Returns an
+     * empty chunk when there is nothing to plan (no distribution yet, or every block of every
+     * request with non-zero probability already scheduled in this batch).
+     */
+    ScheduleChunk next(int maxBlocks);
+
+    /** The first sequence number not yet planned. */
+    long nextSeq();
+
+    /** {@code C}: the client cache size in blocks, the length of a batch. */
+    int cacheBlocks();
+}
