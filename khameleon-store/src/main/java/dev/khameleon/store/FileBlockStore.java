@@ -251,14 +251,17 @@ public final class FileBlockStore implements BlockSource, Closeable {
         }
 
         /**
-         * The cap on read-ahead memory (direct buffers), default 64 MiB; it must hold at least
-         * {@code ioThreads + 1} read-ahead reads (checked by {@link #build()}).
+         * The read-ahead memory of {@link ReadStrategy#SERIALIZED_READAHEAD} and
+         * {@link ReadStrategy#SCHEDULE_AWARE}: one direct-memory arena allocated when the store
+         * opens, handed out in power-of-two blocks (so a read of {@code b} bytes holds less than
+         * {@code 2b}); default 64 MiB. It must hold at least {@code ioThreads + 1} of the largest
+         * reads (checked by {@link #build()}).
          *
-         * @throws IllegalArgumentException if not positive
+         * @throws IllegalArgumentException if not in {@code [1, 1 GiB]}
          */
         public Builder poolBytes(long poolBytes) {
-            if (poolBytes < 1) {
-                throw new IllegalArgumentException("poolBytes must be >= 1, was " + poolBytes);
+            if (poolBytes < 1 || poolBytes > (1L << 30)) {
+                throw new IllegalArgumentException("poolBytes must be in [1, 1073741824], was " + poolBytes);
             }
             this.poolBytes = poolBytes;
             return this;

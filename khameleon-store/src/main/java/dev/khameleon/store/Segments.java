@@ -122,7 +122,9 @@ final class Segments implements Closeable {
 
     /** The buffer capacity a read of {@code blocks} consecutive blocks may need (aligned envelope). */
     static int envelopeBytes(int blockSize, int blocks) {
-        return (int) StoreIndex.alignUp((long) blockSize * blocks) + StoreIndex.ALIGNMENT;
+        // Responses start aligned, so with an aligned block size every block does too.
+        int misalignment = blockSize % StoreIndex.ALIGNMENT == 0 ? 0 : StoreIndex.ALIGNMENT;
+        return (int) StoreIndex.alignUp((long) blockSize * blocks) + misalignment;
     }
 
     boolean direct() {

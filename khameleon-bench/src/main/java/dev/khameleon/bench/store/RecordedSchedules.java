@@ -1,5 +1,6 @@
 package dev.khameleon.bench.store;
 
+import dev.khameleon.bench.sim.trace.PointerTrace;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.GridLayout;
 import dev.khameleon.core.ScheduleChunk;
@@ -13,8 +14,10 @@ import java.util.function.IntUnaryOperator;
  * Block streams a Khameleon server would push to {@code users} independent users, recorded
  * ahead of the replay so every strategy replays the same fetches.
  *
- * <p>Method: user {@code u} follows pointer trace {@code u mod traces} from a seeded random start.
- * Every {@code predictionMillis} of trace time the pointer's grid cell gives a Gaussian
+ * <p>Method: user {@code u} follows pointer trace segment {@code u mod segments} (Balabit
+ * sessions cut by the simulator's {@link dev.khameleon.bench.sim.trace.BalabitReader}, idle gaps
+ * shortened), its screen scaled onto the grid. Every {@code predictionMillis} of trace time the
+ * pointer's position gives a Gaussian
  * distribution (σ of 1, 1.5, 2, 3 cells at horizons 50, 150, 250, 500 ms, explicit within
  * 2.5σ, 2 % uniform residual) that is handed to the scheduler with
  * {@link Scheduler#replan}; the scheduler then plans the slots one prediction interval holds at
@@ -47,14 +50,15 @@ final class RecordedSchedules {
         int n = layout.requestCount();
         for (int u = 0; u < users; u++) {
             PointerTrace trace = traces.get(u % traces.size());
-            double span = Math.max(0, trace.durationMillis() - 120_000);
-            double t = trace.startMillis() + rnd.nextDouble() * span;
+            double sx = layout.cols() * layout.bounds(0).width() / trace.screenWidth();
+            double sy = layout.rows() * layout.bounds(0).height() / trace.screenHeight();
+            double t = trace.timeMillis(0);
             Scheduler scheduler = factory.create(n, blockCounts, cacheBlocks, rnd.nextLong());
             double slotBudget = 0;
             int filled = 0;
             while (filled < blocksPerUser) {
-                int e = trace.eventAt(t);
-                scheduler.replan(gaussian(layout, trace.x(e), trace.y(e)), scheduler.nextSeq(), slotMillis);
+                int e = Math.max(0, trace.indexAt(t));
+                scheduler.replan(gaussian(layout, trace.x(e) * sx, trace.y(e) * sy), scheduler.nextSeq(), slotMillis);
                 slotBudget += predictionMillis / slotMillis;
                 while (slotBudget >= 1 && filled < blocksPerUser) {
                     int want = (int) Math.min(Math.min(100, slotBudget), blocksPerUser - filled);

@@ -1,5 +1,7 @@
 package dev.khameleon.bench.store;
 
+import dev.khameleon.bench.sim.trace.BalabitReader;
+import dev.khameleon.bench.sim.trace.PointerTrace;
 import dev.khameleon.core.GridLayout;
 import dev.khameleon.store.DirectIo;
 import dev.khameleon.store.FileBlockStore;
@@ -19,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 
 /**
  * The file-store benchmark: imports a generated multi-GB corpus, records per-user block streams
@@ -188,14 +191,24 @@ public final class StoreBench implements Callable<Integer> {
         return 0;
     }
 
+    private static final double SEGMENT_MILLIS = 30_000;
+    private static final double IDLE_GAP_MILLIS = 2_000;
     private String schedulerName = "";
     private String traceSource = "";
 
     private RecordedSchedules record(GridLayout layout, BenchCorpus corpus) throws IOException {
-        List<PointerTrace> loaded;
+        List<PointerTrace> loaded = new ArrayList<>();
         if (Files.isDirectory(traces)) {
-            loaded = PointerTrace.loadBalabit(traces, 100_000);
-            traceSource = "the Balabit pointer traces (" + loaded.size() + " sessions)";
+            List<Path> files;
+            try (Stream<Path> s = Files.walk(traces)) {
+                files = s.filter(p -> p.getFileName().toString().startsWith("session_")).sorted().toList();
+            }
+            for (Path f : files) {
+                loaded.addAll(BalabitReader.segments(BalabitReader.read(f), SEGMENT_MILLIS, IDLE_GAP_MILLIS));
+            }
+            traceSource = "Balabit pointer traces (" + files.size() + " sessions cut into " + loaded.size()
+                    + " segments of " + (int) (SEGMENT_MILLIS / 1000) + " s, idle gaps over "
+                    + (int) IDLE_GAP_MILLIS + " ms shortened)";
         } else {
             throw new IOException("pointer traces not found at " + traces.toAbsolutePath()
                     + " (see shared/data/README.md); pass --traces");
