@@ -43,14 +43,18 @@ public final class FileBlockStore implements BlockSource, Closeable {
         this.strategy = b.strategy;
         this.index = StoreIndex.read(b.dir);
         this.segments = Segments.open(b.dir, index, b.directIo, b.refuseDirectForTesting);
+        if (b.beforeReadForTesting != null) {
+            segments.beforeReadForTesting(b.beforeReadForTesting);
+        }
         this.counters = new BlockReader.Counters();
         String name = b.dir.getFileName() == null ? b.dir.toString() : b.dir.getFileName().toString();
         try {
             this.reader = switch (b.strategy) {
                 case NAIVE -> new NaiveReader(segments, counters, name, b.ioThreads.orElse(64), b.maxPendingReads);
-                case SERIALIZED_READAHEAD, SCHEDULE_AWARE -> new ReadAheadReader(segments, counters, name,
-                        b.strategy == ReadStrategy.SCHEDULE_AWARE, b.ioThreads.orElse(1), b.readAheadBytes, b.poolBytes,
-                        b.maxPendingReads);
+                case SERIALIZED_READAHEAD -> new ReadAheadReader(segments, counters, name, false,
+                        b.ioThreads.orElse(1), b.readAheadBytes, b.poolBytes, b.maxPendingReads);
+                case SCHEDULE_AWARE -> new ReadAheadReader(segments, counters, name, true,
+                        b.ioThreads.orElse(4), b.readAheadBytes, b.poolBytes, b.maxPendingReads);
             };
         } catch (RuntimeException e) {
             segments.close();
@@ -211,6 +215,7 @@ public final class FileBlockStore implements BlockSource, Closeable {
         private int maxPendingReads = 1 << 16;
         private DirectIo directIo = DirectIo.OFF;
         private boolean refuseDirectForTesting;
+        private Runnable beforeReadForTesting;
 
         private Builder(Path dir) {
             this.dir = Objects.requireNonNull(dir, "dir");
@@ -224,7 +229,9 @@ public final class FileBlockStore implements BlockSource, Closeable {
 
         /**
          * The number of I/O threads; default 64 for {@link ReadStrategy#NAIVE} (reads in flight
-         * as a thread-per-request server would have), 1 for the others (fully serialized reads).
+         * as a thread-per-request server would have), 1 for
+         * {@link ReadStrategy#SERIALIZED_READAHEAD} (Libception's full serialization) and 4 for
+         * {@link ReadStrategy#SCHEDULE_AWARE} (the best measured, see {@code docs/file-store.md}).
          *
          * @throws IllegalArgumentException if not in {@code [1, 4096]}
          */
@@ -284,6 +291,12 @@ public final class FileBlockStore implements BlockSource, Closeable {
         /** Whether to bypass the page cache; default {@link DirectIo#OFF}. */
         public Builder directIo(DirectIo directIo) {
             this.directIo = Objects.requireNonNull(directIo, "directIo");
+            return this;
+        }
+
+        /** Test hook: run {@code hook} on the I/O thread before every read. */
+        Builder beforeReadForTesting(Runnable hook) {
+            this.beforeReadForTesting = hook;
             return this;
         }
 

@@ -131,11 +131,13 @@ final class NaiveReader implements BlockReader {
 
         @Override
         public void run() {
+            // Register before checking: close() sets the flag, then fails whatever is registered.
+            running.add(this);
             if (closed) {
+                running.remove(this);
                 future.completeExceptionally(BlockReader.closedError(name, requestId, blockIndex));
                 return;
             }
-            running.add(this);
             ByteBuffer buf = buffers.poll();
             peakBusy.accumulateAndGet(busyBuffers.incrementAndGet(), Math::max);
             try {
@@ -144,7 +146,9 @@ final class NaiveReader implements BlockReader {
                 counters.bytesRead.add(segments.readLength(requestId, blockIndex, blockIndex + 1));
                 Block block = segments.decode(requestId, blockIndex, buf, at);
                 counters.blocksServed.increment();
-                future.complete(block);
+                if (!future.complete(block)) {
+                    counters.blocksServed.decrement();
+                }
             } catch (BlockCorruptedException e) {
                 counters.corruptBlocks.increment();
                 future.completeExceptionally(e);

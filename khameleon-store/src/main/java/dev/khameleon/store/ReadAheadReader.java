@@ -430,8 +430,11 @@ final class ReadAheadReader implements BlockReader {
         int at = e.dataStart + (block - e.from) * segments.index().blockSize;
         try {
             Block b = segments.decode(e.request, block, e.memory.buffer(), at);
+            // Counted before completing, so a caller that sees the block also sees the count.
             counters.blocksServed.increment();
-            f.complete(b);
+            if (!f.complete(b)) {
+                counters.blocksServed.decrement();
+            }
         } catch (BlockCorruptedException ex) {
             counters.corruptBlocks.increment();
             f.completeExceptionally(ex);

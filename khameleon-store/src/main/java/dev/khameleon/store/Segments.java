@@ -27,6 +27,7 @@ final class Segments implements Closeable {
     private final FileChannel[] channels;
     private final int[] segmentOf;
     private final boolean direct;
+    private volatile Runnable beforeRead = () -> { };
 
     private Segments(StoreIndex index, long[] generations, Path[] paths, FileChannel[] channels, boolean direct) {
         this.index = index;
@@ -127,6 +128,11 @@ final class Segments implements Closeable {
         return (int) StoreIndex.alignUp((long) blockSize * blocks) + misalignment;
     }
 
+    /** Test hook: runs on the I/O thread before every read. */
+    void beforeReadForTesting(Runnable hook) {
+        this.beforeRead = hook;
+    }
+
     boolean direct() {
         return direct;
     }
@@ -154,6 +160,7 @@ final class Segments implements Closeable {
      * @throws IOException if the read fails or the file is shorter than the index says
      */
     int read(int requestId, int from, int to, ByteBuffer dst) throws IOException {
+        beforeRead.run();
         StoreIndex.Entry e = index.entry(requestId);
         long start = e.offset() + (long) from * index.blockSize;
         long end = e.offset() + (long) to * index.blockSize;

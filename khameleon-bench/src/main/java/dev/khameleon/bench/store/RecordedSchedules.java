@@ -14,7 +14,8 @@ import java.util.function.IntUnaryOperator;
  * Block streams a Khameleon server would push to {@code users} independent users, recorded
  * ahead of the replay so every strategy replays the same fetches.
  *
- * <p>Method: user {@code u} follows pointer trace segment {@code u mod segments} (Balabit
+ * <p>Method: user {@code u} browses gallery page {@code u mod pages} (a grid of
+ * {@code layout.requestCount()} responses) and follows pointer trace segment {@code u mod segments} (Balabit
  * sessions cut by the simulator's {@link dev.khameleon.bench.sim.trace.BalabitReader}, idle gaps
  * shortened), its screen scaled onto the grid. Every {@code predictionMillis} of trace time the
  * pointer's position gives a Gaussian
@@ -41,9 +42,9 @@ final class RecordedSchedules {
         this.blocks = blocks;
     }
 
-    static RecordedSchedules record(List<PointerTrace> traces, GridLayout layout, IntUnaryOperator blockCounts,
-            SchedulerFactory factory, int users, int blocksPerUser, int cacheBlocks, double slotMillis,
-            double predictionMillis, long seed) {
+    static RecordedSchedules record(List<PointerTrace> traces, GridLayout layout, int pages,
+            IntUnaryOperator blockCounts, SchedulerFactory factory, int users, int blocksPerUser, int cacheBlocks,
+            double slotMillis, double predictionMillis, long seed) {
         int[][] requests = new int[users][blocksPerUser];
         int[][] blocks = new int[users][blocksPerUser];
         SplittableRandom rnd = new SplittableRandom(seed);
@@ -53,7 +54,10 @@ final class RecordedSchedules {
             double sx = layout.cols() * layout.bounds(0).width() / trace.screenWidth();
             double sy = layout.rows() * layout.bounds(0).height() / trace.screenHeight();
             double t = trace.timeMillis(0);
-            Scheduler scheduler = factory.create(n, blockCounts, cacheBlocks, rnd.nextLong());
+            // User u browses gallery page u mod pages: responses page·n .. page·n + n - 1.
+            int base = (u % pages) * n;
+            Scheduler scheduler = factory.create(n, id -> blockCounts.applyAsInt(base + id), cacheBlocks,
+                    rnd.nextLong());
             double slotBudget = 0;
             int filled = 0;
             while (filled < blocksPerUser) {
@@ -68,7 +72,7 @@ final class RecordedSchedules {
                         break;
                     }
                     for (int k = 0; k < chunk.size(); k++) {
-                        requests[u][filled] = chunk.requestId(k);
+                        requests[u][filled] = base + chunk.requestId(k);
                         blocks[u][filled] = chunk.blockIndex(k);
                         filled++;
                     }

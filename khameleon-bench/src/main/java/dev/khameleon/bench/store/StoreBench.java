@@ -55,6 +55,9 @@ public final class StoreBench implements Callable<Integer> {
     @Option(names = "--grid", description = "Gallery grid rows x cols (one response per cell); default ${DEFAULT-VALUE}")
     String grid = "60x100";
 
+    @Option(names = "--pages", description = "Gallery pages (each a grid); user u browses page u mod pages; default ${DEFAULT-VALUE}")
+    int pages = 1;
+
     @Option(names = "--traces", description = "Balabit pointer traces; default ${DEFAULT-VALUE}")
     Path traces = Path.of("..", "shared", "data", "pointer", "balabit");
 
@@ -79,13 +82,16 @@ public final class StoreBench implements Callable<Integer> {
     @Option(names = "--read-ahead-kb", split = ",", description = "Read-ahead sizes swept at --sweep-sessions; the first is the main table's; default ${DEFAULT-VALUE}")
     int[] readAheadKb = {1024, 256, 2048};
 
-    @Option(names = "--io-threads", split = ",", description = "I/O thread counts swept at --sweep-sessions; the first is the main table's; default ${DEFAULT-VALUE}")
-    int[] ioThreads = {1, 2, 4};
+    @Option(names = "--io-threads", split = ",", description = "I/O thread counts swept at --sweep-sessions; default ${DEFAULT-VALUE}")
+    int[] ioThreads = {1, 2, 4, 8};
+
+    @Option(names = "--main-io-threads", split = ",", description = "I/O thread counts of the read-ahead strategies in the main table; default ${DEFAULT-VALUE}")
+    int[] mainIoThreads = {1, 4};
 
     @Option(names = "--naive-threads-max", description = "Cap on naive's threads (it gets sessions x depth up to this); default ${DEFAULT-VALUE}")
     int naiveThreadsMax = 512;
 
-    @Option(names = "--sweep-sessions", description = "Sessions for the read-ahead / I/O thread sweep; default ${DEFAULT-VALUE}")
+    @Option(names = "--sweep-sessions", description = "Sessions for the read-ahead / I/O thread sweep (0: no sweep); default ${DEFAULT-VALUE}")
     int sweepSessions = 100;
 
     @Option(names = "--pool-mb", description = "Read-ahead pool per store, MiB; default ${DEFAULT-VALUE}")
@@ -117,7 +123,7 @@ public final class StoreBench implements Callable<Integer> {
         int rows = Integer.parseInt(rc[0]);
         int cols = Integer.parseInt(rc[1]);
         GridLayout layout = new GridLayout(rows, cols, 0, 0, 1920.0 / cols, 1080.0 / rows);
-        int n = layout.requestCount();
+        int n = layout.requestCount() * pages;
         BenchCorpus corpus = new BenchCorpus(n, blockSize, (long) (corpusGb * 1e9), seed);
         StringBuilder report = new StringBuilder();
         PrintStream console = System.out;
@@ -141,30 +147,53 @@ public final class StoreBench implements Callable<Integer> {
         RecordedSchedules schedules = record(layout, corpus);
         console.printf("recorded %d user streams of %d blocks (%d distinct blocks) in %.1f s with %s%n", schedules.users(),
                 schedules.length(), schedules.distinctBlocks(), (System.nanoTime() - t1) / 1e9, schedulerName);
-        report.append(String.format(Locale.ROOT, "Streams: %d users x %d blocks recorded with %s from %s "
-                + "(%d distinct blocks, %.2f GB).%n%n", schedules.users(), schedules.length(), schedulerName, traceSource,
+        report.append(String.format(Locale.ROOT, "Streams: %d users on %d gallery page(s) of %s cells x %d blocks "
+                + "recorded with %s from %s (%d distinct blocks, %.2f GB).%n%n", schedules.users(), pages, grid,
+                schedules.length(), schedulerName, traceSource,
                 schedules.distinctBlocks(), schedules.distinctBlocks() * (double) blockSize / 1e9));
 
         Replay replay = new Replay(schedules);
         List<String> rows2 = new ArrayList<>();
         String header = "| strategy | I/O threads | read-ahead | sessions | MB/s | blocks/s | p50 ms | p99 ms | disk MB/s "
-                + "| reads/s | pool peak MiB | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+                + "| disk ÷ served | reads/s | buffers MiB (peak in use) | errors |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
         report.append("### Strategies by sessions\n\n").append(header);
         console.print(header);
         for (int s : sessions) {
-            for (ReadStrategy strategy : ReadStrategy.values()) {
-                int threads = strategy == ReadStrategy.NAIVE ? Math.min(s * depth, naiveThreadsMax) : ioThreads[0];
-                String row = runOne(replay, strategy, threads, readAheadKb[0], s);
-                report.append(row);
-                console.print(row);
+            String naive = runOne(replay, ReadStrategy.NAIVE, Math.min(s * depth, naiveThreadsMax), readAheadKb[0], s);
+            report.append(naive);
+            console.print(naive);
+            for (int threads : mainIoThreads) {
+                for (ReadStrategy strategy : List.of(ReadStrategy.SERIALIZED_READAHEAD, ReadStrategy.SCHEDULE_AWARE)) {
+                    String row = runOne(replay, strategy, threads, readAheadKb[0], s);
+                    report.append(row);
+                    console.print(row);
+                }
             }
         }
+        if (sweepSessions > 0) {
+            sweep(replay, report, console, header);
+        }
+        report.append(String.format(Locale.ROOT, "%nTotal %.1f min, %s.%n", (System.nanoTime() - t0) / 60e9,
+                Instant.now()));
+        if (out != null) {
+            Files.createDirectories(out.toAbsolutePath().getParent());
+            Files.writeString(out, report.toString(), StandardCharsets.UTF_8);
+        }
+        if (!keep) {
+            BenchCorpus.deleteRecursively(dir);
+            console.printf("deleted corpus at %s%n", dir);
+        }
+        return 0;
+    }
+
+    private void sweep(Replay replay, StringBuilder report, PrintStream console, String header) throws Exception {
         report.append("\n### Read-ahead and I/O threads at ").append(sweepSessions).append(" sessions\n\n").append(header);
         console.print(header);
         for (ReadStrategy strategy : List.of(ReadStrategy.SERIALIZED_READAHEAD, ReadStrategy.SCHEDULE_AWARE)) {
             for (int ra : readAheadKb) {
                 for (int th : ioThreads) {
-                    if (ra == readAheadKb[0] && th == ioThreads[0] && contains(sessions, sweepSessions)) {
+                    if (ra == readAheadKb[0] && contains(mainIoThreads, th) && contains(sessions, sweepSessions)) {
                         continue;
                     }
                     String row = runOne(replay, strategy, th, ra, sweepSessions);
@@ -178,17 +207,6 @@ public final class StoreBench implements Callable<Integer> {
             report.append(row);
             console.print(row);
         }
-        report.append(String.format(Locale.ROOT, "%nTotal %.1f min, %s.%n", (System.nanoTime() - t0) / 60e9,
-                Instant.now()));
-        if (out != null) {
-            Files.createDirectories(out.toAbsolutePath().getParent());
-            Files.writeString(out, report.toString(), StandardCharsets.UTF_8);
-        }
-        if (!keep) {
-            BenchCorpus.deleteRecursively(dir);
-            console.printf("deleted corpus at %s%n", dir);
-        }
-        return 0;
     }
 
     private static final double SEGMENT_MILLIS = 30_000;
@@ -216,7 +234,7 @@ public final class StoreBench implements Callable<Integer> {
         double slotMillis = blockSize / (bandwidthMbps * 1e6) * 1000;
         RecordedSchedules.SchedulerFactory factory = SchedulerChoice.factory();
         schedulerName = SchedulerChoice.name();
-        return RecordedSchedules.record(loaded, layout, corpus::blockCount, factory, users, blocksPerUser, cacheBlocks,
+        return RecordedSchedules.record(loaded, layout, pages, corpus::blockCount, factory, users, blocksPerUser, cacheBlocks,
                 slotMillis, 150, seed);
     }
 
@@ -226,12 +244,14 @@ public final class StoreBench implements Callable<Integer> {
                 .readAheadBytes(readAheadKbValue * 1024).poolBytes((long) poolMb << 20).directIo(direct)
                 .maxPendingReads(1 << 20).build()) {
             Replay.Result r = replay.run(store, s, depth, warmupSeconds, measureSeconds);
+            double allocatedMiB = r.after().poolAllocatedBytes() / (1024.0 * 1024.0);
             double peakMiB = r.after().poolPeakBytes() / (1024.0 * 1024.0);
-            return String.format(Locale.ROOT, "| %s%s | %d | %s | %d | %.1f | %.0f | %.2f | %.2f | %.1f | %.0f | %.1f | %d |%n",
+            return String.format(Locale.ROOT, "| %s%s | %d | %s | %d | %.1f | %.0f | %.2f | %.2f | %.1f | %.2f | %.0f | %.1f (%.1f) | %d |%n",
                     strategy.configName(), store.directIo() ? "" : " (buffered)", threads,
                     strategy == ReadStrategy.NAIVE ? "-" : readAheadKbValue + " KiB", s, r.mbPerSecond(),
                     r.blocksPerSecond(), r.latencyNanos().getValueAtPercentile(50) / 1e6,
-                    r.latencyNanos().getValueAtPercentile(99) / 1e6, r.diskMbPerSecond(), r.readsPerSecond(), peakMiB,
+                    r.latencyNanos().getValueAtPercentile(99) / 1e6, r.diskMbPerSecond(),
+                    r.diskMbPerSecond() / Math.max(1e-9, r.mbPerSecond()), r.readsPerSecond(), allocatedMiB, peakMiB,
                     r.errors());
         }
     }
