@@ -13,7 +13,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.UncheckedIOException;
-import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -112,14 +111,14 @@ public final class KhameleonServer implements AutoCloseable {
             }
             try {
                 serverChannel = b.bind(config.host(), config.port()).syncUninterruptibly().channel();
-            } catch (RuntimeException e) {
+            } catch (Exception e) { // bind failures arrive as checked exceptions thrown sneakily
                 shutdownGroupsAndExecutors();
                 state = State.CLOSED;
-                if (e instanceof BindException || e.getCause() instanceof BindException) {
-                    throw new UncheckedIOException("cannot bind " + config.host() + ":" + config.port(),
-                            e instanceof BindException be ? be : (BindException) e.getCause());
+                if (e instanceof RuntimeException re) {
+                    throw re;
                 }
-                throw e;
+                throw new UncheckedIOException("cannot bind " + config.host() + ":" + config.port(),
+                        e instanceof java.io.IOException io ? io : new java.io.IOException(e));
             }
             state = State.STARTED;
             log.info("Khameleon server listening on {} ({} transport{}), applications {}",

@@ -57,7 +57,7 @@ final class Session {
     private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long MAX_FAILURE_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long MAX_IDLE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-    private static final int MAX_REPLAN_MARGIN = 32;
+    private static final int MAX_REPLAN_MARGIN = 16;
     private static final double EWMA = 0.2;
 
     private enum Phase { AWAITING_HELLO, ACTIVE, CLOSING, CLOSED }
@@ -87,7 +87,7 @@ final class Session {
      * then plan up to {@code maxBlocks} slots.
      */
     private record Job(JsonNode state, Distribution current, long replanFrom, double slotMillis, int maxBlocks,
-                       long stateArrivalNanos) {
+                       long stateArrivalNanos, long stateArrivalSeq) {
     }
 
     /** What a job did; {@code error} non-null if the session must close. */
@@ -120,6 +120,9 @@ final class Session {
     private boolean taskRunning;
     private JsonNode pendingState;
     private long pendingStateArrivalNanos;
+    private long pendingStateArrivalSeq;
+    private long pendingFrom;
+    private long runningFrom = -1;
     private boolean needInitialPlan;
     private Distribution distribution;
     private long lastStateTime = -1;
@@ -153,6 +156,7 @@ final class Session {
     private volatile long maxQueuedBytes;
     private volatile long replanDelayNanosTotal;
     private volatile long replanDelayCount;
+    private volatile long maxReplanLagBlocks;
     private volatile double bandwidthEstimate;
 
     Session(ServerRuntime server, ServerRuntime.App app, Channel channel) {
@@ -284,8 +288,16 @@ final class Session {
         }
         lastStateTime = timeMillis;
         statesReceived++;
+        if (pendingState == null) {
+            // Stop the old plan a few blocks from here at once, even if a job is running: the state
+            // then shows within those few blocks whatever the scheduler is doing meanwhile.
+            pendingFrom = Math.min(nextSeq + replanMargin(), plannedEnd);
+            pendingStateArrivalNanos = now();
+            pendingStateArrivalSeq = nextSeq;
+            dropFrom(pendingFrom);
+            recomputeCut();
+        }
         pendingState = state;
-        pendingStateArrivalNanos = now();
         maybeSchedule();
     }
 
@@ -412,10 +424,14 @@ final class Session {
         return frameBytes / bandwidth.bytesPerSecond() * 1e3;
     }
 
-    /** Slots the sender will still write, from the old plan, while a re-plan is computed. */
+    /**
+     * Slots the sender will still write from the old plan while a re-plan is computed: enough to
+     * cover the scheduler's recent time per job, so the sender rarely waits, and few, so that a new
+     * distribution shows within a few blocks.
+     */
     private int replanMargin() {
         double slotNanos = frameBytes / pacer.rate() * 1e9;
-        long m = (long) Math.ceil((ewmaTaskNanos + ewmaFetchNanos) / slotNanos) + 1;
+        long m = (long) Math.ceil(ewmaTaskNanos / slotNanos) + 1;
         return (int) Math.max(1, Math.min(MAX_REPLAN_MARGIN, m));
     }
 
@@ -428,36 +444,37 @@ final class Session {
         Job job;
         int chunk = application.chunkSize();
         if (pendingState != null) {
-            long from = Math.min(nextSeq + replanMargin(), plannedEnd);
+            long from = Math.min(pendingFrom, plannedEnd);
             dropFrom(from);
-            cut = from;
             if (failureFrom >= from) {
                 failureFrom = -1;
             }
             needInitialPlan = false;
-            job = new Job(pendingState, distribution, from, slotMillis(), chunk, pendingStateArrivalNanos);
+            job = new Job(pendingState, distribution, from, slotMillis(), chunk, pendingStateArrivalNanos,
+                    pendingStateArrivalSeq);
             pendingState = null;
         } else if (needInitialPlan) {
             needInitialPlan = false;
-            cut = nextSeq;
-            job = new Job(null, distribution, nextSeq, slotMillis(), chunk, -1);
+            job = new Job(null, distribution, nextSeq, slotMillis(), chunk, -1, -1);
         } else if (failureFrom >= 0) {
             if (t < failureRetryAtNanos) {
                 wakeAt(failureRetryAtNanos);
                 return;
             }
-            job = new Job(null, distribution, failureFrom, slotMillis(), chunk, -1);
+            job = new Job(null, distribution, failureFrom, slotMillis(), chunk, -1, -1);
             failureFrom = -1;
         } else if (distribution != null && plannedEnd - nextSeq < chunk) {
             if (t < idleRetryAtNanos) {
                 wakeAt(idleRetryAtNanos);
                 return;
             }
-            job = new Job(null, distribution, -1, slotMillis(), chunk, -1);
+            job = new Job(null, distribution, -1, slotMillis(), chunk, -1, -1);
         } else {
             return;
         }
         taskRunning = true;
+        runningFrom = job.replanFrom();
+        recomputeCut();
         try {
             server.schedulerExecutor.execute(() -> {
                 Result r = runJob(job);
@@ -472,6 +489,24 @@ final class Session {
             taskRunning = false;
             closeWithError(ErrorCode.SHUTDOWN, "the scheduler is no longer running");
         }
+    }
+
+    /**
+     * Slots at or after {@code cut} may not be sent: a re-plan from there is running or due (for a
+     * running job, a pending state, or a skipped block).
+     */
+    private void recomputeCut() {
+        long c = Long.MAX_VALUE;
+        if (taskRunning && runningFrom >= 0) {
+            c = runningFrom;
+        }
+        if (pendingState != null) {
+            c = Math.min(c, pendingFrom);
+        }
+        if (failureFrom >= 0) {
+            c = Math.min(c, failureFrom);
+        }
+        cut = c;
     }
 
     private void wakeAt(long atNanos) {
@@ -490,6 +525,8 @@ final class Session {
     /** Applies a scheduler job's result, on the event loop. */
     private void onResult(Result r) {
         taskRunning = false;
+        runningFrom = -1;
+        recomputeCut();
         if (phase != Phase.ACTIVE) {
             return;
         }
@@ -511,10 +548,13 @@ final class Session {
         if (r.replanFrom() >= 0) {
             replans++;
             server.replans.increment();
-            cut = failureFrom >= 0 ? failureFrom : Long.MAX_VALUE;
             if (r.job().stateArrivalNanos() >= 0) {
                 reflectFromSeq = r.replanFrom();
                 reflectArrivalNanos = r.job().stateArrivalNanos();
+                long lag = r.replanFrom() - r.job().stateArrivalSeq();
+                if (lag > maxReplanLagBlocks) {
+                    maxReplanLagBlocks = lag;
+                }
             }
         }
         ScheduleChunk c = r.chunk();
@@ -529,7 +569,8 @@ final class Session {
             idleBackoffNanos = MIN_BACKOFF_NANOS;
             idleRetryAtNanos = 0;
         }
-        // Otherwise a skipped block dropped the plan meanwhile; its pending re-plan supersedes this chunk.
+        // Otherwise the plan was cut meanwhile (a new state or a skipped block): the re-plan that is
+        // due from the cut supersedes this chunk.
         pump();
     }
 
@@ -551,14 +592,20 @@ final class Session {
 
     /** Runs on the scheduler executor; touches only the scheduler and the job. */
     private Result runJob(Job job) {
-        long t0 = now();
         try {
             if (scheduler == null) {
+                // Creation is O(n) once per session; it is not counted as scheduling time per chunk.
                 scheduler = application.schedulerFactory().create(schedulerContext());
                 if (scheduler == null) {
-                    return error(job, t0, ErrorCode.INTERNAL_ERROR, "the scheduler factory returned null");
+                    return error(job, now(), ErrorCode.INTERNAL_ERROR, "the scheduler factory returned null");
                 }
             }
+        } catch (RuntimeException e) {
+            log.error("session {}: creating the scheduler failed", id, e);
+            return error(job, now(), ErrorCode.INTERNAL_ERROR, "creating the scheduler failed: " + e);
+        }
+        long t0 = now();
+        try {
             Distribution installed = null;
             if (job.state() != null) {
                 try {
@@ -778,7 +825,7 @@ final class Session {
         server.blocksSkipped.increment();
         dropFrom(s.seq);
         failureFrom = failureFrom >= 0 ? Math.min(failureFrom, s.seq) : s.seq;
-        cut = Math.min(cut, s.seq);
+        recomputeCut();
         failureRetryAtNanos = now() + failureBackoffNanos;
         failureBackoffNanos = Math.min(MAX_FAILURE_BACKOFF_NANOS, failureBackoffNanos * 2);
     }
@@ -817,6 +864,6 @@ final class Session {
                 nextSeq, bytesPushed, nextSeq, blocksSkipped, replans, chunks,
                 chunks == 0 ? 0 : schedulingNanosTotal / 1e3 / chunks, schedulingNanosMax / 1e3, bandwidthEstimate,
                 queuedBytes, maxQueuedBytes, statesReceived, requestsReceived,
-                delays == 0 ? 0 : replanDelayNanosTotal / 1e3 / delays);
+                delays == 0 ? 0 : replanDelayNanosTotal / 1e3 / delays, maxReplanLagBlocks);
     }
 }

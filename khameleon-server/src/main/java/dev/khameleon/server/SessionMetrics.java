@@ -23,10 +23,13 @@ package dev.khameleon.server;
  * @param requestsReceived       explicit request events received
  * @param meanReplanDelayMicros  mean time from a state's arrival to the first block written from
  *                               the plan it caused, microseconds (0 before any)
+ * @param maxReplanLagBlocks     the most blocks written from an old plan after a state arrived,
+ *                               before the first block planned with it
  */
 public record SessionMetrics(String sessionId, String application, String remoteAddress, int cacheBlocks,
                              long nextSeq, long bytesPushed, long blocksPushed, long blocksSkipped, long replans,
                              long chunksPlanned, double meanSchedulingMicros, double maxSchedulingMicros,
                              double bandwidthBytesPerSecond, long queuedBytes, long maxQueuedBytes,
-                             long statesReceived, long requestsReceived, double meanReplanDelayMicros) {
+                             long statesReceived, long requestsReceived, double meanReplanDelayMicros,
+                             long maxReplanLagBlocks) {
 }
