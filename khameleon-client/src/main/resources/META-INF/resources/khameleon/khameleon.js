@@ -420,38 +420,47 @@ export class CacheManager {
  */
 
 /**
- * A constant-velocity Kalman filter of the pointer position. Its state, sent upstream, is the
- * JSON the core `PointerForecast` defines:
+ * A constant-velocity Kalman filter of the pointer position, the browser twin of the Java
+ * `dev.khameleon.client.KalmanPredictor` (same model, same defaults, same state). Its state,
+ * sent upstream, is the JSON the core `PointerForecast` defines:
  * `{"x", "y", "horizons": [ms...], "mean": [[x, y]...], "cov": [[varX, covXY, varY]...]}`,
  * or `{}` before the first event. Pure computation: no timers.
  *
- * Model per axis: position and velocity, white-noise acceleration of spectral density
- * `processNoise` (px^2/ms^3), position measured with variance `measurementNoise` (px^2). The
- * filter starts at the first event with zero velocity and a fixed, generous velocity
- * variance (never a random covariance).
+ * Model per axis (the axes are independent): position and velocity, white-noise acceleration
+ * of spectral density `processNoise` (px^2/s^3, default 1e6), position measured with variance
+ * `measurementNoise` (px^2, default 4). Deterministic start: the first event sets the position,
+ * velocity 0 with standard deviation `initialVelocitySigma` (px/s, default 1000). A gap longer
+ * than `resetAfterMillis` (1000) starts afresh; an event at the same instant as the previous
+ * one supersedes it; when the pointer has been still for more than `idleMillis` (250) the
+ * forecast keeps it where it is.
  */
 export class KalmanPredictor {
   /**
-   * @param {{horizons?: number[], processNoise?: number, measurementNoise?: number, initialVelocityVariance?: number}} [options]
+   * @param {{horizons?: number[], processNoise?: number, measurementNoise?: number,
+   *          initialVelocitySigma?: number, resetAfterMillis?: number, idleMillis?: number}} [options]
    */
   constructor(options = {}) {
     this.horizons = options.horizons ?? [50, 150, 250, 500];
-    this.q = options.processNoise ?? 0.002;
+    this.q = options.processNoise ?? 1e6;
     this.r = options.measurementNoise ?? 4;
-    this.v0 = options.initialVelocityVariance ?? 1;
+    this.velocitySigma = options.initialVelocitySigma ?? 1000;
+    this.resetAfterMillis = options.resetAfterMillis ?? 1000;
+    this.idleMillis = options.idleMillis ?? 250;
     for (let j = 0; j < this.horizons.length; j++) {
       if (!Number.isInteger(this.horizons[j]) || this.horizons[j] < 0 || (j > 0 && this.horizons[j] <= this.horizons[j - 1])) {
         throw new RangeError(`horizons must be non-negative integers, strictly increasing: ${this.horizons}`);
       }
     }
-    for (const [name, value] of [['processNoise', this.q], ['measurementNoise', this.r], ['initialVelocityVariance', this.v0]]) {
+    for (const [name, value] of [['processNoise', this.q], ['measurementNoise', this.r], ['initialVelocitySigma', this.velocitySigma]]) {
       if (!(Number.isFinite(value) && value > 0)) {
         throw new RangeError(`${name} must be finite and > 0, was ${value}`);
       }
     }
-    /** per-axis [position, velocity] mean and 2x2 covariance [pp, pv, vv]; null before the first event */
+    /** per axis: mean [position, velocity] and covariance [pp, pv, vv]; null before the first event */
     this.ax = null;
     this.ay = null;
+    /** the prior of the last event's instant, to redo an update superseded by a same-time event */
+    this.prior = null;
     this.t = 0;
   }
 
@@ -460,16 +469,22 @@ export class KalmanPredictor {
     if (!Number.isFinite(e.x) || !Number.isFinite(e.y) || !Number.isFinite(e.timeMillis)) {
       return; // a broken event must not poison the filter
     }
-    if (this.ax === null) {
-      this.ax = { m: [e.x, 0], P: [this.r, 0, this.v0] };
-      this.ay = { m: [e.y, 0], P: [this.r, 0, this.v0] };
+    if (this.ax === null || e.timeMillis - this.t > this.resetAfterMillis) {
+      const v = this.velocitySigma * this.velocitySigma;
+      // Prior: position unknown; after the first measurement its variance is r.
+      this.prior = [{ m: [e.x, 0], P: [1e12, 0, v] }, { m: [e.y, 0], P: [1e12, 0, v] }];
+      this.ax = { m: [e.x, 0], P: [this.r, 0, v] };
+      this.ay = { m: [e.y, 0], P: [this.r, 0, v] };
       this.t = e.timeMillis;
       return;
     }
-    const dt = Math.max(0, e.timeMillis - this.t);
-    this.t = Math.max(this.t, e.timeMillis);
-    this.ax = this._update(this._predict(this.ax, dt), e.x);
-    this.ay = this._update(this._predict(this.ay, dt), e.y);
+    if (e.timeMillis > this.t) {
+      const dt = (e.timeMillis - this.t) / 1000;
+      this.prior = [this._predict(this.ax, dt), this._predict(this.ay, dt)];
+      this.t = e.timeMillis;
+    }
+    this.ax = this._update(this.prior[0], e.x);
+    this.ay = this._update(this.prior[1], e.y);
   }
 
   /**
@@ -481,19 +496,20 @@ export class KalmanPredictor {
     if (this.ax === null) {
       return {};
     }
-    const since = Math.max(0, nowMillis - this.t);
+    const resting = nowMillis - this.t > this.idleMillis;
+    const elapsed = Math.max(0, nowMillis - this.t) / 1000;
     const mean = [];
     const cov = [];
     for (const h of this.horizons) {
-      const px = this._predict(this.ax, since + h);
-      const py = this._predict(this.ay, since + h);
+      const px = resting ? this.ax : this._predict(this.ax, elapsed + h / 1000);
+      const py = resting ? this.ay : this._predict(this.ay, elapsed + h / 1000);
       mean.push([px.m[0], py.m[0]]);
-      // Axes are filtered independently with the same model: no cross-covariance.
       cov.push([px.P[0], 0, py.P[0]]);
     }
     return { x: this.ax.m[0], y: this.ay.m[0], horizons: [...this.horizons], mean, cov };
   }
 
+  /** One axis: mean <- F mean, cov <- F cov F^T + Q for a step of `dt` seconds. */
   _predict(a, dt) {
     const [p, v] = a.m;
     const [pp, pv, vv] = a.P;
@@ -508,15 +524,23 @@ export class KalmanPredictor {
     };
   }
 
+  /** One axis: measurement update with position `z`, Joseph form (keeps P positive semi-definite). */
   _update(a, z) {
     const [pp, pv, vv] = a.P;
-    const s = pp + this.r;
+    const r = this.r;
+    const s = pp + r;
     const k0 = pp / s;
     const k1 = pv / s;
     const y = z - a.m[0];
+    // (I - K H) P (I - K H)^T + K r K^T with H = [1, 0].
+    const a0 = 1 - k0;
     return {
       m: [a.m[0] + k0 * y, a.m[1] + k1 * y],
-      P: [(1 - k0) * pp, (1 - k0) * pv, vv - k1 * pv],
+      P: [
+        a0 * a0 * pp + k0 * k0 * r,
+        a0 * (pv - k1 * pp) + k0 * k1 * r,
+        vv - 2 * k1 * pv + k1 * k1 * pp + k1 * k1 * r,
+      ],
     };
   }
 }
