@@ -1,0 +1,276 @@
+package dev.khameleon.core.protocol;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Encodes and decodes the protocol's JSON control messages ({@code docs/protocol.md}, section 3).
+ *
+ * <p>Decoding is strict: every field is checked for presence, JSON type and range, and any
+ * violation is a {@link ProtocolException} whose {@link ProtocolException#code() code} is the error
+ * to send back ({@code malformed_json}, {@code unknown_type} or {@code invalid_message}) and whose
+ * message names the field and the bad value. Unknown fields are ignored, as the specification
+ * requires. Stateless and thread-safe.
+ */
+public final class ControlCodec {
+    private static final JsonMapper MAPPER = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build();
+
+    private ControlCodec() {
+    }
+
+    /** The JSON mapper the codec uses; thread-safe, configured for strict reading. */
+    public static JsonMapper mapper() {
+        return MAPPER;
+    }
+
+    /** Encodes {@code message} as the text of one WebSocket text frame. */
+    public static String encode(ControlMessage message) {
+        ObjectNode o = MAPPER.createObjectNode();
+        o.put("type", message.type());
+        if (message instanceof ControlMessage.Hello h) {
+            o.put("protocol", h.protocol());
+            o.put("application", h.application());
+            o.put("cacheBlocks", h.cacheBlocks());
+            h.token().ifPresent(t -> o.put("token", t));
+        } else if (message instanceof ControlMessage.PredictionState s) {
+            o.put("time", s.timeMillis());
+            o.set("state", s.state());
+        } else if (message instanceof ControlMessage.RateReport r) {
+            o.put("time", r.timeMillis());
+            o.put("bytesPerSecond", r.bytesPerSecond());
+        } else if (message instanceof ControlMessage.RequestEvent r) {
+            o.put("time", r.timeMillis());
+            o.put("request", r.requestId());
+        } else if (message instanceof ControlMessage.Welcome w) {
+            putWelcome(o, w);
+        } else if (message instanceof ControlMessage.ErrorMessage e) {
+            o.put("code", e.code());
+            o.put("message", e.message());
+        }
+        // Bye carries its type only.
+        try {
+            return MAPPER.writeValueAsString(o);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException("cannot serialise a JSON tree", e);
+        }
+    }
+
+    private static void putWelcome(ObjectNode o, ControlMessage.Welcome w) {
+        o.put("protocol", w.protocol());
+        o.put("session", w.session());
+        o.put("application", w.application());
+        o.put("blockSize", w.blockSize());
+        o.put("requestCount", w.requestCount());
+        o.put("cacheBlocks", w.cacheBlocks());
+        ArrayNode horizons = o.putArray("horizons");
+        w.horizonsMillis().forEach(horizons::add);
+        o.put("firstSeq", w.firstSeq());
+        ObjectNode counts = o.putObject("blockCounts");
+        BlockCounts bc = w.blockCounts();
+        counts.put("default", bc.defaultCount());
+        ArrayNode exceptions = counts.putArray("exceptions");
+        for (int k = 0; k < bc.exceptionCount(); k++) {
+            exceptions.addArray().add(bc.exceptionId(k)).add(bc.exceptionBlockCount(k));
+        }
+        counts.put("complete", bc.complete());
+    }
+
+    /**
+     * Decodes a message a client may send (hello, state, rate, request, bye).
+     *
+     * @throws ProtocolException {@code malformed_json}, {@code unknown_type} (also for server
+     *     message types) or {@code invalid_message}
+     */
+    public static ControlMessage decodeFromClient(String text) {
+        ControlMessage m = decode(text);
+        if (!m.fromClient()) {
+            throw new ProtocolException(ErrorCode.UNKNOWN_TYPE,
+                    "message type \"" + m.type() + "\" is sent by servers, not clients");
+        }
+        return m;
+    }
+
+    /**
+     * Decodes a message a server may send (welcome, error).
+     *
+     * @throws ProtocolException {@code malformed_json}, {@code unknown_type} (also for client
+     *     message types) or {@code invalid_message}
+     */
+    public static ControlMessage decodeFromServer(String text) {
+        ControlMessage m = decode(text);
+        if (m.fromClient()) {
+            throw new ProtocolException(ErrorCode.UNKNOWN_TYPE,
+                    "message type \"" + m.type() + "\" is sent by clients, not servers");
+        }
+        return m;
+    }
+
+    /**
+     * Decodes any control message.
+     *
+     * @throws ProtocolException {@code malformed_json} if {@code text} is not one JSON object,
+     *     {@code unknown_type} if its type is missing or unknown, {@code invalid_message} if a field
+     *     is missing, mistyped or out of range
+     */
+    public static ControlMessage decode(String text) {
+        JsonNode root;
+        try {
+            root = MAPPER.readTree(text);
+        } catch (IOException e) {
+            throw new ProtocolException(ErrorCode.MALFORMED_JSON, "not valid JSON: " + firstLine(e.getMessage()), e);
+        }
+        if (root == null || !root.isObject()) {
+            throw new ProtocolException(ErrorCode.MALFORMED_JSON, "a control message must be a JSON object, was "
+                    + (root == null || root.isMissingNode() ? "empty" : root.getNodeType().toString().toLowerCase()));
+        }
+        JsonNode type = root.get("type");
+        if (type == null || !type.isTextual()) {
+            throw new ProtocolException(ErrorCode.UNKNOWN_TYPE, "field \"type\" must be a string, was "
+                    + (type == null ? "missing" : type.toString()));
+        }
+        return switch (type.textValue()) {
+            case "hello" -> new ControlMessage.Hello(intField(root, "protocol"),
+                    stringField(root, "application"), intField(root, "cacheBlocks"), optionalString(root, "token"));
+            case "state" -> {
+                JsonNode state = root.get("state");
+                if (state == null) {
+                    throw Fields.invalid("field \"state\" is required");
+                }
+                yield new ControlMessage.PredictionState(longField(root, "time"), state);
+            }
+            case "rate" -> new ControlMessage.RateReport(longField(root, "time"), doubleField(root, "bytesPerSecond"));
+            case "request" -> new ControlMessage.RequestEvent(longField(root, "time"), intField(root, "request"));
+            case "bye" -> new ControlMessage.Bye();
+            case "welcome" -> welcome(root);
+            case "error" -> new ControlMessage.ErrorMessage(stringField(root, "code"), stringField(root, "message"));
+            default -> throw new ProtocolException(ErrorCode.UNKNOWN_TYPE,
+                    "unknown message type \"" + abbreviate(type.textValue()) + "\"");
+        };
+    }
+
+    private static ControlMessage.Welcome welcome(JsonNode root) {
+        JsonNode horizonsNode = required(root, "horizons");
+        if (!horizonsNode.isArray()) {
+            throw Fields.invalid("field \"horizons\" must be an array, was " + abbreviate(horizonsNode.toString()));
+        }
+        List<Long> horizons = new ArrayList<>(horizonsNode.size());
+        for (int j = 0; j < horizonsNode.size(); j++) {
+            horizons.add(asLong("horizons[" + j + "]", horizonsNode.get(j)));
+        }
+        JsonNode countsNode = required(root, "blockCounts");
+        if (!countsNode.isObject()) {
+            throw Fields.invalid("field \"blockCounts\" must be an object");
+        }
+        int defaultCount = intField(countsNode, "default");
+        JsonNode exceptions = required(countsNode, "exceptions");
+        if (!exceptions.isArray()) {
+            throw Fields.invalid("field \"blockCounts.exceptions\" must be an array");
+        }
+        int[] ids = new int[exceptions.size()];
+        int[] counts = new int[exceptions.size()];
+        for (int k = 0; k < ids.length; k++) {
+            JsonNode pair = exceptions.get(k);
+            if (!pair.isArray() || pair.size() != 2) {
+                throw Fields.invalid("blockCounts.exceptions[" + k + "] must be a [requestId, count] pair, was "
+                        + abbreviate(pair.toString()));
+            }
+            ids[k] = asInt("blockCounts.exceptions[" + k + "][0]", pair.get(0));
+            counts[k] = asInt("blockCounts.exceptions[" + k + "][1]", pair.get(1));
+        }
+        JsonNode complete = required(countsNode, "complete");
+        if (!complete.isBoolean()) {
+            throw Fields.invalid("field \"blockCounts.complete\" must be a boolean, was " + abbreviate(complete.toString()));
+        }
+        return new ControlMessage.Welcome(intField(root, "protocol"), stringField(root, "session"),
+                stringField(root, "application"), intField(root, "blockSize"), intField(root, "requestCount"),
+                intField(root, "cacheBlocks"), horizons, longField(root, "firstSeq"),
+                BlockCounts.of(defaultCount, ids, counts, complete.booleanValue()));
+    }
+
+    private static JsonNode required(JsonNode parent, String field) {
+        JsonNode n = parent.get(field);
+        if (n == null || n.isNull()) {
+            throw Fields.invalid("field \"" + field + "\" is required");
+        }
+        return n;
+    }
+
+    private static int intField(JsonNode parent, String field) {
+        return asInt(field, required(parent, field));
+    }
+
+    private static long longField(JsonNode parent, String field) {
+        return asLong(field, required(parent, field));
+    }
+
+    private static int asInt(String field, JsonNode n) {
+        if (!n.isIntegralNumber() || !n.canConvertToInt()) {
+            throw Fields.invalid("field \"" + field + "\" must be a 32-bit integer, was " + abbreviate(n.toString()));
+        }
+        return n.intValue();
+    }
+
+    private static long asLong(String field, JsonNode n) {
+        if (!n.isIntegralNumber() || !n.canConvertToLong()) {
+            throw Fields.invalid("field \"" + field + "\" must be a 64-bit integer, was " + abbreviate(n.toString()));
+        }
+        return n.longValue();
+    }
+
+    private static double doubleField(JsonNode parent, String field) {
+        JsonNode n = required(parent, field);
+        if (!n.isNumber()) {
+            throw Fields.invalid("field \"" + field + "\" must be a number, was " + abbreviate(n.toString()));
+        }
+        double v = n.doubleValue();
+        if (!Double.isFinite(v)) {
+            throw Fields.invalid("field \"" + field + "\" must be finite, was " + abbreviate(n.toString()));
+        }
+        return v;
+    }
+
+    private static String stringField(JsonNode parent, String field) {
+        JsonNode n = required(parent, field);
+        if (!n.isTextual()) {
+            throw Fields.invalid("field \"" + field + "\" must be a string, was " + abbreviate(n.toString()));
+        }
+        return n.textValue();
+    }
+
+    private static Optional<String> optionalString(JsonNode parent, String field) {
+        JsonNode n = parent.get(field);
+        if (n == null || n.isNull()) {
+            return Optional.empty();
+        }
+        if (!n.isTextual()) {
+            throw Fields.invalid("field \"" + field + "\" must be a string");
+        }
+        return Optional.of(n.textValue());
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 64 ? s : s.substring(0, 61) + "...";
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        int nl = s.indexOf('\n');
+        return abbreviate(nl < 0 ? s : s.substring(0, nl));
+    }
+}

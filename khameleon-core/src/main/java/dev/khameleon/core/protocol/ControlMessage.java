@@ -1,0 +1,262 @@
+package dev.khameleon.core.protocol;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A JSON control message of the protocol ({@code docs/protocol.md}, section 3). Client messages
+ * are {@link Hello}, {@link PredictionState}, {@link RateReport}, {@link RequestEvent} and
+ * {@link Bye}; server messages are {@link Welcome} and {@link ErrorMessage}.
+ *
+ * <p>Every record validates its fields on construction with the rules of the specification and
+ * throws {@link ProtocolException} ({@link ErrorCode#INVALID_MESSAGE}) naming the field, so a
+ * message that exists is one that may be sent.
+ */
+public sealed interface ControlMessage {
+
+    /** The message's {@code "type"} on the wire. */
+    String type();
+
+    /** Whether clients send this message type (as opposed to servers). */
+    boolean fromClient();
+
+    /**
+     * The first client message.
+     *
+     * @param protocol    the protocol version the client speaks (any integer: a server answers
+     *                    an unsupported one with {@link ErrorCode#UNSUPPORTED_VERSION})
+     * @param application the application's name, 1 to {@value Protocol#MAX_APPLICATION_LENGTH} characters
+     * @param cacheBlocks {@code C}, the client ring size in blocks, {@code >= 1}
+     * @param token       an optional authentication token, at most {@value Protocol#MAX_TOKEN_LENGTH} characters
+     */
+    record Hello(int protocol, String application, int cacheBlocks, Optional<String> token)
+            implements ControlMessage {
+        /** Validates the fields. */
+        public Hello {
+            Fields.checkString("application", application, 1, Protocol.MAX_APPLICATION_LENGTH);
+            Fields.checkMin("cacheBlocks", cacheBlocks, 1);
+            Objects.requireNonNull(token, "token");
+            token.ifPresent(t -> Fields.checkString("token", t, 0, Protocol.MAX_TOKEN_LENGTH));
+        }
+
+        /** A hello for the current {@link Protocol#VERSION} without a token. */
+        public static Hello of(String application, int cacheBlocks) {
+            return new Hello(Protocol.VERSION, application, cacheBlocks, Optional.empty());
+        }
+
+        @Override
+        public String type() {
+            return "hello";
+        }
+
+        @Override
+        public boolean fromClient() {
+            return true;
+        }
+
+        @Override
+        public String toString() {
+            // The token is a secret: never print it.
+            return "Hello[protocol=" + protocol + ", application=" + application + ", cacheBlocks=" + cacheBlocks
+                    + ", token=" + (token.isPresent() ? "<present>" : "<absent>") + "]";
+        }
+    }
+
+    /**
+     * A prediction state from the client half of the predictor.
+     *
+     * @param timeMillis client clock when the state was computed, {@code >= 0}
+     * @param state      the state; the caller must not modify it afterwards
+     */
+    record PredictionState(long timeMillis, JsonNode state) implements ControlMessage {
+        /** Validates the fields. */
+        public PredictionState {
+            Fields.checkMin("time", timeMillis, 0);
+            Objects.requireNonNull(state, "state");
+        }
+
+        @Override
+        public String type() {
+            return "state";
+        }
+
+        @Override
+        public boolean fromClient() {
+            return true;
+        }
+    }
+
+    /**
+     * A receive-rate report.
+     *
+     * @param timeMillis     client clock at the end of the measured interval, {@code >= 0}
+     * @param bytesPerSecond block-frame bytes received per second: finite, in
+     *                       {@code [0, }{@value Protocol#MAX_BYTES_PER_SECOND}{@code ]}
+     */
+    record RateReport(long timeMillis, double bytesPerSecond) implements ControlMessage {
+        /** Validates the fields. */
+        public RateReport {
+            Fields.checkMin("time", timeMillis, 0);
+            if (!Double.isFinite(bytesPerSecond) || bytesPerSecond < 0
+                    || bytesPerSecond > Protocol.MAX_BYTES_PER_SECOND) {
+                throw Fields.invalid("bytesPerSecond must be finite and in [0, " + Protocol.MAX_BYTES_PER_SECOND
+                        + "], was " + bytesPerSecond);
+            }
+        }
+
+        @Override
+        public String type() {
+            return "rate";
+        }
+
+        @Override
+        public boolean fromClient() {
+            return true;
+        }
+    }
+
+    /**
+     * An explicit request event: the application asked for {@code requestId}.
+     *
+     * @param timeMillis client clock of the request, {@code >= 0}
+     * @param requestId  the request, {@code >= 0} (the server checks the upper bound)
+     */
+    record RequestEvent(long timeMillis, int requestId) implements ControlMessage {
+        /** Validates the fields. */
+        public RequestEvent {
+            Fields.checkMin("time", timeMillis, 0);
+            Fields.checkMin("request", requestId, 0);
+        }
+
+        @Override
+        public String type() {
+            return "request";
+        }
+
+        @Override
+        public boolean fromClient() {
+            return true;
+        }
+    }
+
+    /** The client is leaving on purpose. */
+    record Bye() implements ControlMessage {
+        @Override
+        public String type() {
+            return "bye";
+        }
+
+        @Override
+        public boolean fromClient() {
+            return true;
+        }
+    }
+
+    /**
+     * The server's answer to a valid hello: what the client needs to interpret block frames.
+     *
+     * @param protocol       the protocol version, {@code >= 1}
+     * @param session        the session id, 1 to {@value Protocol#MAX_SESSION_ID_LENGTH} characters
+     * @param application    the application's name
+     * @param blockSize      payload bytes per block frame, {@code >= 1}
+     * @param requestCount   {@code n}, {@code >= 1}
+     * @param cacheBlocks    {@code C}, echoing the hello, {@code >= 1}
+     * @param horizonsMillis the predictor's horizons: at least one, {@code >= 0}, strictly increasing
+     * @param firstSeq       the first block frame's sequence number, {@code >= 0}
+     * @param blockCounts    the block count of every request; its explicit ids must be {@code < n}
+     */
+    record Welcome(int protocol, String session, String application, int blockSize, int requestCount,
+                   int cacheBlocks, List<Long> horizonsMillis, long firstSeq, BlockCounts blockCounts)
+            implements ControlMessage {
+        /** Validates the fields and copies the horizons. */
+        public Welcome {
+            Fields.checkMin("protocol", protocol, 1);
+            Fields.checkString("session", session, 1, Protocol.MAX_SESSION_ID_LENGTH);
+            Fields.checkString("application", application, 1, Protocol.MAX_APPLICATION_LENGTH);
+            Fields.checkMin("blockSize", blockSize, 1);
+            Fields.checkMin("requestCount", requestCount, 1);
+            Fields.checkMin("cacheBlocks", cacheBlocks, 1);
+            Fields.checkMin("firstSeq", firstSeq, 0);
+            horizonsMillis = List.copyOf(horizonsMillis);
+            if (horizonsMillis.isEmpty()) {
+                throw Fields.invalid("horizons must have at least one entry");
+            }
+            for (int j = 0; j < horizonsMillis.size(); j++) {
+                long h = horizonsMillis.get(j);
+                if (h < 0) {
+                    throw Fields.invalid("horizons[" + j + "] must be >= 0, was " + h);
+                }
+                if (j > 0 && h <= horizonsMillis.get(j - 1)) {
+                    throw Fields.invalid("horizons must be strictly increasing, but horizons[" + j + "] = " + h
+                            + " <= horizons[" + (j - 1) + "] = " + horizonsMillis.get(j - 1));
+                }
+            }
+            Objects.requireNonNull(blockCounts, "blockCounts");
+            if (blockCounts.exceptionCount() > 0) {
+                int last = blockCounts.exceptionId(blockCounts.exceptionCount() - 1);
+                if (last >= requestCount) {
+                    throw Fields.invalid("blockCounts.exceptions: request id " + last + " out of range [0, "
+                            + requestCount + ")");
+                }
+            }
+        }
+
+        /** The horizons as an array. */
+        public long[] horizonsArray() {
+            return horizonsMillis.stream().mapToLong(Long::longValue).toArray();
+        }
+
+        @Override
+        public String type() {
+            return "welcome";
+        }
+
+        @Override
+        public boolean fromClient() {
+            return false;
+        }
+    }
+
+    /**
+     * An error, sent by the server just before it closes the connection with
+     * {@link ErrorCode#closeStatus()}.
+     *
+     * @param code    the wire code, 1 to {@value Protocol#MAX_ERROR_CODE_LENGTH} characters (codes
+     *                this version does not know are allowed: see {@link #knownCode()})
+     * @param message human-readable text, at most {@value Protocol#MAX_ERROR_MESSAGE_LENGTH} characters
+     */
+    record ErrorMessage(String code, String message) implements ControlMessage {
+        /** Validates the fields. */
+        public ErrorMessage {
+            Fields.checkString("code", code, 1, Protocol.MAX_ERROR_CODE_LENGTH);
+            Fields.checkString("message", message, 0, Protocol.MAX_ERROR_MESSAGE_LENGTH);
+        }
+
+        /** An error with {@code code}, its {@code message} cut to the maximum length. */
+        public static ErrorMessage of(ErrorCode code, String message) {
+            String text = message == null ? "" : message;
+            if (text.length() > Protocol.MAX_ERROR_MESSAGE_LENGTH) {
+                text = text.substring(0, Protocol.MAX_ERROR_MESSAGE_LENGTH - 3) + "...";
+            }
+            return new ErrorMessage(code.wireName(), text);
+        }
+
+        /** The code as an {@link ErrorCode}, or empty if this version does not know it. */
+        public Optional<ErrorCode> knownCode() {
+            return ErrorCode.fromWireName(code);
+        }
+
+        @Override
+        public String type() {
+            return "error";
+        }
+
+        @Override
+        public boolean fromClient() {
+            return false;
+        }
+    }
+}

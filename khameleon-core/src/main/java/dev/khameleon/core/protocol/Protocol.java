@@ -1,0 +1,22 @@
+package dev.khameleon.core.protocol;
+
+/** The protocol's version number and fixed limits, as specified in {@code docs/protocol.md}. */
+public final class Protocol {
+    /** The protocol version this library speaks. */
+    public static final int VERSION = 1;
+    /** Maximum length, in characters, of an application name. */
+    public static final int MAX_APPLICATION_LENGTH = 256;
+    /** Maximum length, in characters, of an authentication token. */
+    public static final int MAX_TOKEN_LENGTH = 4096;
+    /** Maximum length, in characters, of a session id. */
+    public static final int MAX_SESSION_ID_LENGTH = 64;
+    /** Maximum length, in characters, of an error code. */
+    public static final int MAX_ERROR_CODE_LENGTH = 64;
+    /** Maximum length, in characters, of an error message's human-readable text. */
+    public static final int MAX_ERROR_MESSAGE_LENGTH = 1024;
+    /** Largest receive rate a report may carry, in bytes per second. */
+    public static final double MAX_BYTES_PER_SECOND = 1e12;
+
+    private Protocol() {
+    }
+}

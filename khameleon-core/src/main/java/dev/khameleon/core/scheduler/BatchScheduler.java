@@ -1,0 +1,287 @@
+package dev.khameleon.core.scheduler;
+
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.ScheduleChunk;
+import dev.khameleon.core.spi.Scheduler;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.random.RandomGenerator;
+
+/**
+ * The batch, chunk, re-plan and backend-concurrency logic shared by the greedy schedulers; the
+ * subclasses only say how to weigh and draw a request for one slot.
+ *
+ * <p>Slot {@code s} belongs to batch {@code s / C} at position {@code t = s mod C} (the ring
+ * slot the client writes it to). The per-request block counts {@code B} describe the slots of
+ * the current batch planned so far and are reset when planning enters the next batch. Every
+ * planned request id of the current and the previous batch is kept in a log of {@code 2C}
+ * entries, so {@link #replan} can restore {@code B} for any {@code fromSeq} from the start of
+ * the previous batch on ({@link #oldestReplannableSeq()}). In particular every
+ * {@code fromSeq >= nextSeq() − C} that is also at least the previous re-plan's
+ * {@code fromSeq} is accepted, which is what a server re-planning from its sender's
+ * (never decreasing) position needs.
+ *
+ * <p>Not thread-safe: one thread drives a scheduler at a time (see {@link Scheduler}).
+ */
+abstract class BatchScheduler implements Scheduler {
+    /** How often a draw may be rejected by the backend-concurrency filter before the chunk ends. */
+    static final int MAX_REJECTIONS = 64;
+
+    final SchedulerConfig config;
+    final BlockClasses classes;
+    final int cacheBlocks;
+    final int requestCount;
+    final double discount;
+    final RandomGenerator random;
+
+    private final int[] log;
+    private final int concurrencyLimit;
+    private final BackendLoad backend;
+    private final int[] chunkMark;
+    private int chunkStamp;
+
+    private long nextSeq;
+    /** The highest {@link #nextSeq} ever reached: log entries below {@code highWater − 2C} are gone. */
+    private long highWater;
+    private long stateBatch;
+    private long preparedBatch = -1;
+
+    Distribution distribution;
+    private long originSeq;
+    private double slotMillis;
+
+    BatchScheduler(SchedulerConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.classes = config.classes();
+        this.cacheBlocks = config.cacheBlocks();
+        this.requestCount = config.requestCount();
+        this.discount = config.discount();
+        this.random = config.newRandom();
+        this.log = new int[2 * cacheBlocks];
+        this.concurrencyLimit = config.backendConcurrency();
+        this.backend = config.backendLoad();
+        this.chunkMark = concurrencyLimit > 0 ? new int[requestCount] : null;
+    }
+
+    /** Gives {@code requestId} its next block; returns that block's index (the old {@code B_i}). */
+    abstract int increment(int requestId);
+
+    /** Takes back the last block given to {@code requestId}. */
+    abstract void decrement(int requestId);
+
+    /** Sets {@code B} to zero for every request. */
+    abstract void resetBatch();
+
+    /** Switches to a new distribution, keeping {@code B}. */
+    abstract void install(Distribution distribution);
+
+    /**
+     * Computes the slot weights of the batch that starts at {@code batchStartSeq}, for positions
+     * {@code fromPos .. C}; position {@code t} happens at {@link #slotTime} of
+     * {@code batchStartSeq + t}.
+     */
+    abstract void prepare(long batchStartSeq, int fromPos);
+
+    /**
+     * Draws the request for position {@code t} of the prepared batch with probability
+     * {@code u_i(t) / Σ_j u_j(t)}, or returns -1 when every {@code u_i(t)} is zero.
+     */
+    abstract int sample(int t);
+
+    /**
+     * {@code u_i(t)} up to a factor common to all requests: the weight with which
+     * {@link #sample} would draw {@code requestId} at position {@code t} of the prepared batch.
+     */
+    abstract double weight(int t, int requestId);
+
+    /**
+     * The exact probability of each request for the next slot, {@code O(n)}; for tests that
+     * compare implementations without sampling. All zero when nothing can be planned.
+     */
+    final double[] nextSlotProbabilities() {
+        double[] p = new double[requestCount];
+        if (distribution == null) {
+            return p;
+        }
+        int t = enterSlot();
+        double total = 0;
+        for (int i = 0; i < requestCount; i++) {
+            p[i] = weight(t, i);
+            total += p[i];
+        }
+        for (int i = 0; i < requestCount; i++) {
+            p[i] = total > 0 ? p[i] / total : 0;
+        }
+        return p;
+    }
+
+    /**
+     * Plans {@code requestId} into the next slot, as if {@link #sample} had drawn it; for tests
+     * that drive two implementations through the same schedule. Returns the block index.
+     */
+    final int planNext(int requestId) {
+        enterSlot();
+        int b = increment(requestId);
+        log[logIndex(nextSeq)] = requestId;
+        nextSeq++;
+        highWater = Math.max(highWater, nextSeq);
+        return b;
+    }
+
+    /** The time of slot {@code seq} in milliseconds after the current distribution's origin. */
+    final double slotTime(long seq) {
+        return (seq - originSeq) * slotMillis;
+    }
+
+    @Override
+    public final void replan(Distribution distribution, long fromSeq, double slotMillis) {
+        Objects.requireNonNull(distribution, "distribution");
+        if (distribution.requestCount() != requestCount) {
+            throw new IllegalArgumentException("distribution has " + distribution.requestCount()
+                    + " requests, the scheduler " + requestCount);
+        }
+        if (!(slotMillis > 0) || !Double.isFinite(slotMillis)) {
+            throw new IllegalArgumentException("slotMillis must be finite and > 0, was " + slotMillis);
+        }
+        long oldest = oldestReplannableSeq();
+        if (fromSeq < oldest || fromSeq > nextSeq) {
+            throw new IllegalArgumentException("fromSeq " + fromSeq + " out of range [" + oldest + ", " + nextSeq + "]");
+        }
+        rewind(fromSeq);
+        install(distribution);
+        this.distribution = distribution;
+        this.originSeq = fromSeq;
+        this.slotMillis = slotMillis;
+        this.preparedBatch = -1;
+    }
+
+    /**
+     * The smallest {@code fromSeq} that {@link #replan} accepts now: the start of the previous
+     * batch while the log still holds all of it (no slot {@code 2C} or more past that start has
+     * been planned), else the start of the current batch.
+     */
+    final long oldestReplannableSeq() {
+        long previous = (stateBatch - 1) * cacheBlocks;
+        if (previous < 0) {
+            return 0;
+        }
+        return highWater - previous <= log.length ? previous : stateBatch * cacheBlocks;
+    }
+
+    private void rewind(long fromSeq) {
+        long batchStart = stateBatch * cacheBlocks;
+        if (fromSeq >= batchStart) {
+            for (long s = nextSeq - 1; s >= fromSeq; s--) {
+                decrement(log[logIndex(s)]);
+            }
+        } else {
+            resetBatch();
+            stateBatch = fromSeq / cacheBlocks;
+            for (long s = stateBatch * cacheBlocks; s < fromSeq; s++) {
+                increment(log[logIndex(s)]);
+            }
+        }
+        nextSeq = fromSeq;
+    }
+
+    private int logIndex(long seq) {
+        return (int) (seq % log.length);
+    }
+
+    @Override
+    public final ScheduleChunk next(int maxBlocks) {
+        if (maxBlocks < 0) {
+            throw new IllegalArgumentException("maxBlocks must be >= 0, was " + maxBlocks);
+        }
+        long first = nextSeq;
+        if (distribution == null || maxBlocks == 0) {
+            return ScheduleChunk.empty(first);
+        }
+        int[] ids = new int[maxBlocks];
+        int[] blocks = new int[maxBlocks];
+        int budget = Integer.MAX_VALUE;
+        int fresh = 0;
+        if (concurrencyLimit > 0) {
+            budget = Math.max(0, concurrencyLimit - backend.inFlight());
+            if (++chunkStamp == 0) {
+                Arrays.fill(chunkMark, 0);
+                chunkStamp = 1;
+            }
+        }
+        int k = 0;
+        while (k < maxBlocks) {
+            int t = enterSlot();
+            int id = sample(t);
+            if (id < 0) {
+                break;
+            }
+            if (concurrencyLimit > 0 && chunkMark[id] != chunkStamp && !backend.isFetching(id)) {
+                if (fresh < budget) {
+                    chunkMark[id] = chunkStamp;
+                    fresh++;
+                } else {
+                    id = sampleAdmitted(t);
+                    if (id < 0) {
+                        break;
+                    }
+                }
+            }
+            ids[k] = id;
+            blocks[k] = increment(id);
+            log[logIndex(nextSeq)] = id;
+            nextSeq++;
+            highWater = Math.max(highWater, nextSeq);
+            k++;
+        }
+        return ScheduleChunk.of(first, Arrays.copyOf(ids, k), Arrays.copyOf(blocks, k));
+    }
+
+    /**
+     * Once the chunk's budget of new requests is spent, draws from the same distribution
+     * restricted to requests already in the chunk or being fetched (rejection sampling keeps
+     * the conditional distribution exact); -1 if none is found within {@link #MAX_REJECTIONS}.
+     */
+    private int sampleAdmitted(int t) {
+        for (int attempt = 0; attempt < MAX_REJECTIONS; attempt++) {
+            int id = sample(t);
+            if (id < 0) {
+                return -1;
+            }
+            if (chunkMark[id] == chunkStamp || backend.isFetching(id)) {
+                return id;
+            }
+        }
+        return -1;
+    }
+
+    /** Moves the batch state to the batch of {@link #nextSeq}; returns the slot's position. */
+    private int enterSlot() {
+        long batch = nextSeq / cacheBlocks;
+        if (batch != stateBatch) {
+            resetBatch();
+            stateBatch = batch;
+        }
+        long batchStart = batch * cacheBlocks;
+        int t = (int) (nextSeq - batchStart);
+        if (batch != preparedBatch) {
+            prepare(batchStart, t);
+            preparedBatch = batch;
+        }
+        return t;
+    }
+
+    @Override
+    public final long nextSeq() {
+        return nextSeq;
+    }
+
+    @Override
+    public final int cacheBlocks() {
+        return cacheBlocks;
+    }
+
+    /** {@code bs}, the configured chunk size. */
+    public final int chunkSize() {
+        return config.chunkSize();
+    }
+}

@@ -1,0 +1,102 @@
+package dev.khameleon.core.scheduler;
+
+import dev.khameleon.core.spi.UtilityFunction;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.IntUnaryOperator;
+
+/**
+ * The requests grouped by block count {@code N}: one marginal-gain array per distinct
+ * {@code N} (computed once with {@link UtilityFunction#marginalGains}), and the ids laid out
+ * class by class so that a scheduler can keep, per class, the ids that are still untouched in
+ * a prefix of its segment. Immutable once built; shared by every scheduler built from one
+ * {@link SchedulerConfig}.
+ */
+final class BlockClasses {
+    final int requestCount;
+    /** {@code counts[c]}: the block count {@code N} of class {@code c}. */
+    final int[] counts;
+    /** {@code gains[c][b]}: the marginal gain of block {@code b} in class {@code c}; {@code gains[c][N] = 0}. */
+    final double[][] gains;
+    /** {@code classOf[i]}: the class of request {@code i}, or {@code null} when there is a single class. */
+    final int[] classOf;
+    /** {@code start[c] .. start[c+1]}: the segment of class {@code c} in {@link #layout}. */
+    final int[] start;
+    /** The request ids ordered by class; {@code null} when there is a single class (identity). */
+    final int[] layout;
+
+    private BlockClasses(int requestCount, int[] counts, double[][] gains, int[] classOf, int[] start, int[] layout) {
+        this.requestCount = requestCount;
+        this.counts = counts;
+        this.gains = gains;
+        this.classOf = classOf;
+        this.start = start;
+        this.layout = layout;
+    }
+
+    static BlockClasses uniform(int requestCount, int blockCount, UtilityFunction utility) {
+        return new BlockClasses(requestCount, new int[] {blockCount},
+                new double[][] {utility.marginalGains(blockCount)}, null, new int[] {0, requestCount}, null);
+    }
+
+    static BlockClasses perRequest(int requestCount, IntUnaryOperator blockCount, UtilityFunction utility) {
+        Map<Integer, Integer> classByCount = new HashMap<>();
+        int[] classOf = new int[requestCount];
+        int[] countsBuf = new int[16];
+        int[] sizes = new int[16];
+        for (int i = 0; i < requestCount; i++) {
+            int n = blockCount.applyAsInt(i);
+            if (n < 1) {
+                throw new IllegalArgumentException("blockCounts: request " + i + " has " + n + " blocks, must be >= 1");
+            }
+            Integer c = classByCount.get(n);
+            if (c == null) {
+                c = classByCount.size();
+                classByCount.put(n, c);
+                if (c == countsBuf.length) {
+                    countsBuf = Arrays.copyOf(countsBuf, 2 * c);
+                    sizes = Arrays.copyOf(sizes, 2 * c);
+                }
+                countsBuf[c] = n;
+            }
+            classOf[i] = c;
+            sizes[c]++;
+        }
+        int classes = classByCount.size();
+        if (classes == 1) {
+            return uniform(requestCount, countsBuf[0], utility);
+        }
+        int[] counts = Arrays.copyOf(countsBuf, classes);
+        double[][] gains = new double[classes][];
+        for (int c = 0; c < classes; c++) {
+            gains[c] = utility.marginalGains(counts[c]);
+        }
+        int[] start = new int[classes + 1];
+        for (int c = 0; c < classes; c++) {
+            start[c + 1] = start[c] + sizes[c];
+        }
+        int[] fill = Arrays.copyOf(start, classes);
+        int[] layout = new int[requestCount];
+        for (int i = 0; i < requestCount; i++) {
+            layout[fill[classOf[i]]++] = i;
+        }
+        return new BlockClasses(requestCount, counts, gains, classOf, start, layout);
+    }
+
+    int classCount() {
+        return counts.length;
+    }
+
+    int classOf(int requestId) {
+        return classOf == null ? 0 : classOf[requestId];
+    }
+
+    int blockCount(int requestId) {
+        return counts[classOf(requestId)];
+    }
+
+    double[] gainsOf(int requestId) {
+        return gains[classOf(requestId)];
+    }
+}

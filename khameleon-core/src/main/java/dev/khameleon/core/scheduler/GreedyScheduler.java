@@ -1,0 +1,371 @@
+package dev.khameleon.core.scheduler;
+
+import dev.khameleon.core.Distribution;
+import java.util.Arrays;
+
+/**
+ * The default scheduler: draws each slot's request from exactly the distribution of the
+ * paper's Listing 1 ({@link ReferenceGreedyScheduler}) in {@code O(m log K)} per block, with
+ * {@code m} horizons and {@code K} the union of the explicit ids over all horizons.
+ *
+ * <p>How: interpolation is linear in the horizon values, so
+ * {@code P_{i,t} = Σ_j W_j(t) p_j(i)}, where the {@code m} scalars {@code W_j(t)} per slot are
+ * computed once per batch or re-plan. The union ids live in one {@link SumTree} per horizon
+ * with leaf {@code g_i(B_i) · p_j(i)} ({@code p_j(i) = ρ_j}, the per-id residual, where the id
+ * is not explicit at horizon {@code j}). Every other id has probability {@code ρ_j} at every
+ * horizon, so together they form one group of weight {@code (Σ_j W_j(t) ρ_j) · Σ_i g_i(B_i)}
+ * inside which an id is drawn {@code ∝ g_i(B_i)}: the ids already touched in this batch (at
+ * most {@code C}) sit in a sum tree of their own; the untouched ones are kept per block-count
+ * class in the prefix of a permutation, so a class is drawn {@code ∝ count · g(0)} and an id
+ * uniformly from its prefix in {@code O(1)}, with no rejection. Not thread-safe.
+ */
+final class GreedyScheduler extends BatchScheduler {
+    private final int[] blocks;
+
+    private final int[] unionIndex;
+    private int[] unionIds = new int[0];
+    private double[][] unionProbability = new double[0][];
+    private SumTree[] horizonTrees = new SumTree[0];
+    private double[] residual = new double[0];
+    private int horizons;
+
+    private final int[] perm;
+    private final int[] pos;
+    private final int[] available;
+    private final SumTree classTree;
+
+    private final int[] touched;
+    private final int[] touchedIndex;
+    private int touchedCount;
+    private final SumTree touchedTree;
+
+    private double[] slotWeights = new double[0];
+    private final double[] residualWeight;
+
+    GreedyScheduler(SchedulerConfig config) {
+        super(config);
+        int n = requestCount;
+        this.blocks = new int[n];
+        this.unionIndex = new int[n];
+        Arrays.fill(unionIndex, -1);
+        this.perm = classes.layout != null ? classes.layout.clone() : identity(n);
+        this.pos = new int[n];
+        for (int p = 0; p < n; p++) {
+            pos[perm[p]] = p;
+        }
+        int d = classes.classCount();
+        this.available = new int[d];
+        this.classTree = new SumTree(d);
+        for (int c = 0; c < d; c++) {
+            available[c] = classes.start[c + 1] - classes.start[c];
+            classTree.set(c, available[c] * classes.gains[c][0]);
+        }
+        this.touched = new int[cacheBlocks];
+        this.touchedIndex = new int[n];
+        Arrays.fill(touchedIndex, -1);
+        this.touchedTree = new SumTree(cacheBlocks);
+        this.residualWeight = new double[cacheBlocks + 1];
+    }
+
+    private static int[] identity(int n) {
+        int[] a = new int[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = i;
+        }
+        return a;
+    }
+
+    private double gain(int requestId, int b) {
+        return classes.gainsOf(requestId)[b];
+    }
+
+    @Override
+    int increment(int requestId) {
+        int b = blocks[requestId];
+        blocks[requestId] = b + 1;
+        int k = unionIndex[requestId];
+        if (b == 0) {
+            int ti = touchedCount++;
+            touched[ti] = requestId;
+            touchedIndex[requestId] = ti;
+            if (k < 0) {
+                removeAvailable(requestId);
+            }
+        }
+        double g = gain(requestId, b + 1);
+        if (k >= 0) {
+            setUnionLeaves(k, g);
+        } else {
+            touchedTree.set(touchedIndex[requestId], g);
+        }
+        return b;
+    }
+
+    @Override
+    void decrement(int requestId) {
+        int b = blocks[requestId] - 1;
+        blocks[requestId] = b;
+        int k = unionIndex[requestId];
+        if (b == 0) {
+            removeTouched(requestId);
+            if (k < 0) {
+                addAvailable(requestId);
+            }
+        } else if (k < 0) {
+            touchedTree.set(touchedIndex[requestId], gain(requestId, b));
+        }
+        if (k >= 0) {
+            setUnionLeaves(k, gain(requestId, b));
+        }
+    }
+
+    @Override
+    void resetBatch() {
+        for (int x = 0; x < touchedCount; x++) {
+            int id = touched[x];
+            blocks[id] = 0;
+            touchedIndex[id] = -1;
+            int k = unionIndex[id];
+            if (k >= 0) {
+                setUnionLeaves(k, gain(id, 0));
+            } else {
+                addAvailable(id);
+            }
+        }
+        touchedCount = 0;
+        touchedTree.clear();
+    }
+
+    @Override
+    void install(Distribution d) {
+        for (int id : unionIds) {
+            unionIndex[id] = -1;
+            if (blocks[id] == 0) {
+                addAvailable(id);
+            } else {
+                touchedTree.set(touchedIndex[id], gain(id, blocks[id]));
+            }
+        }
+        int m = d.horizonCount();
+        int[] ids = unionOfExplicitIds(d);
+        int size = ids.length;
+        double[][] probability = new double[m][size];
+        residual = new double[m];
+        for (int j = 0; j < m; j++) {
+            residual[j] = d.residualPerRequest(j);
+            Arrays.fill(probability[j], residual[j]);
+            int count = d.explicitCount(j);
+            int k = 0;
+            for (int e = 0; e < count; e++) {
+                int id = d.explicitId(j, e);
+                while (ids[k] != id) {
+                    k++;
+                }
+                probability[j][k] = d.explicitProbability(j, e);
+            }
+        }
+        double[] gains = new double[size];
+        for (int k = 0; k < size; k++) {
+            int id = ids[k];
+            unionIndex[id] = k;
+            gains[k] = gain(id, blocks[id]);
+            if (blocks[id] == 0) {
+                removeAvailable(id);
+            } else {
+                touchedTree.set(touchedIndex[id], 0.0);
+            }
+        }
+        SumTree[] trees = new SumTree[m];
+        double[] leaves = new double[size];
+        for (int j = 0; j < m; j++) {
+            for (int k = 0; k < size; k++) {
+                leaves[k] = gains[k] * probability[j][k];
+            }
+            trees[j] = new SumTree(size);
+            trees[j].build(leaves);
+        }
+        this.unionIds = ids;
+        this.unionProbability = probability;
+        this.horizonTrees = trees;
+        this.horizons = m;
+    }
+
+    private static int[] unionOfExplicitIds(Distribution d) {
+        int total = 0;
+        for (int j = 0; j < d.horizonCount(); j++) {
+            total += d.explicitCount(j);
+        }
+        int[] all = new int[total];
+        int at = 0;
+        for (int j = 0; j < d.horizonCount(); j++) {
+            for (int e = 0; e < d.explicitCount(j); e++) {
+                all[at++] = d.explicitId(j, e);
+            }
+        }
+        Arrays.sort(all);
+        int distinct = 0;
+        for (int x = 0; x < total; x++) {
+            if (x == 0 || all[x] != all[x - 1]) {
+                all[distinct++] = all[x];
+            }
+        }
+        return Arrays.copyOf(all, distinct);
+    }
+
+    @Override
+    void prepare(long batchStartSeq, int fromPos) {
+        int m = horizons;
+        int c = cacheBlocks;
+        if (slotWeights.length != (c + 1) * m) {
+            slotWeights = new double[(c + 1) * m];
+        }
+        double[] w = slotWeights;
+        double[] hat = new double[m];
+        double[] hatNext = new double[m];
+        Arrays.fill(w, c * m, (c + 1) * m, 0.0);
+        residualWeight[c] = 0.0;
+        hatWeights(slotTime(batchStartSeq + c), hatNext);
+        for (int t = c - 1; t >= fromPos; t--) {
+            hatWeights(slotTime(batchStartSeq + t), hat);
+            int row = t * m;
+            double rho = 0;
+            for (int j = 0; j < m; j++) {
+                double v = 0.5 * (hat[j] + discount * hatNext[j]) + discount * w[row + m + j];
+                w[row + j] = v;
+                rho += v * residual[j];
+            }
+            residualWeight[t] = rho;
+            double[] swap = hatNext;
+            hatNext = hat;
+            hat = swap;
+        }
+    }
+
+    /** The interpolation weights of each horizon at {@code millis}, as {@link Distribution#probabilityAt}. */
+    private void hatWeights(double millis, double[] out) {
+        Arrays.fill(out, 0.0);
+        Distribution d = distribution;
+        int m = horizons;
+        if (millis <= d.horizonMillis(0)) {
+            out[0] = 1;
+        } else if (millis >= d.horizonMillis(m - 1)) {
+            out[m - 1] = 1;
+        } else {
+            int j = 1;
+            while (d.horizonMillis(j) < millis) {
+                j++;
+            }
+            double a = d.horizonMillis(j - 1);
+            double b = d.horizonMillis(j);
+            double x = (millis - a) / (b - a);
+            out[j - 1] = 1 - x;
+            out[j] = x;
+        }
+    }
+
+    @Override
+    double weight(int t, int requestId) {
+        // Read back from the sampling structures themselves, so a test of this also tests them.
+        int k = unionIndex[requestId];
+        if (k >= 0) {
+            double w = 0;
+            for (int j = 0; j < horizons; j++) {
+                w += slotWeights[t * horizons + j] * horizonTrees[j].get(k);
+            }
+            return w;
+        }
+        if (blocks[requestId] > 0) {
+            return residualWeight[t] * touchedTree.get(touchedIndex[requestId]);
+        }
+        int c = classes.classOf(requestId);
+        boolean isAvailable = pos[requestId] < classes.start[c] + available[c];
+        return isAvailable ? residualWeight[t] * classes.gains[c][0] : 0.0;
+    }
+
+    @Override
+    int sample(int t) {
+        int m = horizons;
+        int row = t * m;
+        double groupTotal = classTree.total() + touchedTree.total();
+        double groupWeight = residualWeight[t] * groupTotal;
+        double z = groupWeight;
+        for (int j = 0; j < m; j++) {
+            z += slotWeights[row + j] * horizonTrees[j].total();
+        }
+        if (!(z > 0)) {
+            return -1;
+        }
+        double x = random.nextDouble() * z;
+        int lastPositive = -1;
+        for (int j = 0; j < m; j++) {
+            double c = slotWeights[row + j] * horizonTrees[j].total();
+            if (c > 0) {
+                if (x < c) {
+                    return sampleHorizon(j);
+                }
+                x -= c;
+                lastPositive = j;
+            }
+        }
+        // x landed in the group, or past every weight by rounding: take the last positive part.
+        return groupWeight > 0 ? sampleGroup() : sampleHorizon(lastPositive);
+    }
+
+    private int sampleHorizon(int j) {
+        SumTree tree = horizonTrees[j];
+        return unionIds[tree.sample(random.nextDouble() * tree.total())];
+    }
+
+    private int sampleGroup() {
+        double su = classTree.total();
+        double st = touchedTree.total();
+        double v = random.nextDouble() * (su + st);
+        if (su > 0 && (st <= 0 || v < su)) {
+            int c = classTree.sample(v);
+            return perm[classes.start[c] + random.nextInt(available[c])];
+        }
+        return touched[touchedTree.sample(su > 0 ? v - su : v)];
+    }
+
+    private void setUnionLeaves(int k, double gain) {
+        for (int j = 0; j < horizons; j++) {
+            horizonTrees[j].set(k, gain * unionProbability[j][k]);
+        }
+    }
+
+    private void removeAvailable(int requestId) {
+        int c = classes.classOf(requestId);
+        int last = classes.start[c] + available[c] - 1;
+        swap(pos[requestId], last);
+        available[c]--;
+        classTree.set(c, available[c] * classes.gains[c][0]);
+    }
+
+    private void addAvailable(int requestId) {
+        int c = classes.classOf(requestId);
+        int first = classes.start[c] + available[c];
+        swap(pos[requestId], first);
+        available[c]++;
+        classTree.set(c, available[c] * classes.gains[c][0]);
+    }
+
+    private void swap(int a, int b) {
+        int ia = perm[a];
+        int ib = perm[b];
+        perm[a] = ib;
+        perm[b] = ia;
+        pos[ib] = a;
+        pos[ia] = b;
+    }
+
+    private void removeTouched(int requestId) {
+        int ti = touchedIndex[requestId];
+        int last = --touchedCount;
+        int moved = touched[last];
+        touched[ti] = moved;
+        touchedIndex[moved] = ti;
+        touchedTree.set(ti, touchedTree.get(last));
+        touchedTree.set(last, 0.0);
+        touchedIndex[requestId] = -1;
+    }
+}

@@ -1,0 +1,300 @@
+package dev.khameleon.core.scheduler;
+
+import dev.khameleon.core.spi.UtilityFunction;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.function.IntUnaryOperator;
+import java.util.random.RandomGenerator;
+
+/**
+ * The settings of a greedy scheduler: cache size {@code C}, request count {@code n} and block
+ * count of each request, utility function, chunk size {@code bs}, discount {@code γ}, the
+ * source of randomness, and an optional backend-concurrency limit {@code Cb}.
+ *
+ * <p>Immutable and thread-safe once built; one config may build the schedulers of many
+ * sessions ({@link Schedulers#greedy}). Building does the {@code O(n)} preparation once: each
+ * request's block count is read once and the utility's marginal gains are computed once per
+ * distinct block count. Every builder setter validates its argument at once and throws an
+ * {@link IllegalArgumentException} naming the setting and the bad value.
+ */
+public final class SchedulerConfig {
+    /** The default number of blocks planned per chunk, {@code bs} (the paper's default). */
+    public static final int DEFAULT_CHUNK_SIZE = 100;
+    /** The default discount {@code γ}: no discount. */
+    public static final double DEFAULT_DISCOUNT = 1.0;
+    /** The default seed of the scheduler's random generator, so runs are reproducible. */
+    public static final long DEFAULT_SEED = 0x4B68616D656C656FL;
+
+    private final int cacheBlocks;
+    private final BlockClasses classes;
+    private final UtilityFunction utility;
+    private final int chunkSize;
+    private final double discount;
+    private final long seed;
+    private final RandomGenerator random;
+    private final int backendConcurrency;
+    private final BackendLoad backendLoad;
+
+    private SchedulerConfig(Builder b, BlockClasses classes) {
+        this.cacheBlocks = b.cacheBlocks;
+        this.classes = classes;
+        this.utility = b.utility;
+        this.chunkSize = b.chunkSize;
+        this.discount = b.discount;
+        this.seed = b.seed;
+        this.random = b.random;
+        this.backendConcurrency = b.backendConcurrency;
+        this.backendLoad = b.backendLoad;
+    }
+
+    /** Starts a builder; {@link Builder#cacheBlocks} and the request count are required. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** {@code C}: the client cache size in blocks, the length of a batch. */
+    public int cacheBlocks() {
+        return cacheBlocks;
+    }
+
+    /** {@code n}: the number of requests; distributions given to the scheduler must match it. */
+    public int requestCount() {
+        return classes.requestCount;
+    }
+
+    /** {@code N_i}: the number of blocks of request {@code requestId}. */
+    public int blockCount(int requestId) {
+        if (requestId < 0 || requestId >= classes.requestCount) {
+            throw new IllegalArgumentException("request id " + requestId + " out of range [0, " + classes.requestCount + ")");
+        }
+        return classes.blockCount(requestId);
+    }
+
+    /** The number of distinct block counts among the requests. */
+    public int distinctBlockCounts() {
+        return classes.classCount();
+    }
+
+    /** The utility function whose marginal gains weigh each block. */
+    public UtilityFunction utility() {
+        return utility;
+    }
+
+    /** {@code bs}: the number of blocks planned per chunk by {@link dev.khameleon.core.spi.Scheduler#next()}. */
+    public int chunkSize() {
+        return chunkSize;
+    }
+
+    /** {@code γ} in {@code (0, 1]}: the per-slot discount on future probability. */
+    public double discount() {
+        return discount;
+    }
+
+    /** {@code Cb}, the backend-concurrency limit, or 0 when there is none. */
+    public int backendConcurrency() {
+        return backendConcurrency;
+    }
+
+    /** The backend whose load is checked against {@link #backendConcurrency()}; idle when there is no limit. */
+    public BackendLoad backendLoad() {
+        return backendLoad;
+    }
+
+    BlockClasses classes() {
+        return classes;
+    }
+
+    /**
+     * The random generator for one new scheduler: a fresh {@link SplittableRandom} from the
+     * seed, or the generator given to {@link Builder#random}, shared as given.
+     */
+    RandomGenerator newRandom() {
+        return random != null ? random : new SplittableRandom(seed);
+    }
+
+    @Override
+    public String toString() {
+        return "SchedulerConfig[C=" + cacheBlocks + ", n=" + requestCount() + ", distinctBlockCounts="
+                + distinctBlockCounts() + ", utility=" + utility + ", bs=" + chunkSize + ", γ=" + discount
+                + (backendConcurrency > 0 ? ", Cb=" + backendConcurrency : "") + "]";
+    }
+
+    /**
+     * Collects and validates settings. Not thread-safe; {@link #build()} may be called more
+     * than once.
+     */
+    public static final class Builder {
+        private int cacheBlocks = -1;
+        private int requestCount = -1;
+        private int uniformBlocks = 1;
+        private int[] blockCountArray;
+        private IntUnaryOperator blockCountFunction;
+        private UtilityFunction utility = UtilityFunction.linear();
+        private int chunkSize = DEFAULT_CHUNK_SIZE;
+        private double discount = DEFAULT_DISCOUNT;
+        private long seed = DEFAULT_SEED;
+        private RandomGenerator random;
+        private int backendConcurrency;
+        private BackendLoad backendLoad = BackendLoad.idle();
+
+        private Builder() {
+        }
+
+        /** Required: {@code C}, the client cache size in blocks, {@code >= 1}. */
+        public Builder cacheBlocks(int cacheBlocks) {
+            if (cacheBlocks < 1) {
+                throw new IllegalArgumentException("cacheBlocks must be >= 1, was " + cacheBlocks);
+            }
+            this.cacheBlocks = cacheBlocks;
+            return this;
+        }
+
+        /**
+         * {@code n}, the number of requests, {@code >= 1}. Required unless
+         * {@link #blockCounts(int[])} gives it.
+         */
+        public Builder requestCount(int requestCount) {
+            if (requestCount < 1) {
+                throw new IllegalArgumentException("requestCount must be >= 1, was " + requestCount);
+            }
+            this.requestCount = requestCount;
+            return this;
+        }
+
+        /** Every request has {@code blocks} blocks ({@code >= 1}; default 1). */
+        public Builder blocksPerRequest(int blocks) {
+            if (blocks < 1) {
+                throw new IllegalArgumentException("blocksPerRequest must be >= 1, was " + blocks);
+            }
+            this.uniformBlocks = blocks;
+            this.blockCountArray = null;
+            this.blockCountFunction = null;
+            return this;
+        }
+
+        /**
+         * Request {@code i} has {@code counts[i]} blocks (each {@code >= 1}); also sets the
+         * request count to {@code counts.length}. The array is copied.
+         */
+        public Builder blockCounts(int[] counts) {
+            Objects.requireNonNull(counts, "blockCounts");
+            if (counts.length < 1) {
+                throw new IllegalArgumentException("blockCounts must have at least one entry");
+            }
+            for (int i = 0; i < counts.length; i++) {
+                if (counts[i] < 1) {
+                    throw new IllegalArgumentException("blockCounts: request " + i + " has " + counts[i]
+                            + " blocks, must be >= 1");
+                }
+            }
+            this.blockCountArray = counts.clone();
+            this.blockCountFunction = null;
+            return this;
+        }
+
+        /**
+         * Request {@code i} has {@code counts.applyAsInt(i)} blocks; the function is called once
+         * per request at {@link #build()} (each result must be {@code >= 1}). Needs
+         * {@link #requestCount(int)}.
+         */
+        public Builder blockCounts(IntUnaryOperator counts) {
+            this.blockCountFunction = Objects.requireNonNull(counts, "blockCounts");
+            this.blockCountArray = null;
+            return this;
+        }
+
+        /** The utility function (default {@link UtilityFunction#linear()}); validated at {@link #build()}. */
+        public Builder utility(UtilityFunction utility) {
+            this.utility = Objects.requireNonNull(utility, "utility");
+            return this;
+        }
+
+        /** {@code bs}, the default number of blocks per chunk, {@code >= 1} (default 100). */
+        public Builder chunkSize(int chunkSize) {
+            if (chunkSize < 1) {
+                throw new IllegalArgumentException("chunkSize must be >= 1, was " + chunkSize);
+            }
+            this.chunkSize = chunkSize;
+            return this;
+        }
+
+        /**
+         * {@code γ}, the per-slot discount on future probability, in {@code (0, 1]} (default 1:
+         * no discount).
+         */
+        public Builder discount(double discount) {
+            if (!(discount > 0 && discount <= 1)) {
+                throw new IllegalArgumentException("discount must be in (0, 1], was " + discount);
+            }
+            this.discount = discount;
+            return this;
+        }
+
+        /**
+         * Each scheduler built from this config draws from a fresh {@link SplittableRandom}
+         * seeded with {@code seed} (the default, with {@link #DEFAULT_SEED}).
+         */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            this.random = null;
+            return this;
+        }
+
+        /**
+         * Every scheduler built from this config draws from {@code random} itself. Since
+         * schedulers are driven by one thread each, build only one scheduler from such a
+         * config unless the generator is thread-safe; prefer {@link #seed(long)} otherwise.
+         */
+        public Builder random(RandomGenerator random) {
+            this.random = Objects.requireNonNull(random, "random");
+            return this;
+        }
+
+        /**
+         * Limits backend concurrency (the paper's heuristic): a chunk references blocks of at
+         * most {@code Cb − load.inFlight()} distinct requests that {@code load} is not already
+         * fetching. When no allowed request has positive weight the chunk ends early (possibly
+         * empty), and the caller asks again later.
+         *
+         * @param limit {@code Cb >= 1}
+         * @param load  tells the scheduler what is in flight
+         */
+        public Builder backendConcurrency(int limit, BackendLoad load) {
+            if (limit < 1) {
+                throw new IllegalArgumentException("backendConcurrency must be >= 1, was " + limit);
+            }
+            this.backendConcurrency = limit;
+            this.backendLoad = Objects.requireNonNull(load, "backendLoad");
+            return this;
+        }
+
+        /**
+         * Validates the combination and builds the config in {@code O(n)}.
+         *
+         * @throws IllegalArgumentException if {@code cacheBlocks} or the request count is missing,
+         *     the request count contradicts {@code blockCounts(int[])}, a block count is below 1,
+         *     or the utility is invalid
+         */
+        public SchedulerConfig build() {
+            if (cacheBlocks < 0) {
+                throw new IllegalArgumentException("cacheBlocks must be set");
+            }
+            BlockClasses classes;
+            if (blockCountArray != null) {
+                if (requestCount >= 0 && requestCount != blockCountArray.length) {
+                    throw new IllegalArgumentException("requestCount " + requestCount
+                            + " contradicts blockCounts of length " + blockCountArray.length);
+                }
+                int[] counts = blockCountArray;
+                classes = BlockClasses.perRequest(counts.length, i -> counts[i], utility);
+            } else if (requestCount < 0) {
+                throw new IllegalArgumentException("requestCount must be set (or blockCounts(int[]) given)");
+            } else if (blockCountFunction != null) {
+                classes = BlockClasses.perRequest(requestCount, blockCountFunction, utility);
+            } else {
+                classes = BlockClasses.uniform(requestCount, uniformBlocks, utility);
+            }
+            return new SchedulerConfig(this, classes);
+        }
+    }
+}

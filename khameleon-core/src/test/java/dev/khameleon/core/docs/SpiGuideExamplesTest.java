@@ -1,0 +1,139 @@
+package dev.khameleon.core.docs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.khameleon.core.Block;
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.spi.BlockSource;
+import dev.khameleon.core.spi.Layout;
+import dev.khameleon.core.spi.ProgressiveEncoder;
+import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.core.spi.UtilityFunction;
+import dev.khameleon.core.testkit.BlockSourceContract;
+import dev.khameleon.core.testkit.LayoutContract;
+import dev.khameleon.core.testkit.ProgressiveEncoderContract;
+import dev.khameleon.core.testkit.ServerPredictorContract;
+import dev.khameleon.core.testkit.UtilityFunctionContract;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Every example of the SPI guide passes its SPI's contract kit and does what the guide says. */
+class SpiGuideExamplesTest {
+
+    static double[] series(int n, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        double[] s = new double[n];
+        for (int i = 0; i < n; i++) {
+            s[i] = rnd.nextGaussian();
+        }
+        return s;
+    }
+
+    @Nested
+    class Encoder extends ProgressiveEncoderContract<double[]> {
+        @Override
+        protected ProgressiveEncoder<double[]> encoder() {
+            return new SpiGuideExamples.SeriesEncoder(96);
+        }
+
+        @Override
+        protected List<double[]> sampleResponses() {
+            return List.of(series(1, 1), series(100, 2), series(1000, 3));
+        }
+    }
+
+    @Test
+    void seriesEncoder_firstBlockHoldsTheCoarsestPoints() {
+        List<Block> blocks = new SpiGuideExamples.SeriesEncoder(96).encode(0, series(1000, 4));
+        ByteBuffer first = blocks.get(0).content();
+        for (int k = 0; k < 8; k++) {
+            assertEquals(k * 64, first.getInt(k * 12), "point " + k + " of the first block");
+        }
+    }
+
+    @Nested
+    class Utility extends UtilityFunctionContract {
+        @Override
+        protected UtilityFunction utility() {
+            return SpiGuideExamples.measuredChartUtility();
+        }
+    }
+
+    @Nested
+    class Predictor extends ServerPredictorContract {
+        @Override
+        protected ServerPredictor predictor() {
+            return new SpiGuideExamples.NeighbourPredictor(50, 50, 150, 250, 500);
+        }
+
+        @Override
+        protected int requestCount() {
+            return 50;
+        }
+
+        @Override
+        protected List<JsonNode> validStates() {
+            SpiGuideExamples.LastHoverPredictor client = new SpiGuideExamples.LastHoverPredictor();
+            client.onEvent(0);
+            JsonNode first = client.state(0);
+            client.onEvent(49);
+            return List.of(first, client.state(10));
+        }
+
+        @Override
+        protected List<JsonNode> invalidStates() {
+            SpiGuideExamples.LastHoverPredictor noHoverYet = new SpiGuideExamples.LastHoverPredictor();
+            return List.of(noHoverYet.state(0), JSON.createObjectNode().put("request", 50),
+                    JSON.createObjectNode().put("request", "7"), JSON.createArrayNode(), JSON.nullNode());
+        }
+    }
+
+    @Test
+    void neighbourPredictor_favoursTheLastItemAndItsNeighbours() {
+        Distribution d = new SpiGuideExamples.NeighbourPredictor(50, 50, 500)
+                .decode(MAPPER.createObjectNode().put("request", 10));
+        assertEquals(0.6, d.probability(0, 10), 1e-12);
+        assertEquals(0.15, d.probability(0, 11), 1e-12);
+        assertTrue(d.probability(1, 10) < d.probability(0, 10));
+        assertEquals(1.0, d.totalMass(1), 1e-12);
+    }
+
+    @Nested
+    class ListLayoutContract extends LayoutContract {
+        @Override
+        protected Layout layout() {
+            return new SpiGuideExamples.ListLayout(200, 300, 18);
+        }
+    }
+
+    @Nested
+    class Source extends BlockSourceContract {
+        private final ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, "spi-guide-encoder");
+            t.setDaemon(true);
+            return t;
+        });
+
+        @Override
+        protected BlockSource source() {
+            SpiGuideExamples.SeriesEncoder encoder = new SpiGuideExamples.SeriesEncoder(96);
+            int n = 30;
+            int[] counts = new int[n];
+            for (int i = 0; i < n; i++) {
+                counts[i] = encoder.encode(i, series(10 * (i + 1), i)).size();
+            }
+            return new SpiGuideExamples.EncodingBlockSource<>(encoder, i -> series(10 * (i + 1), i), counts, executor);
+        }
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER =
+            new com.fasterxml.jackson.databind.ObjectMapper();
+}

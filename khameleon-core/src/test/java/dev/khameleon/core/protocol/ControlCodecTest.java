@@ -1,0 +1,183 @@
+package dev.khameleon.core.protocol;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ControlCodecTest {
+
+    private static JsonNode json(String text) {
+        try {
+            return ControlCodec.mapper().readTree(text);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    static Stream<ControlMessage> messages() {
+        return Stream.of(
+                new ControlMessage.Hello(1, "gallery", 5000, Optional.of("s3cr3t")),
+                ControlMessage.Hello.of("histograms", 1),
+                new ControlMessage.PredictionState(1_717_000_000_123L, json("{\"request\":17}")),
+                new ControlMessage.PredictionState(0, json("[1,2,{\"a\":null}]")),
+                new ControlMessage.RateReport(5, 1_250_000.5),
+                new ControlMessage.RateReport(5, 0),
+                new ControlMessage.RequestEvent(7, 17),
+                new ControlMessage.Bye(),
+                new ControlMessage.Welcome(1, "6f1c2a9e", "gallery", 4096, 10_000, 5000, List.of(50L, 150L, 250L, 500L),
+                        0, BlockCounts.of(8, new int[] {17, 512}, new int[] {3, 12}, true)),
+                ControlMessage.ErrorMessage.of(ErrorCode.INVALID_STATE, "probability -0.5"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("messages")
+    void encodeThenDecode_returnsEqualMessage(ControlMessage m) {
+        assertEquals(m, ControlCodec.decode(ControlCodec.encode(m)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("messages")
+    void decodeFromWrongSide_isUnknownType(ControlMessage m) {
+        String text = ControlCodec.encode(m);
+        ProtocolException e = assertThrows(ProtocolException.class,
+                () -> {
+                    if (m.fromClient()) {
+                        ControlCodec.decodeFromServer(text);
+                    } else {
+                        ControlCodec.decodeFromClient(text);
+                    }
+                });
+        assertEquals(ErrorCode.UNKNOWN_TYPE, e.code());
+    }
+
+    @Test
+    void decode_exampleFromSpec() {
+        ControlMessage m = ControlCodec.decodeFromClient(
+                "{\"type\": \"hello\", \"protocol\": 1, \"application\": \"gallery\", \"cacheBlocks\": 5000, \"token\": \"s3cr3t\"}");
+        assertEquals(new ControlMessage.Hello(1, "gallery", 5000, Optional.of("s3cr3t")), m);
+        assertFalse(m.toString().contains("s3cr3t"), "toString must not leak the token");
+    }
+
+    @Test
+    void decode_ignoresUnknownFields() {
+        assertEquals(new ControlMessage.RequestEvent(3, 4),
+                ControlCodec.decode("{\"type\":\"request\",\"time\":3,\"request\":4,\"future\":{\"x\":[1]}}"));
+    }
+
+    @Test
+    void decode_acceptsAnyProtocolNumberSoServerCanReportVersion() {
+        ControlMessage.Hello h = (ControlMessage.Hello) ControlCodec.decode(
+                "{\"type\":\"hello\",\"protocol\":99,\"application\":\"a\",\"cacheBlocks\":1}");
+        assertEquals(99, h.protocol());
+    }
+
+    static Stream<Arguments> badMessages() {
+        return Stream.of(
+                Arguments.of("{", ErrorCode.MALFORMED_JSON),
+                Arguments.of("", ErrorCode.MALFORMED_JSON),
+                Arguments.of("[1,2]", ErrorCode.MALFORMED_JSON),
+                Arguments.of("\"hello\"", ErrorCode.MALFORMED_JSON),
+                Arguments.of("{\"type\":\"bye\"} {}", ErrorCode.MALFORMED_JSON),
+                Arguments.of("{\"type\":\"rate\",\"time\":1,\"bytesPerSecond\":NaN}", ErrorCode.MALFORMED_JSON),
+                Arguments.of("{\"type\":\"bye\",\"type\":\"hello\"}", ErrorCode.MALFORMED_JSON),
+                Arguments.of("{}", ErrorCode.UNKNOWN_TYPE),
+                Arguments.of("{\"type\":3}", ErrorCode.UNKNOWN_TYPE),
+                Arguments.of("{\"type\":\"fetch\"}", ErrorCode.UNKNOWN_TYPE),
+                Arguments.of("{\"type\":\"hello\",\"application\":\"a\",\"cacheBlocks\":1}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"hello\",\"protocol\":1.0,\"application\":\"a\",\"cacheBlocks\":1}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"hello\",\"protocol\":1,\"application\":\"\",\"cacheBlocks\":1}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"hello\",\"protocol\":1,\"application\":\"a\",\"cacheBlocks\":0}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"hello\",\"protocol\":1,\"application\":\"a\",\"cacheBlocks\":-5}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"hello\",\"protocol\":1,\"application\":\"a\",\"cacheBlocks\":4294967296}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"hello\",\"protocol\":1,\"application\":7,\"cacheBlocks\":1}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"hello\",\"protocol\":1,\"application\":\"a\",\"cacheBlocks\":1,\"token\":5}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"hello\",\"protocol\":1,\"application\":\"" + "x".repeat(257) + "\",\"cacheBlocks\":1}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"state\",\"time\":1}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"state\",\"time\":-1,\"state\":{}}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"state\",\"time\":\"now\",\"state\":{}}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"rate\",\"time\":1,\"bytesPerSecond\":-1}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"rate\",\"time\":1,\"bytesPerSecond\":1e400}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"rate\",\"time\":1,\"bytesPerSecond\":2e12}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"rate\",\"time\":1,\"bytesPerSecond\":\"fast\"}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"request\",\"time\":1,\"request\":-2}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"request\",\"time\":1}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"welcome\",\"protocol\":1,\"session\":\"s\",\"application\":\"a\",\"blockSize\":1,"
+                        + "\"requestCount\":2,\"cacheBlocks\":1,\"horizons\":[50,50],\"firstSeq\":0,"
+                        + "\"blockCounts\":{\"default\":1,\"exceptions\":[],\"complete\":true}}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"welcome\",\"protocol\":1,\"session\":\"s\",\"application\":\"a\",\"blockSize\":1,"
+                        + "\"requestCount\":2,\"cacheBlocks\":1,\"horizons\":[50],\"firstSeq\":0,"
+                        + "\"blockCounts\":{\"default\":1,\"exceptions\":[[2,3]],\"complete\":true}}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"welcome\",\"protocol\":1,\"session\":\"s\",\"application\":\"a\",\"blockSize\":1,"
+                        + "\"requestCount\":2,\"cacheBlocks\":1,\"horizons\":[50],\"firstSeq\":0,"
+                        + "\"blockCounts\":{\"default\":1,\"exceptions\":[[1,0]],\"complete\":true}}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"error\",\"code\":\"\",\"message\":\"m\"}", ErrorCode.INVALID_MESSAGE));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badMessages")
+    void decode_rejectsBadMessageWithCode(String text, ErrorCode expected) {
+        ProtocolException e = assertThrows(ProtocolException.class, () -> ControlCodec.decode(text));
+        assertEquals(expected, e.code(), e.getMessage());
+        assertFalse(e.getMessage().isBlank());
+    }
+
+    @Test
+    void decode_invalidMessageNamesTheField() {
+        ProtocolException e = assertThrows(ProtocolException.class,
+                () -> ControlCodec.decode("{\"type\":\"hello\",\"protocol\":1,\"application\":\"a\",\"cacheBlocks\":-5}"));
+        assertTrue(e.getMessage().contains("cacheBlocks"), e.getMessage());
+        assertTrue(e.getMessage().contains("-5"), e.getMessage());
+    }
+
+    @Test
+    void errorMessage_ofCutsLongText() {
+        ControlMessage.ErrorMessage m = ControlMessage.ErrorMessage.of(ErrorCode.INTERNAL_ERROR, "x".repeat(5000));
+        assertEquals(Protocol.MAX_ERROR_MESSAGE_LENGTH, m.message().length());
+        assertEquals(Optional.of(ErrorCode.INTERNAL_ERROR), m.knownCode());
+    }
+
+    @Test
+    void errorMessage_acceptsUnknownCodeFromNewerServer() {
+        ControlMessage m = ControlCodec.decodeFromServer("{\"type\":\"error\",\"code\":\"brand_new\",\"message\":\"m\"}");
+        assertEquals(Optional.empty(), assertInstanceOf(ControlMessage.ErrorMessage.class, m).knownCode());
+    }
+
+    @Test
+    void errorCodes_haveDistinctWireNamesAndValidCloseStatus() {
+        assertEquals(ErrorCode.values().length,
+                Stream.of(ErrorCode.values()).map(ErrorCode::wireName).distinct().count());
+        for (ErrorCode c : ErrorCode.values()) {
+            assertTrue(c.closeStatus() >= 1000 && c.closeStatus() <= 1014, c + " " + c.closeStatus());
+            assertEquals(Optional.of(c), ErrorCode.fromWireName(c.wireName()));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void rateReport_randomValidRoundTrips(long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        for (int i = 0; i < 200; i++) {
+            ControlMessage.RateReport m = new ControlMessage.RateReport(r.nextLong(0, Long.MAX_VALUE),
+                    r.nextDouble(0, Protocol.MAX_BYTES_PER_SECOND));
+            assertEquals(m, ControlCodec.decode(ControlCodec.encode(m)));
+        }
+    }
+
+    static IntStream seeds() {
+        return IntStream.of(1, 2, 3);
+    }
+}

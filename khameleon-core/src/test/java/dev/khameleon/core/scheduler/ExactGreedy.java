@@ -1,0 +1,110 @@
+package dev.khameleon.core.scheduler;
+
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.spi.UtilityFunction;
+
+/**
+ * Exact, brute-force facts about one batch of the greedy rule on a tiny instance, computed
+ * independently of both schedulers: the tail probabilities {@code P_{i,t}} straight from
+ * {@link Distribution#probabilityAt} and the trapezoid rule, and, by enumerating every
+ * possible schedule with its probability, each slot's exact allocation distribution and the
+ * expected utility (the paper's Eq. 2).
+ */
+final class ExactGreedy {
+    final int cache;
+    final int[] counts;
+    final double[][] gains;
+    final double discount;
+    /** {@code tail[t][i]}: {@code P_{i,t}}, discounted relative to slot {@code t}. */
+    final double[][] tail;
+
+    /**
+     * @param switchAt the batch position from which {@code second} replaces {@code first}
+     *                 (the second's time origin is that slot); {@code cache} for no switch
+     */
+    ExactGreedy(int cache, int[] counts, UtilityFunction utility, double discount,
+                Distribution first, Distribution second, int switchAt, double slotMillis) {
+        this.cache = cache;
+        this.counts = counts.clone();
+        this.discount = discount;
+        this.gains = new double[counts.length][];
+        for (int i = 0; i < counts.length; i++) {
+            gains[i] = utility.marginalGains(counts[i]);
+        }
+        double[][] a = tails(first, 0, slotMillis);
+        double[][] b = second == null ? a : tails(second, switchAt, slotMillis);
+        this.tail = new double[cache + 1][];
+        for (int t = 0; t <= cache; t++) {
+            tail[t] = t < switchAt ? a[t] : b[t];
+        }
+    }
+
+    /** {@code P_{i,t}} for the batch at positions 0..C, slot {@code t} at {@code (t − origin)·slotMillis}. */
+    private double[][] tails(Distribution d, int origin, double slotMillis) {
+        int n = counts.length;
+        double[][] p = new double[cache + 1][n];
+        for (int i = 0; i < n; i++) {
+            double next = d.probabilityAt((cache - origin) * slotMillis, i);
+            for (int t = cache - 1; t >= origin; t--) {
+                double here = d.probabilityAt((t - origin) * slotMillis, i);
+                p[t][i] = 0.5 * (here + discount * next) + discount * p[t + 1][i];
+                next = here;
+            }
+        }
+        return p;
+    }
+
+    /** {@code marginals[t][i]}: the exact probability that slot {@code t} goes to request {@code i}. */
+    double[][] marginals() {
+        double[][] out = new double[cache][counts.length];
+        enumerate(0, new int[counts.length], 1.0, 0.0, out, new double[1]);
+        return out;
+    }
+
+    /** The expected utility {@code Σ_t γ^t g_i(b) P_{i,t}} of one batch scheduled greedily. */
+    double expectedUtility() {
+        double[] acc = new double[1];
+        enumerate(0, new int[counts.length], 1.0, 0.0, new double[cache][counts.length], acc);
+        return acc[0];
+    }
+
+    private void enumerate(int t, int[] b, double prob, double value, double[][] marginals, double[] expected) {
+        if (t == cache) {
+            expected[0] += prob * value;
+            return;
+        }
+        int n = counts.length;
+        double total = 0;
+        double[] u = new double[n];
+        for (int i = 0; i < n; i++) {
+            u[i] = tail[t][i] * gains[i][b[i]];
+            total += u[i];
+        }
+        if (total <= 0) {
+            expected[0] += prob * value;
+            return;
+        }
+        double scale = Math.pow(discount, t);
+        for (int i = 0; i < n; i++) {
+            if (u[i] > 0) {
+                double q = prob * u[i] / total;
+                marginals[t][i] += q;
+                b[i]++;
+                enumerate(t + 1, b, q, value + scale * u[i], marginals, expected);
+                b[i]--;
+            }
+        }
+    }
+
+    /** The value {@code Σ_t γ^t g_i(b) P_{i,t}} of a concrete schedule of request ids. */
+    double value(int[] schedule) {
+        int[] b = new int[counts.length];
+        double v = 0;
+        for (int t = 0; t < schedule.length; t++) {
+            int i = schedule[t];
+            v += Math.pow(discount, t) * gains[i][b[i]] * tail[t][i];
+            b[i]++;
+        }
+        return v;
+    }
+}

@@ -1,0 +1,57 @@
+package dev.khameleon.core.scheduler;
+
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.spi.UtilityFunction;
+import java.util.SplittableRandom;
+
+/** Seeded random distributions and utilities for the scheduler tests. */
+final class TestInstances {
+    static final long[] HORIZONS = {50, 150, 250, 500};
+
+    private TestInstances() {
+    }
+
+    /**
+     * A random distribution: at each horizon up to {@code maxExplicit} explicit ids with random
+     * weights, and a random share of the mass (sometimes none, sometimes all) in the residual.
+     */
+    static Distribution randomDistribution(SplittableRandom rng, int n, int maxExplicit) {
+        int m = HORIZONS.length;
+        Distribution.Builder b = Distribution.builder(n, HORIZONS);
+        for (int j = 0; j < m; j++) {
+            int k = Math.min(n, rng.nextInt(maxExplicit + 1));
+            int[] ids = rng.ints(0, n).distinct().limit(k).toArray();
+            double[] w = new double[k];
+            double sum = 0;
+            for (int e = 0; e < k; e++) {
+                w[e] = Math.pow(rng.nextDouble(), 3) + 1e-3;
+                sum += w[e];
+            }
+            int mode = rng.nextInt(4);
+            double residual = k == n ? 0 : k == 0 || mode == 0 ? 1.0 : mode == 1 ? 0.0 : rng.nextDouble() * 0.5;
+            double explicitMass = 1.0 - residual;
+            for (int e = 0; e < k; e++) {
+                b.explicit(j, ids[e], explicitMass * w[e] / sum);
+            }
+            b.residual(j, residual);
+        }
+        return b.build();
+    }
+
+    /** A random concave utility: {@code U(f) = f^a} with {@code a} in {@code [0.3, 1]}, tabulated. */
+    static UtilityFunction randomConcaveUtility(SplittableRandom rng) {
+        double a = 0.3 + 0.7 * rng.nextDouble();
+        return power(a);
+    }
+
+    /** {@code U(f) = f^a} tabulated at 20 points (concave for {@code a <= 1}). */
+    static UtilityFunction power(double a) {
+        double[] f = new double[19];
+        double[] u = new double[19];
+        for (int i = 0; i < f.length; i++) {
+            f[i] = (i + 1) / 20.0;
+            u[i] = Math.pow(f[i], a);
+        }
+        return UtilityFunction.tabulated(f, u);
+    }
+}

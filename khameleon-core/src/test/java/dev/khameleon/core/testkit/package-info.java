@@ -1,0 +1,6 @@
+/**
+ * Contract test kits: abstract JUnit 5 classes that pin down what each SPI promises. The
+ * built-ins extend them; extend one in a few lines to check your own implementation
+ * (depend on {@code khameleon-core}'s {@code test-jar}, scope {@code test}).
+ */
+package dev.khameleon.core.testkit;
