@@ -1,0 +1,32 @@
+package dev.khameleon.bench;
+
+import dev.khameleon.bench.image.UtilityCommand;
+import dev.khameleon.bench.sim.cli.ExperimentCommand;
+import dev.khameleon.bench.sim.cli.SimulateCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The bench command line: {@code java -jar khameleon-bench/target/khameleon-bench.jar <subcommand>}.
+ * Other modules add a subcommand by listing its picocli class in {@code subcommands} below.
+ */
+@Command(name = "khameleon-bench", mixinStandardHelpOptions = true, version = "khameleon-bench 0.1.0",
+        description = "Khameleon simulator and evaluation harness.",
+        subcommands = {SimulateCommand.class, ExperimentCommand.class, UtilityCommand.class, CommandLine.HelpCommand.class})
+public final class Cli implements Runnable {
+
+    /** Runs the command line and exits with its status. */
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns its exit status (for tests). */
+    public static int run(String... args) {
+        return new CommandLine(new Cli()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+    }
+
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.out);
+    }
+}

@@ -1,0 +1,184 @@
+package dev.khameleon.bench.sim;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Collects the paper's metrics for one run, applying the same rules to every system.
+ *
+ * <ul>
+ *   <li>A <em>request</em> is registered when the pointer enters a new cell.</li>
+ *   <li>Its first <em>upcall</em> happens when data for it is in the client's cache: at once
+ *       (a <em>hit</em>, latency 0) or when data arrives (latency = arrival − registration).</li>
+ *   <li>When a request gets its first upcall, every older request still without one is
+ *       <em>preempted</em>: the user has been shown something newer, so the older answer is
+ *       dropped (the paper's rule; the library's {@code CacheManager} applies the same one).</li>
+ *   <li><em>Over-push</em>: bytes received that were never present at an upcall of their
+ *       request, over all bytes received.</li>
+ *   <li><em>Convergence</em>: for the last request of the trace (the pointer has stopped), the
+ *       time from registration until its utility reaches 1.</li>
+ * </ul>
+ *
+ * <p>Single-threaded, driven from the {@link EventLoop}.
+ */
+public final class Recorder {
+    private final EventLoop loop;
+    private final int[] ids;
+    private final long[] registeredAt;
+    private final long[] firstUpcallAt;
+    private final double[] firstUtility;
+    private final boolean[] preempted;
+    private int registered;
+    private int oldestPending;
+    private int current = -1;
+    private double currentUtility;
+    private final long[] freshBytes;
+    private long receivedBytes;
+    private long usedBytes;
+    private final List<double[]> lastCurve = new ArrayList<>();
+    private long convergedAt = -1;
+    private Runnable onLastConverged = () -> { };
+
+    /**
+     * @param loop         the virtual clock
+     * @param requestCount the number of requests the trace will register
+     * @param idCount      the size of the request space
+     */
+    public Recorder(EventLoop loop, int requestCount, int idCount) {
+        this.loop = loop;
+        this.ids = new int[requestCount];
+        this.registeredAt = new long[requestCount];
+        this.firstUpcallAt = new long[requestCount];
+        this.firstUtility = new double[requestCount];
+        this.preempted = new boolean[requestCount];
+        Arrays.fill(firstUpcallAt, -1);
+        this.freshBytes = new long[idCount];
+    }
+
+    /** Registers the next request of the trace; returns its sequence number. */
+    public int register(int requestId) {
+        int seq = registered++;
+        ids[seq] = requestId;
+        registeredAt[seq] = loop.nowNanos();
+        current = seq;
+        currentUtility = 0;
+        if (seq == ids.length - 1) {
+            lastCurve.add(new double[] {0, 0});
+        }
+        return seq;
+    }
+
+    /** The request id registered under {@code seq}. */
+    public int requestId(int seq) {
+        return ids[seq];
+    }
+
+    /** The sequence number of the latest registered request, or {@code -1}. */
+    public int current() {
+        return current;
+    }
+
+    /** Counts {@code bytes} of request {@code requestId} arriving in the client's cache. */
+    public void received(int requestId, long bytes) {
+        receivedBytes += bytes;
+        freshBytes[requestId] += bytes;
+    }
+
+    /**
+     * Data for {@code requestId} is usable now at {@code utility}, with {@code presentBytes} of
+     * it in the cache (or just delivered): every pending request for it gets its first upcall,
+     * and the current request, if it is for this id, its utility raised.
+     */
+    public void available(int requestId, double utility, long presentBytes) {
+        boolean upcalled = false;
+        for (int seq = oldestPending; seq < registered; seq++) {
+            if (ids[seq] == requestId && firstUpcallAt[seq] < 0 && !preempted[seq]) {
+                upcall(seq, utility);
+                upcalled = true;
+            }
+        }
+        if (current >= 0 && ids[current] == requestId && !preempted[current]) {
+            upcalled = true;
+            if (utility > currentUtility) {
+                currentUtility = utility;
+                if (current == ids.length - 1) {
+                    double elapsed = (loop.nowNanos() - registeredAt[current]) / 1e6;
+                    lastCurve.add(new double[] {elapsed, utility});
+                    if (utility >= 1.0 - 1e-9 && convergedAt < 0) {
+                        convergedAt = loop.nowNanos();
+                        onLastConverged.run();
+                    }
+                }
+            }
+        }
+        if (upcalled) {
+            long used = Math.min(freshBytes[requestId], presentBytes);
+            usedBytes += used;
+            freshBytes[requestId] -= used;
+        }
+    }
+
+    /** Whether request {@code seq} still waits for its first upcall (neither answered nor preempted). */
+    public boolean isPending(int seq) {
+        return firstUpcallAt[seq] < 0 && !preempted[seq];
+    }
+
+    /** Runs {@code action} once when the trace's last request reaches utility 1. */
+    public void onLastConverged(Runnable action) {
+        this.onLastConverged = action;
+    }
+
+    private void upcall(int seq, double utility) {
+        firstUpcallAt[seq] = loop.nowNanos();
+        firstUtility[seq] = utility;
+        for (int older = oldestPending; older < seq; older++) {
+            if (firstUpcallAt[older] < 0) {
+                preempted[older] = true;
+            }
+        }
+        while (oldestPending < registered && (firstUpcallAt[oldestPending] >= 0 || preempted[oldestPending])) {
+            oldestPending++;
+        }
+    }
+
+    /** The metrics of the run so far. */
+    public Metrics metrics() {
+        int n = registered;
+        int hits = 0;
+        int pre = 0;
+        double[] lat = new double[n];
+        int answered = 0;
+        double utilSum = 0;
+        for (int seq = 0; seq < n; seq++) {
+            if (preempted[seq]) {
+                pre++;
+            } else if (firstUpcallAt[seq] >= 0) {
+                double ms = (firstUpcallAt[seq] - registeredAt[seq]) / 1e6;
+                if (firstUpcallAt[seq] == registeredAt[seq]) {
+                    hits++;
+                }
+                lat[answered++] = ms;
+                utilSum += firstUtility[seq];
+            }
+        }
+        double[] sorted = Arrays.copyOf(lat, answered);
+        Arrays.sort(sorted);
+        double mean = answered == 0 ? Double.NaN : Arrays.stream(sorted).sum() / answered;
+        double conv = convergedAt < 0 || n == 0 ? Double.NaN : (convergedAt - registeredAt[n - 1]) / 1e6;
+        return new Metrics(n, n == 0 ? Double.NaN : (double) hits / n, n == 0 ? Double.NaN : (double) pre / n,
+                mean, percentile(sorted, 0.50), percentile(sorted, 0.95),
+                answered == 0 ? Double.NaN : utilSum / answered,
+                receivedBytes == 0 ? 0.0 : 1.0 - (double) usedBytes / receivedBytes,
+                conv, n - pre - answered, receivedBytes, List.copyOf(lastCurve));
+    }
+
+    /** Nearest-rank percentile of sorted values; NaN when empty. */
+    static double percentile(double[] sorted, double q) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        int rank = (int) Math.ceil(q * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    }
+}

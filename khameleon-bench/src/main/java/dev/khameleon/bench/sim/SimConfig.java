@@ -1,0 +1,273 @@
+package dev.khameleon.bench.sim;
+
+import dev.khameleon.bench.sim.net.Link;
+import dev.khameleon.bench.sim.net.MahimahiTrace;
+import dev.khameleon.core.spi.UtilityFunction;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * The settings of one simulated run. {@link #builder()} is the simulator's <em>reference
+ * configuration</em>: every default is set (and explained) there, and the paper's experiments
+ * only change the settings they vary. Immutable; validated by the builder.
+ *
+ * @param mosaicRows               rows of thumbnails
+ * @param mosaicCols               columns of thumbnails
+ * @param imageBytes               bytes of one full image
+ * @param blockBytes               bytes of one progressive block
+ * @param utility                  quality vs fraction of blocks
+ * @param bandwidthMBps            downlink capacity in MB/s (10^6 bytes), when no network trace
+ * @param latencyMillis            request latency: round trip plus backend time, in ms
+ * @param cacheMB                  client cache size in MB (10^6 bytes)
+ * @param thinkTimeMillis          fixed time between requests, or 0 to replay the trace's own pace
+ * @param networkTrace             a Mahimahi downlink trace, or null for the fixed bandwidth
+ * @param seed                     the seed of every random choice in the run
+ * @param predictionIntervalMillis how often the client sends its predictor state
+ * @param horizonsMillis           the prediction horizons
+ * @param chunkSize                slots the scheduler plans per call
+ * @param warmupMillis             time the session is open before the first pointer sample
+ * @param drainMillis              time the run continues after the last sample, at most
+ */
+public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blockBytes, UtilityFunction utility,
+                        double bandwidthMBps, double latencyMillis, double cacheMB, double thinkTimeMillis,
+                        MahimahiTrace networkTrace, long seed, long predictionIntervalMillis, long[] horizonsMillis,
+                        int chunkSize, double warmupMillis, double drainMillis) {
+
+    /** Copies the horizons. */
+    public SimConfig {
+        horizonsMillis = horizonsMillis.clone();
+    }
+
+    @Override
+    public long[] horizonsMillis() {
+        return horizonsMillis.clone();
+    }
+
+    /** A fresh downlink for one run. */
+    public Link newLink() {
+        return networkTrace != null ? Link.mahimahi(networkTrace) : Link.fixed(bandwidthMBps * 1e6);
+    }
+
+    /** The mean downlink capacity in MB/s (a network trace's mean rate, or the fixed bandwidth). */
+    public double effectiveBandwidthMBps() {
+        return networkTrace != null ? networkTrace.meanBytesPerSecond() / 1e6 : bandwidthMBps;
+    }
+
+    /** A builder holding this configuration's values. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.mosaicRows = mosaicRows;
+        b.mosaicCols = mosaicCols;
+        b.imageBytes = imageBytes;
+        b.blockBytes = blockBytes;
+        b.utility = utility;
+        b.bandwidthMBps = bandwidthMBps;
+        b.latencyMillis = latencyMillis;
+        b.cacheMB = cacheMB;
+        b.thinkTimeMillis = thinkTimeMillis;
+        b.networkTrace = networkTrace;
+        b.seed = seed;
+        b.predictionIntervalMillis = predictionIntervalMillis;
+        b.horizonsMillis = horizonsMillis.clone();
+        b.chunkSize = chunkSize;
+        b.warmupMillis = warmupMillis;
+        b.drainMillis = drainMillis;
+        return b;
+    }
+
+    /** The reference configuration (the paper's defaults), to adjust setting by setting. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public String toString() {
+        return "SimConfig[" + mosaicRows + "x" + mosaicCols + " images of " + imageBytes + " B in blocks of "
+                + blockBytes + " B, " + (networkTrace != null ? networkTrace.name() : bandwidthMBps + " MB/s")
+                + ", " + latencyMillis + " ms, cache " + cacheMB + " MB, think " + thinkTimeMillis + " ms, seed "
+                + seed + ", horizons " + Arrays.toString(horizonsMillis) + "]";
+    }
+
+    /**
+     * Builds a {@link SimConfig}; each setter validates its value at once and names the setting
+     * in its error. Not thread-safe.
+     */
+    public static final class Builder {
+        // The paper's mosaic: 10,000 thumbnails covering the screen the trace was recorded on.
+        private int mosaicRows = 100;
+        private int mosaicCols = 100;
+        // The paper's images are 1.3-2 MB; 1.5 MB (10^6-byte MB, the paper's unit) is the middle.
+        private long imageBytes = 1_500_000;
+        // 100 KB blocks: 15 per image. At the default 5.625 MB/s one block takes 17.8 ms, just
+        // under the traces' ~20 ms think time, so the push can follow the pointer block by
+        // block; the first block (6.7 % of the bytes) already renders at SSIM ~0.6, and a 50 MB
+        // cache holds 500 blocks, a batch size the scheduler plans in well under a millisecond.
+        private int blockBytes = 100_000;
+        // Mean SSIM of progressive-JPEG prefixes (0.81 at 9 % of the bytes ... 1.0 at 100 %).
+        private UtilityFunction utility = Workload.ssimUtility();
+        // The paper's default bandwidth (MB/s) and request latency (ms, round trip + backend).
+        private double bandwidthMBps = 5.625;
+        private double latencyMillis = 100;
+        // The paper's default client cache.
+        private double cacheMB = 50;
+        // 0: replay the recorded pace; > 0: one request every thinkTimeMillis (paper Fig. 9).
+        private double thinkTimeMillis = 0;
+        // null: fixed bandwidth; otherwise the Mahimahi downlink trace (paper Fig. 13).
+        private MahimahiTrace networkTrace = null;
+        // Fixed seed: the same configuration gives byte-identical results.
+        private long seed = 1;
+        // The paper's client sends its predictor state every 150 ms ...
+        private long predictionIntervalMillis = 150;
+        // ... with distributions at these horizons.
+        private long[] horizonsMillis = {50, 150, 250, 500};
+        // Slots per scheduler call before it checks for a new distribution (paper's bs).
+        private int chunkSize = 100;
+        // 0: the first pointer sample comes as the session opens (no head start for push).
+        private double warmupMillis = 0;
+        // After the last sample, let queued responses land and the last request converge.
+        private double drainMillis = 30_000;
+
+        private Builder() {
+        }
+
+        /** Sets the mosaic size; both {@code >= 1}. */
+        public Builder mosaic(int rows, int cols) {
+            if (rows < 1 || cols < 1) {
+                throw new IllegalArgumentException("mosaic must be >= 1x1, was " + rows + "x" + cols);
+            }
+            this.mosaicRows = rows;
+            this.mosaicCols = cols;
+            return this;
+        }
+
+        /** Sets the bytes of a full image; {@code >= 1}. */
+        public Builder imageBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("imageBytes must be >= 1, was " + bytes);
+            }
+            this.imageBytes = bytes;
+            return this;
+        }
+
+        /** Sets the block size in bytes; {@code >= 1}. */
+        public Builder blockBytes(int bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("blockBytes must be >= 1, was " + bytes);
+            }
+            this.blockBytes = bytes;
+            return this;
+        }
+
+        /** Sets the utility function. */
+        public Builder utility(UtilityFunction utility) {
+            this.utility = Objects.requireNonNull(utility, "utility");
+            return this;
+        }
+
+        /** Sets the fixed bandwidth in MB/s; finite and {@code > 0}. */
+        public Builder bandwidthMBps(double mbps) {
+            if (!(mbps > 0) || Double.isInfinite(mbps)) {
+                throw new IllegalArgumentException("bandwidthMBps must be finite and > 0, was " + mbps);
+            }
+            this.bandwidthMBps = mbps;
+            return this;
+        }
+
+        /** Sets the request latency (round trip + backend) in ms; finite and {@code >= 0}. */
+        public Builder latencyMillis(double millis) {
+            if (!(millis >= 0) || Double.isInfinite(millis)) {
+                throw new IllegalArgumentException("latencyMillis must be finite and >= 0, was " + millis);
+            }
+            this.latencyMillis = millis;
+            return this;
+        }
+
+        /** Sets the client cache in MB; finite and {@code >= 0}. */
+        public Builder cacheMB(double mb) {
+            if (!(mb >= 0) || Double.isInfinite(mb)) {
+                throw new IllegalArgumentException("cacheMB must be finite and >= 0, was " + mb);
+            }
+            this.cacheMB = mb;
+            return this;
+        }
+
+        /** Sets a fixed think time in ms, or 0 to replay the recorded pace. */
+        public Builder thinkTimeMillis(double millis) {
+            if (!(millis >= 0) || Double.isInfinite(millis)) {
+                throw new IllegalArgumentException("thinkTimeMillis must be finite and >= 0, was " + millis);
+            }
+            this.thinkTimeMillis = millis;
+            return this;
+        }
+
+        /** Uses a Mahimahi downlink trace instead of the fixed bandwidth (null to go back). */
+        public Builder networkTrace(MahimahiTrace trace) {
+            this.networkTrace = trace;
+            return this;
+        }
+
+        /** Sets the seed. */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /** Sets how often the client sends predictor state, in ms; {@code >= 1}. */
+        public Builder predictionIntervalMillis(long millis) {
+            if (millis < 1) {
+                throw new IllegalArgumentException("predictionIntervalMillis must be >= 1, was " + millis);
+            }
+            this.predictionIntervalMillis = millis;
+            return this;
+        }
+
+        /** Sets the prediction horizons in ms; non-empty, non-negative, strictly increasing. */
+        public Builder horizonsMillis(long... horizons) {
+            if (horizons.length == 0) {
+                throw new IllegalArgumentException("horizonsMillis must not be empty");
+            }
+            for (int j = 0; j < horizons.length; j++) {
+                if (horizons[j] < 0 || (j > 0 && horizons[j] <= horizons[j - 1])) {
+                    throw new IllegalArgumentException("horizonsMillis must be >= 0 and strictly increasing, was "
+                            + Arrays.toString(horizons));
+                }
+            }
+            this.horizonsMillis = horizons.clone();
+            return this;
+        }
+
+        /** Sets the scheduler's chunk size; {@code >= 1}. */
+        public Builder chunkSize(int slots) {
+            if (slots < 1) {
+                throw new IllegalArgumentException("chunkSize must be >= 1, was " + slots);
+            }
+            this.chunkSize = slots;
+            return this;
+        }
+
+        /** Sets the warm-up before the first sample in ms; finite and {@code >= 0}. */
+        public Builder warmupMillis(double millis) {
+            if (!(millis >= 0) || Double.isInfinite(millis)) {
+                throw new IllegalArgumentException("warmupMillis must be finite and >= 0, was " + millis);
+            }
+            this.warmupMillis = millis;
+            return this;
+        }
+
+        /** Sets the longest drain after the last sample in ms; finite and {@code >= 0}. */
+        public Builder drainMillis(double millis) {
+            if (!(millis >= 0) || Double.isInfinite(millis)) {
+                throw new IllegalArgumentException("drainMillis must be finite and >= 0, was " + millis);
+            }
+            this.drainMillis = millis;
+            return this;
+        }
+
+        /** Builds the configuration. */
+        public SimConfig build() {
+            return new SimConfig(mosaicRows, mosaicCols, imageBytes, blockBytes, utility, bandwidthMBps,
+                    latencyMillis, cacheMB, thinkTimeMillis, networkTrace, seed, predictionIntervalMillis,
+                    horizonsMillis, chunkSize, warmupMillis, drainMillis);
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package dev.khameleon.bench.sim;
+
+/**
+ * One system under test (a "policy" in Caffeine's simulator): it receives the user's pointer
+ * samples and requests on the virtual clock, moves bytes over the simulated network, and tells
+ * the {@link Recorder} when data becomes usable.
+ *
+ * <p>Instances are single-use (one run) and single-threaded: every method is called from the
+ * {@link EventLoop}. Create them through {@link SystemRegistry}.
+ */
+public interface SimSystem {
+
+    /** Called once at virtual time 0, before any sample. */
+    void start(SimContext context);
+
+    /** A pointer sample at the current virtual time, in screen pixels. */
+    default void onPointer(double x, double y) {
+    }
+
+    /**
+     * The pointer entered the cell of {@code requestId}; the request has been registered with
+     * the recorder as {@code seq}. A system with the data at hand calls
+     * {@link Recorder#available} before returning (a hit).
+     */
+    void onRequest(int seq, int requestId);
+}

@@ -1,0 +1,72 @@
+package dev.khameleon.bench.sim;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The systems the simulator can run, by name: the paper's baselines and Khameleon variants.
+ * {@code acc-A-K} is a family: any accuracy {@code A} in {@code [0, 1]} and prefetch count
+ * {@code K >= 1}, e.g. {@code acc-0.8-1}, {@code acc-1-5}. Thread-safe (immutable).
+ */
+public final class SystemRegistry {
+    private static final Pattern ACC = Pattern.compile("acc-([0-9.]+)-([0-9]+)");
+    private static final Map<String, Supplier<SimSystem>> FIXED = new LinkedHashMap<>();
+
+    static {
+        FIXED.put("khameleon", () -> PushSystem.khameleon());
+        FIXED.put("oracle", () -> PushSystem.oracle());
+        FIXED.put("uniform", () -> PushSystem.uniform());
+        FIXED.put("predictor-only", () -> PushSystem.predictorOnly());
+        FIXED.put("baseline", () -> new RequestResponseSystem(false, 0, 0));
+        FIXED.put("progressive", () -> new RequestResponseSystem(true, 0, 0));
+    }
+
+    private SystemRegistry() {
+    }
+
+    /** The fixed names plus the paper's three ACC settings, in a stable order. */
+    public static List<String> names() {
+        List<String> names = new java.util.ArrayList<>(FIXED.keySet());
+        names.addAll(List.of("acc-0.8-1", "acc-1-1", "acc-1-5"));
+        return names;
+    }
+
+    /**
+     * A fresh system for one run.
+     *
+     * @throws IllegalArgumentException for an unknown name or an ACC setting out of range;
+     *     the message lists the known names
+     */
+    public static SimSystem create(String name) {
+        Supplier<SimSystem> s = FIXED.get(name);
+        if (s != null) {
+            return s.get();
+        }
+        Matcher m = ACC.matcher(name);
+        if (m.matches()) {
+            double accuracy;
+            int k;
+            try {
+                accuracy = Double.parseDouble(m.group(1));
+                k = Integer.parseInt(m.group(2));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("bad ACC system name " + name + "; expected acc-A-K", e);
+            }
+            if (!(accuracy >= 0 && accuracy <= 1) || k < 1) {
+                throw new IllegalArgumentException("system " + name + ": accuracy must be in [0, 1] and K >= 1");
+            }
+            return new RequestResponseSystem(false, accuracy, k);
+        }
+        throw new IllegalArgumentException("unknown system " + name + "; known: " + String.join(", ", names())
+                + " (acc-A-K for any accuracy A and prefetch K)");
+    }
+
+    /** Validates a name without creating a system. */
+    public static void check(String name) {
+        create(name);
+    }
+}

@@ -1,0 +1,276 @@
+package dev.khameleon.bench.sim.cli;
+
+import dev.khameleon.bench.sim.Experiments;
+import dev.khameleon.bench.sim.Metrics;
+import dev.khameleon.bench.sim.Runner;
+import dev.khameleon.bench.sim.SimConfig;
+import dev.khameleon.bench.sim.Simulator;
+import dev.khameleon.bench.sim.report.CsvReporter;
+import dev.khameleon.bench.sim.report.SvgChart;
+import dev.khameleon.bench.sim.report.TableReporter;
+import dev.khameleon.bench.sim.trace.PointerTrace;
+import dev.khameleon.bench.sim.trace.TraceLoader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.ToDoubleFunction;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code experiment NAME}: runs one of the paper's figure grids over real traces and writes
+ * {@code NAME.csv}, {@code NAME.md} (table + the command) and {@code NAME.svg} (chart in the
+ * paper's layout) to the output directory.
+ */
+@Command(name = "experiment", mixinStandardHelpOptions = true,
+        description = "Run a figure grid of the paper: fig6-7, fig8, fig9, fig10, fig11, fig12, fig13.")
+public final class ExperimentCommand implements Callable<Integer> {
+    private static final double[] ELAPSED_MS = {10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000};
+
+    @Parameters(index = "0", description = "Experiment name.")
+    String name;
+
+    @Option(names = "--data", defaultValue = "../shared/data", description = "Shared data directory (default ${DEFAULT-VALUE}).")
+    Path data;
+
+    @Option(names = "--trace", split = ",",
+            description = "Balabit trace files (#k picks a segment); default: segment 0 of the first session of the first --users users.")
+    List<String> traces;
+
+    @Option(names = "--users", defaultValue = "3", description = "Users to take default traces from (default ${DEFAULT-VALUE}).")
+    int users;
+
+    @Option(names = "--segment-s", defaultValue = "180", description = "Segment length in s (default ${DEFAULT-VALUE}).")
+    double segmentSeconds;
+
+    @Option(names = "--pauses", defaultValue = "3", description = "fig10: pause points per trace (default ${DEFAULT-VALUE}).")
+    int pauses;
+
+    @Option(names = "--systems", split = ",", description = "Override the experiment's systems.")
+    List<String> systems;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Random seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--threads", defaultValue = "1", description = "Runs in parallel (default ${DEFAULT-VALUE}).")
+    int threads;
+
+    @Option(names = "--out", defaultValue = "docs/results", description = "Output directory (default ${DEFAULT-VALUE}).")
+    Path out;
+
+    @Override
+    public Integer call() {
+        SimConfig base = SimConfig.builder().seed(seed).build();
+        Experiments.Experiment exp = Experiments.get(name, base, data);
+        List<String> specs = traces != null ? traces : defaultTraces();
+        List<PointerTrace> loaded = TraceLoader.load(specs, TraceLoader.Format.BALABIT, 1, segmentSeconds * 1000, 2000);
+        if (exp.convergence()) {
+            loaded = Experiments.pausePoints(loaded, pauses, seed);
+        }
+        List<String> sys = systems != null ? systems : exp.systems();
+        List<Runner.Job> jobs = new ArrayList<>();
+        for (Experiments.Setting s : exp.settings()) {
+            for (String system : sys) {
+                for (PointerTrace t : loaded) {
+                    jobs.add(new Runner.Job(s.config(), t, system));
+                }
+            }
+        }
+        List<Simulator.Result> results = Runner.runAll(jobs, threads, System.err, System.console() != null);
+        StringBuilder csv = new StringBuilder(CsvReporter.HEADER).append(",think_time_ms,setting\n");
+        for (int i = 0; i < results.size(); i++) {
+            Simulator.Result r = results.get(i);
+            csv.append(CsvReporter.row(r)).append(',').append(CsvReporter.num(r.config().thinkTimeMillis(), 0))
+                    .append(',').append(settingOf(exp, i / (sys.size() * loaded.size())).label()).append('\n');
+        }
+        String command = "java -jar khameleon-bench/target/khameleon-bench.jar experiment " + name
+                + (traces != null ? " --trace " + String.join(",", traces) : " --users " + users)
+                + " --segment-s " + CsvReporter.num(segmentSeconds, 0) + (exp.convergence() ? " --pauses " + pauses : "")
+                + (systems != null ? " --systems " + String.join(",", systems) : "") + " --seed " + seed;
+        String md;
+        String svg;
+        if (exp.convergence()) {
+            md = convergenceMarkdown(exp, sys, loaded, results, command);
+            svg = convergenceChart(exp, sys, loaded.size(), results);
+        } else {
+            md = gridMarkdown(exp, sys, loaded, results, command);
+            svg = gridChart(exp, sys, loaded.size(), results);
+        }
+        SimulateCommand.write(out.resolve(name + ".csv"), csv.toString());
+        SimulateCommand.write(out.resolve(name + ".md"), md);
+        SimulateCommand.write(out.resolve(name + ".svg"), svg);
+        System.out.print(md);
+        System.err.println("wrote " + out.resolve(name + ".{csv,md,svg}"));
+        return 0;
+    }
+
+    private List<String> defaultTraces() {
+        Path dir = data.resolve("pointer/balabit");
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalArgumentException("Balabit traces not found: " + dir.toAbsolutePath() + " (use --data)");
+        }
+        List<String> out = new ArrayList<>();
+        try (Stream<Path> userDirs = Files.list(dir)) {
+            for (Path user : userDirs.filter(Files::isDirectory).sorted().limit(users).toList()) {
+                try (Stream<Path> sessions = Files.list(user)) {
+                    sessions.filter(p -> p.toString().endsWith(".gz")).sorted().findFirst()
+                            .ifPresent(p -> out.add(p + "#0"));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + dir, e);
+        }
+        return out;
+    }
+
+    private static Experiments.Setting settingOf(Experiments.Experiment exp, int i) {
+        return exp.settings().get(i);
+    }
+
+    /** Mean over the traces of one (setting, system) cell; NaNs skipped. */
+    private static double mean(List<Simulator.Result> cell, ToDoubleFunction<Metrics> f) {
+        double sum = 0;
+        int n = 0;
+        for (Simulator.Result r : cell) {
+            double v = f.applyAsDouble(r.metrics());
+            if (!Double.isNaN(v)) {
+                sum += v;
+                n++;
+            }
+        }
+        return n == 0 ? Double.NaN : sum / n;
+    }
+
+    private static List<Simulator.Result> cell(List<Simulator.Result> results, int setting, int system, int nSystems,
+                                               int nTraces) {
+        int from = (setting * nSystems + system) * nTraces;
+        return results.subList(from, from + nTraces);
+    }
+
+    private static String gridMarkdown(Experiments.Experiment exp, List<String> sys, List<PointerTrace> traces,
+                                       List<Simulator.Result> results, String command) {
+        List<List<String>> rows = new ArrayList<>();
+        for (int s = 0; s < exp.settings().size(); s++) {
+            Experiments.Setting setting = exp.settings().get(s);
+            for (int k = 0; k < sys.size(); k++) {
+                List<Simulator.Result> c = cell(results, s, k, sys.size(), traces.size());
+                rows.add(List.of(setting.group(), setting.label(), sys.get(k),
+                        CsvReporter.num(mean(c, Metrics::requests), 0),
+                        CsvReporter.num(100 * mean(c, Metrics::hitRate), 1),
+                        CsvReporter.num(100 * mean(c, Metrics::preemptedRate), 1),
+                        CsvReporter.num(mean(c, Metrics::meanLatencyMs), 1),
+                        CsvReporter.num(mean(c, Metrics::p95LatencyMs), 1),
+                        CsvReporter.num(mean(c, Metrics::meanUtility), 3),
+                        CsvReporter.num(100 * mean(c, Metrics::overpushRate), 1)));
+            }
+        }
+        return header(exp, traces, command)
+                + TableReporter.markdown(List.of("panel", exp.xAxis(), "system", "requests", "hit %", "preempted %",
+                "mean latency ms", "p95 latency ms", "utility", "over-push %"), rows)
+                + "\n![" + exp.name() + "](" + exp.name() + ".svg)\n";
+    }
+
+    private static String header(Experiments.Experiment exp, List<PointerTrace> traces, String command) {
+        StringBuilder sb = new StringBuilder("# ").append(exp.title()).append("\n\n");
+        sb.append("Command (from the repository root, after `mvn -B package -pl khameleon-bench -am -DskipTests`):\n\n```\n")
+                .append(command).append("\n```\n\n");
+        sb.append("Traces (Balabit Mouse Dynamics Challenge sessions, cut into segments of interaction): ");
+        List<String> names = new ArrayList<>();
+        for (PointerTrace t : traces) {
+            names.add("`" + t.name() + "`");
+        }
+        sb.append(String.join(", ", names)).append(". Each cell is the mean over these traces; per-run rows are in `")
+                .append(exp.name()).append(".csv`.\n\n");
+        return sb.toString();
+    }
+
+    private static String gridChart(Experiments.Experiment exp, List<String> sys, int nTraces,
+                                    List<Simulator.Result> results) {
+        Map<String, List<Experiments.Setting>> groups = Experiments.byGroup(exp.settings());
+        List<SvgChart.Panel> panels = new ArrayList<>();
+        record MetricView(String title, boolean log, ToDoubleFunction<Metrics> f) {
+        }
+        List<MetricView> views = List.of(new MetricView("% cache hits", false, m -> 100 * m.hitRate()),
+                new MetricView("% preempted", false, m -> 100 * m.preemptedRate()),
+                new MetricView("mean latency (ms, log)", true, Metrics::meanLatencyMs),
+                new MetricView("mean utility", false, Metrics::meanUtility));
+        for (MetricView v : views) {
+            for (Map.Entry<String, List<Experiments.Setting>> g : groups.entrySet()) {
+                List<SvgChart.Series> series = new ArrayList<>();
+                for (int k = 0; k < sys.size(); k++) {
+                    double[] x = new double[g.getValue().size()];
+                    double[] y = new double[x.length];
+                    for (int i = 0; i < x.length; i++) {
+                        Experiments.Setting s = g.getValue().get(i);
+                        x[i] = s.x();
+                        y[i] = mean(cell(results, exp.settings().indexOf(s), k, sys.size(), nTraces), v.f());
+                    }
+                    series.add(new SvgChart.Series(sys.get(k), x, y));
+                }
+                panels.add(new SvgChart.Panel(v.title() + " — " + g.getKey(), exp.xAxis(), exp.logX(), v.log(), series));
+            }
+        }
+        return SvgChart.render(exp.title(), groups.size(), panels);
+    }
+
+    /** Mean utility of the last request {@code elapsed} ms after its registration. */
+    private static double utilityAt(Metrics m, double elapsed) {
+        double u = 0;
+        for (double[] p : m.convergenceCurve()) {
+            if (p[0] <= elapsed) {
+                u = Math.max(u, p[1]);
+            }
+        }
+        return u;
+    }
+
+    private static String convergenceMarkdown(Experiments.Experiment exp, List<String> sys, List<PointerTrace> traces,
+                                              List<Simulator.Result> results, String command) {
+        List<String> header = new ArrayList<>(List.of("resources", "system", "converged %", "mean convergence ms"));
+        for (double e : ELAPSED_MS) {
+            header.add("U@" + CsvReporter.num(e, 0) + "ms");
+        }
+        List<List<String>> rows = new ArrayList<>();
+        for (int s = 0; s < exp.settings().size(); s++) {
+            for (int k = 0; k < sys.size(); k++) {
+                List<Simulator.Result> c = cell(results, s, k, sys.size(), traces.size());
+                List<String> row = new ArrayList<>(List.of(exp.settings().get(s).group(), sys.get(k),
+                        CsvReporter.num(100 * mean(c, m -> Double.isNaN(m.convergenceMs()) ? 0 : 1), 0),
+                        CsvReporter.num(mean(c, Metrics::convergenceMs), 0)));
+                for (double e : ELAPSED_MS) {
+                    row.add(CsvReporter.num(mean(c, m -> utilityAt(m, e)), 3));
+                }
+                rows.add(row);
+            }
+        }
+        return header(exp, traces, command) + "Each trace is cut at " + "random pause points (seeded); the last request "
+                + "before the pause is followed until its utility reaches 1 (or 30 s pass).\n\n"
+                + TableReporter.markdown(header, rows) + "\n![" + exp.name() + "](" + exp.name() + ".svg)\n";
+    }
+
+    private static String convergenceChart(Experiments.Experiment exp, List<String> sys, int nTraces,
+                                           List<Simulator.Result> results) {
+        List<SvgChart.Panel> panels = new ArrayList<>();
+        for (int s = 0; s < exp.settings().size(); s++) {
+            List<SvgChart.Series> series = new ArrayList<>();
+            for (int k = 0; k < sys.size(); k++) {
+                List<Simulator.Result> c = cell(results, s, k, sys.size(), nTraces);
+                double[] y = new double[ELAPSED_MS.length];
+                for (int i = 0; i < y.length; i++) {
+                    double e = ELAPSED_MS[i];
+                    y[i] = mean(c, m -> utilityAt(m, e));
+                }
+                series.add(new SvgChart.Series(sys.get(k), ELAPSED_MS.clone(), y));
+            }
+            panels.add(new SvgChart.Panel("utility — " + exp.settings().get(s).group(), exp.xAxis(), true, false, series));
+        }
+        return SvgChart.render(exp.title(), panels.size(), panels);
+    }
+}

@@ -1,0 +1,124 @@
+package dev.khameleon.bench.sim.cli;
+
+import dev.khameleon.bench.sim.Runner;
+import dev.khameleon.bench.sim.SimConfig;
+import dev.khameleon.bench.sim.Simulator;
+import dev.khameleon.bench.sim.SystemRegistry;
+import dev.khameleon.bench.sim.net.MahimahiTrace;
+import dev.khameleon.bench.sim.report.CsvReporter;
+import dev.khameleon.bench.sim.report.TableReporter;
+import dev.khameleon.bench.sim.trace.PointerTrace;
+import dev.khameleon.bench.sim.trace.TraceLoader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code simulate}: replays traces against systems under one network/cache setting, prints a
+ * table and writes {@code DIR/results.csv}.
+ */
+@Command(name = "simulate", mixinStandardHelpOptions = true,
+        description = "Replay pointer traces against systems; print a table and write DIR/results.csv.")
+public final class SimulateCommand implements Callable<Integer> {
+
+    @Option(names = "--trace", required = true, split = ",",
+            description = "Trace file(s), comma-separated; a Balabit file may end in #k to pick segment k.")
+    List<String> traces;
+
+    @Option(names = "--trace-format", defaultValue = "balabit", description = "balabit or gallery (default ${DEFAULT-VALUE}).")
+    String traceFormat;
+
+    @Option(names = "--segments", defaultValue = "1", description = "Segments per Balabit file without #k (default ${DEFAULT-VALUE}).")
+    int segments;
+
+    @Option(names = "--segment-s", defaultValue = "180", description = "Balabit segment length in s (default ${DEFAULT-VALUE}).")
+    double segmentSeconds;
+
+    @Option(names = "--idle-gap-ms", defaultValue = "2000", description = "Idle gap that splits Balabit activity, ms (default ${DEFAULT-VALUE}).")
+    double idleGapMillis;
+
+    @Option(names = "--systems", defaultValue = "khameleon,baseline", split = ",",
+            description = "Systems to run (default ${DEFAULT-VALUE}); known: khameleon, oracle, uniform, predictor-only, baseline, progressive, acc-A-K.")
+    List<String> systems;
+
+    @Option(names = "--bandwidth-MBps", defaultValue = "5.625", description = "Downlink MB/s (default ${DEFAULT-VALUE}).")
+    double bandwidthMBps;
+
+    @Option(names = "--latency-ms", defaultValue = "100", description = "Request latency (round trip + backend), ms (default ${DEFAULT-VALUE}).")
+    double latencyMillis;
+
+    @Option(names = "--cache-MB", defaultValue = "50", description = "Client cache, MB (default ${DEFAULT-VALUE}).")
+    double cacheMB;
+
+    @Option(names = "--think-time-ms", defaultValue = "0", description = "Fixed time between requests, ms; 0 replays the trace's pace (default).")
+    double thinkTimeMillis;
+
+    @Option(names = "--network-trace", description = "Mahimahi downlink trace; replaces --bandwidth-MBps.")
+    Path networkTrace;
+
+    @Option(names = "--min-rtt-ms", description = "Minimum round trip with --network-trace, ms (default 100); replaces --latency-ms.")
+    Double minRttMillis;
+
+    @Option(names = "--block-bytes", defaultValue = "100000", description = "Progressive block size (default ${DEFAULT-VALUE}).")
+    int blockBytes;
+
+    @Option(names = "--warmup-ms", defaultValue = "0", description = "Session open before the first sample, ms (default ${DEFAULT-VALUE}).")
+    double warmupMillis;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Random seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--threads", defaultValue = "1", description = "Runs in parallel (default ${DEFAULT-VALUE}); output does not depend on it.")
+    int threads;
+
+    @Option(names = "--out", required = true, description = "Output directory for results.csv.")
+    Path out;
+
+    @Override
+    public Integer call() {
+        for (String s : systems) {
+            SystemRegistry.check(s);
+        }
+        SimConfig.Builder b = SimConfig.builder().bandwidthMBps(bandwidthMBps).latencyMillis(latencyMillis)
+                .cacheMB(cacheMB).thinkTimeMillis(thinkTimeMillis).blockBytes(blockBytes).warmupMillis(warmupMillis)
+                .seed(seed);
+        if (networkTrace != null) {
+            b.networkTrace(MahimahiTrace.read(networkTrace)).latencyMillis(minRttMillis == null ? 100 : minRttMillis);
+        } else if (minRttMillis != null) {
+            throw new IllegalArgumentException("--min-rtt-ms needs --network-trace; use --latency-ms otherwise");
+        }
+        SimConfig config = b.build();
+        List<PointerTrace> loaded = TraceLoader.load(traces, TraceLoader.Format.parse(traceFormat), segments,
+                segmentSeconds * 1000, idleGapMillis);
+        List<Runner.Job> jobs = new ArrayList<>();
+        for (PointerTrace t : loaded) {
+            for (String s : systems) {
+                jobs.add(new Runner.Job(config, t, s));
+            }
+        }
+        List<Simulator.Result> results = Runner.runAll(jobs, threads, System.err, System.console() != null);
+        System.out.print(TableReporter.text(results));
+        write(out.resolve("results.csv"), CsvReporter.csv(results));
+        System.err.println("wrote " + out.resolve("results.csv"));
+        return 0;
+    }
+
+    static void write(Path file, String content) {
+        try {
+            Path parent = file.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            Files.writeString(file, content, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+    }
+}

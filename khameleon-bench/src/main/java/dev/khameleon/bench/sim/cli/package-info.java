@@ -1,0 +1,5 @@
+/**
+ * The simulator's picocli subcommands ({@code simulate}, {@code experiment}), registered in
+ * {@link dev.khameleon.bench.Cli}.
+ */
+package dev.khameleon.bench.sim.cli;

@@ -1,0 +1,13 @@
+/**
+ * The trace-driven simulator: replays real pointer traces through the library's own scheduler,
+ * ring-buffer cache, cache manager and predictors on a virtual clock, next to the paper's
+ * baselines, and reports the paper's metrics.
+ *
+ * <p>Shape (after Caffeine's simulator): trace readers per format ({@code trace}), network
+ * models ({@code net}), one {@link dev.khameleon.bench.sim.SimSystem} interface with a
+ * {@link dev.khameleon.bench.sim.SystemRegistry}, one reference configuration
+ * ({@link dev.khameleon.bench.sim.SimConfig#builder()}, every default commented), and
+ * reporters ({@code report}). {@link dev.khameleon.bench.sim.Simulator#run} is one run;
+ * {@link dev.khameleon.bench.sim.Experiments} holds the paper's figure grids.
+ */
+package dev.khameleon.bench.sim;

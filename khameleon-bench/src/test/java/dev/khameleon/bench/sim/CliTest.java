@@ -1,0 +1,38 @@
+package dev.khameleon.bench.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import dev.khameleon.bench.Cli;
+import dev.khameleon.bench.sim.report.CsvReporter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CliTest {
+
+    @Test
+    void simulate_writesResultsCsvWithTheDocumentedColumnsTwiceIdentically(@TempDir Path dir) throws IOException {
+        Path trace = SharedData.require("pointer/gallery/1M-10s.json");
+        String[] args = {"simulate", "--trace", trace.toString(), "--trace-format", "gallery",
+            "--systems", "baseline,acc-1-1", "--bandwidth-MBps", "15", "--seed", "7", "--out", null};
+        args[args.length - 1] = dir.resolve("a").toString();
+        assertEquals(0, Cli.run(args));
+        args[args.length - 1] = dir.resolve("b").toString();
+        assertEquals(0, Cli.run(args));
+        List<String> a = Files.readAllLines(dir.resolve("a/results.csv"));
+        assertEquals(CsvReporter.HEADER, a.get(0));
+        assertEquals(3, a.size());
+        assertEquals(Files.readString(dir.resolve("a/results.csv")), Files.readString(dir.resolve("b/results.csv")));
+    }
+
+    @Test
+    void simulate_rejectsUnknownSystem(@TempDir Path dir) {
+        Path trace = SharedData.require("pointer/gallery/1M-10s.json");
+        assertNotEquals(0, Cli.run("simulate", "--trace", trace.toString(), "--trace-format", "gallery",
+                "--systems", "nope", "--out", dir.toString()));
+    }
+}
