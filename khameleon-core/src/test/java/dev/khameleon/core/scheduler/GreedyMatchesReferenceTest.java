@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * significance {@link ChiSquare#ALPHA} with fixed seeds, so the outcome is deterministic.
  */
 class GreedyMatchesReferenceTest {
-    private static final int RUNS = 20_000;
+    private static final int RUNS = 10_000;
 
     /** A tiny instance whose exact slot marginals {@link ExactGreedy} can enumerate. */
     record Scenario(String name, int cache, int[] counts, UtilityFunction utility, double discount,
