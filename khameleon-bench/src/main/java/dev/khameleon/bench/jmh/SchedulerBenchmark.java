@@ -33,8 +33,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * invocation. The distribution has 4 horizons (50, 150, 250, 500 ms) with the same
  * {@code max(1, explicitFraction × requests)} explicit ids at each (random weights), and a
  * residual of 20 % of the mass shared by the other ids; one slot lasts 0.5 ms.
- * {@code REFERENCE} materialises {@code n × C} doubles and is refused above 5·10^7 of them
- * (10^4 requests at C = 5000); pick its grid with {@code -p}.
+ * {@code REFERENCE} materialises {@code n × C} doubles and is refused above 6·10^7 of them
+ * (just above 10^4 requests at C = 5000); pick its grid with {@code -p}.
  *
  * <p>Run (the whole default grid takes many hours; choose a subset):
  * <pre>
@@ -52,7 +52,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 3, time = 1)
 public class SchedulerBenchmark {
     /** The reference's {@code n × C} matrix limit, in doubles. */
-    static final long REFERENCE_CELL_LIMIT = 50_000_000L;
+    static final long REFERENCE_CELL_LIMIT = 60_000_000L;
     static final long[] HORIZONS = {50, 150, 250, 500};
     static final double SLOT_MILLIS = 0.5;
     static final int CHUNK = 100;
