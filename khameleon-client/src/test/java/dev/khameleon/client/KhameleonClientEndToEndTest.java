@@ -139,8 +139,8 @@ class KhameleonClientEndToEndTest {
             assertEquals(requests, m.registrations());
             assertEquals(requests, m.answered(), "every request is answered: " + m);
             assertEquals(0, m.preempted());
-            assertTrue(m.upcalls() >= requests);
-            assertTrue(m.blocksReceived() >= requests * (long) BLOCKS);
+            assertTrue(m.upcalls() >= requests, m.toString());
+            assertTrue(m.blocksUsed() >= BLOCKS, "at least one full response came over the wire: " + m);
         }
     }
 
