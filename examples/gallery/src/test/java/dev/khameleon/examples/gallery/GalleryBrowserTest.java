@@ -40,6 +40,7 @@ class GalleryBrowserTest {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long REPLAY_MILLIS = 20_000;
 
     /** One pointer sample of a recorded trace. */
     record Sample(double x, double y, long timeMillis) {
@@ -63,9 +64,11 @@ class GalleryBrowserTest {
         Path trace = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"),
                 "pointer", "gallery", "1M-30s.json");
         Assumptions.assumeTrue(Files.isRegularFile(trace), "pointer trace absent: " + trace.toAbsolutePath());
-        List<Sample> samples = readTrace(trace);
+        List<Sample> all = readTrace(trace);
+        // The first 20 s of the trace: enough hovers, a bounded test time.
+        List<Sample> samples = all.stream().filter(s -> s.timeMillis() - all.get(0).timeMillis() <= REPLAY_MILLIS).toList();
 
-        try (GalleryServer gallery = GalleryServer.builder().port(0).grid(24, 32).cacheBlocks(800)
+        try (GalleryServer gallery = GalleryServer.builder().port(0).grid(16, 24).cacheBlocks(600)
                 .linkBytesPerSecond(1.5e6).latencyMillis(60).start()) {
             ChromeDriverService service = new ChromeDriverService.Builder()
                     .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
@@ -134,7 +137,7 @@ class GalleryBrowserTest {
                 registrations, hitRate, metrics.get("meanLatencyMs").asDouble(), metrics.get("p95LatencyMs").asDouble(),
                 metrics.get("meanUtility").asDouble(), log.size(), metrics.get("blocksReceived").asInt(),
                 metrics.get("bytesPerSecond").asDouble() / 1e6);
-        assertTrue(registrations >= 30, "the trace hovered many tiles: " + registrations);
+        assertTrue(registrations >= 20, "the trace hovered many tiles: " + registrations);
         assertTrue(hitRate > 0.5, "most hovers answered from the cache: hit rate " + hitRate);
 
         int drawn = log.size();
