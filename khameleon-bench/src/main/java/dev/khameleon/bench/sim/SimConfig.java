@@ -27,11 +27,14 @@ import java.util.Objects;
  * @param chunkSize                slots the scheduler plans per call
  * @param warmupMillis             time the session is open before the first pointer sample
  * @param drainMillis              time the run continues after the last sample, at most
+ * @param alignHorizons            shift each distribution's time origin to when the first
+ *                                 re-planned block lands on the client (not what the library's
+ *                                 server does; off by default)
  */
 public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blockBytes, UtilityFunction utility,
                         double bandwidthMBps, double latencyMillis, double cacheMB, double thinkTimeMillis,
                         MahimahiTrace networkTrace, long seed, long predictionIntervalMillis, long[] horizonsMillis,
-                        int chunkSize, double warmupMillis, double drainMillis) {
+                        int chunkSize, double warmupMillis, double drainMillis, boolean alignHorizons) {
 
     /** Copies the horizons. */
     public SimConfig {
@@ -72,6 +75,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         b.chunkSize = chunkSize;
         b.warmupMillis = warmupMillis;
         b.drainMillis = drainMillis;
+        b.alignHorizons = alignHorizons;
         return b;
     }
 
@@ -126,6 +130,10 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         private double warmupMillis = 0;
         // After the last sample, let queued responses land and the last request converge.
         private double drainMillis = 30_000;
+        // false: like the library's server, a distribution's horizons count from the first
+        // re-planned slot although the client made the prediction about one round trip before
+        // that slot lands. true: shift them by that lag (an experiment, see docs/simulator.md).
+        private boolean alignHorizons = false;
 
         private Builder() {
         }
@@ -263,11 +271,17 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
             return this;
         }
 
+        /** Shifts each distribution's origin to when its first re-planned block lands (default false). */
+        public Builder alignHorizons(boolean align) {
+            this.alignHorizons = align;
+            return this;
+        }
+
         /** Builds the configuration. */
         public SimConfig build() {
             return new SimConfig(mosaicRows, mosaicCols, imageBytes, blockBytes, utility, bandwidthMBps,
                     latencyMillis, cacheMB, thinkTimeMillis, networkTrace, seed, predictionIntervalMillis,
-                    horizonsMillis, chunkSize, warmupMillis, drainMillis);
+                    horizonsMillis, chunkSize, warmupMillis, drainMillis, alignHorizons);
         }
     }
 }

@@ -7,8 +7,7 @@ import dev.khameleon.core.spi.UtilityFunction;
  * Exact, brute-force facts about one batch of the greedy rule on a tiny instance, computed
  * independently of both schedulers: the tail probabilities {@code P_{i,t}} straight from
  * {@link Distribution#probabilityAt} and the trapezoid rule, and, by enumerating every
- * possible schedule with its probability, each slot's exact allocation distribution and the
- * expected utility (the paper's Eq. 2).
+ * possible schedule with its probability, each slot's exact allocation distribution.
  */
 final class ExactGreedy {
     final int cache;
@@ -57,20 +56,12 @@ final class ExactGreedy {
     /** {@code marginals[t][i]}: the exact probability that slot {@code t} goes to request {@code i}. */
     double[][] marginals() {
         double[][] out = new double[cache][counts.length];
-        enumerate(0, new int[counts.length], 1.0, 0.0, out, new double[1]);
+        enumerate(0, new int[counts.length], 1.0, out);
         return out;
     }
 
-    /** The expected utility {@code Σ_t γ^t g_i(b) P_{i,t}} of one batch scheduled greedily. */
-    double expectedUtility() {
-        double[] acc = new double[1];
-        enumerate(0, new int[counts.length], 1.0, 0.0, new double[cache][counts.length], acc);
-        return acc[0];
-    }
-
-    private void enumerate(int t, int[] b, double prob, double value, double[][] marginals, double[] expected) {
+    private void enumerate(int t, int[] b, double prob, double[][] marginals) {
         if (t == cache) {
-            expected[0] += prob * value;
             return;
         }
         int n = counts.length;
@@ -81,30 +72,16 @@ final class ExactGreedy {
             total += u[i];
         }
         if (total <= 0) {
-            expected[0] += prob * value;
             return;
         }
-        double scale = Math.pow(discount, t);
         for (int i = 0; i < n; i++) {
             if (u[i] > 0) {
                 double q = prob * u[i] / total;
                 marginals[t][i] += q;
                 b[i]++;
-                enumerate(t + 1, b, q, value + scale * u[i], marginals, expected);
+                enumerate(t + 1, b, q, marginals);
                 b[i]--;
             }
         }
-    }
-
-    /** The value {@code Σ_t γ^t g_i(b) P_{i,t}} of a concrete schedule of request ids. */
-    double value(int[] schedule) {
-        int[] b = new int[counts.length];
-        double v = 0;
-        for (int t = 0; t < schedule.length; t++) {
-            int i = schedule[t];
-            v += Math.pow(discount, t) * gains[i][b[i]] * tail[t][i];
-            b[i]++;
-        }
-        return v;
     }
 }

@@ -72,6 +72,9 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--warmup-ms", defaultValue = "0", description = "Session open before the first sample, ms (default ${DEFAULT-VALUE}).")
     double warmupMillis;
 
+    @Option(names = "--align-horizons", description = "Shift predictions to when the first re-planned block lands (not the library's behaviour).")
+    boolean alignHorizons;
+
     @Option(names = "--seed", defaultValue = "1", description = "Random seed (default ${DEFAULT-VALUE}).")
     long seed;
 
@@ -88,7 +91,7 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         SimConfig.Builder b = SimConfig.builder().bandwidthMBps(bandwidthMBps).latencyMillis(latencyMillis)
                 .cacheMB(cacheMB).thinkTimeMillis(thinkTimeMillis).blockBytes(blockBytes).warmupMillis(warmupMillis)
-                .seed(seed);
+                .seed(seed).alignHorizons(alignHorizons);
         if (networkTrace != null) {
             b.networkTrace(MahimahiTrace.read(networkTrace)).latencyMillis(minRttMillis == null ? 100 : minRttMillis);
         } else if (minRttMillis != null) {

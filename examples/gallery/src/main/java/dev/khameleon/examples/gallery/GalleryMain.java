@@ -1,0 +1,78 @@
+package dev.khameleon.examples.gallery;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The gallery's command line: builds the corpus, starts the servers, prints the page's address
+ * and runs until interrupted (Ctrl-C).
+ */
+@Command(name = "khameleon-gallery", mixinStandardHelpOptions = true,
+        description = "Image gallery pushed by Khameleon: open the printed address and hover over the mosaic.")
+public final class GalleryMain implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--port", description = "page port on 127.0.0.1, 0 for any free one (default: ${DEFAULT-VALUE})")
+    int port = 8080;
+
+    @Option(names = "--rows", description = "mosaic rows (default: ${DEFAULT-VALUE})")
+    int rows = 30;
+
+    @Option(names = "--cols", description = "mosaic columns (default: ${DEFAULT-VALUE})")
+    int cols = 40;
+
+    @Option(names = "--images", paramLabel = "DIR",
+            description = "cut the tiles from the photographs (PNG/JPEG) in DIR instead of drawing synthetic ones")
+    Path images;
+
+    @Option(names = "--seed", description = "seed of the pictures (default: ${DEFAULT-VALUE})")
+    long seed = 42;
+
+    @Option(names = "--block-size", description = "bytes per block (default: ${DEFAULT-VALUE})")
+    int blockSize = 4096;
+
+    @Option(names = "--cache-blocks", description = "browser cache size in blocks (default: ${DEFAULT-VALUE})")
+    int cacheBlocks = 5000;
+
+    @Option(names = "--link-MBps", description = "emulated link rate in MB/s, 0 for unlimited (default: ${DEFAULT-VALUE})")
+    double linkMBps = 1.5;
+
+    @Option(names = "--latency-ms", description = "emulated round-trip time in ms, 0 for none (default: ${DEFAULT-VALUE})")
+    long latencyMs = 100;
+
+    /** Runs the gallery; see {@code --help}. */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new GalleryMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        GalleryServer.Builder builder;
+        try {
+            builder = GalleryServer.builder().port(port).grid(rows, cols).seed(seed)
+                    .blockSize(blockSize).cacheBlocks(cacheBlocks).linkBytesPerSecond(linkMBps * 1e6)
+                    .latencyMillis(latencyMs);
+            if (images != null) {
+                builder.images(images);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+        System.out.println("Building the gallery (" + rows + " x " + cols + " pictures) ...");
+        GalleryServer gallery = builder.start();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            gallery.close();
+            stopped.countDown();
+        }, "gallery-shutdown"));
+        System.out.println("Khameleon gallery: open " + gallery.pageUri() + "  (Ctrl-C to stop)");
+        stopped.await();
+        return 0;
+    }
+}

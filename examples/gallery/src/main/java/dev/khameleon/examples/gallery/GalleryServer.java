@@ -1,0 +1,300 @@
+package dev.khameleon.examples.gallery;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.image.MeasuredUtility;
+import dev.khameleon.core.image.ProgressiveJpegEncoder;
+import dev.khameleon.core.predict.GaussianGridPredictor;
+import dev.khameleon.core.spi.BlockSource;
+import dev.khameleon.server.Application;
+import dev.khameleon.server.KhameleonServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.IntFunction;
+
+/**
+ * The running gallery: its corpus, the web site, the Khameleon WebSocket endpoint and, when a
+ * link rate or latency is set, an emulated slow link in front of both (so the page, the plain
+ * request/response fetches and the Khameleon push all cross the same link).
+ *
+ * <p>Everything listens on the loopback address only. {@link #close()} stops it all;
+ * thread-safe.
+ */
+public final class GalleryServer implements AutoCloseable {
+    /** The Khameleon application's name and WebSocket path. */
+    public static final String APPLICATION = "gallery";
+    private static final Logger log = LoggerFactory.getLogger(GalleryServer.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Config config;
+    private final Corpus corpus;
+    private final KhameleonServer khameleon;
+    private final WebSite site;
+    private final List<AutoCloseable> links = new ArrayList<>();
+    private final int pagePort;
+    private final int wsPort;
+
+    /**
+     * The gallery's settings; {@link #builder()} validates each as it is set.
+     *
+     * @param port             page port (0 for any free one)
+     * @param rows             mosaic rows
+     * @param cols             mosaic columns
+     * @param images           photographs to cut tiles from, or null for synthetic pictures
+     * @param seed             seed of the pictures (synthetic or crops)
+     * @param blockSize        bytes per block
+     * @param cacheBlocks      the browser's ring size in blocks
+     * @param linkBytesPerSecond emulated link rate, 0 for unlimited
+     * @param latencyMillis    emulated round-trip time, 0 for none
+     */
+    public record Config(int port, int rows, int cols, Path images, long seed, int blockSize, int cacheBlocks,
+                         double linkBytesPerSecond, long latencyMillis) {
+        /** Thumbnail size in the mosaic, pixels. */
+        static final int THUMB_WIDTH = 24;
+        static final int THUMB_HEIGHT = 18;
+        /** Full picture size, pixels. */
+        static final int FULL_WIDTH = 480;
+        static final int FULL_HEIGHT = 360;
+
+        boolean emulatesLink() {
+            return linkBytesPerSecond > 0 || latencyMillis > 0;
+        }
+    }
+
+    private GalleryServer(Config config) throws IOException {
+        this.config = config;
+        long started = System.nanoTime();
+        IntFunction<BufferedImage> pictures = config.images() == null
+                ? TileImages.synthetic(Config.FULL_WIDTH, Config.FULL_HEIGHT, config.seed())
+                : TileImages.photoCrops(config.images(), Config.FULL_WIDTH, Config.FULL_HEIGHT, config.seed());
+        ProgressiveJpegEncoder encoder = ProgressiveJpegEncoder.builder().blockSize(config.blockSize()).build();
+        this.corpus = Corpus.build(config.rows(), config.cols(), Config.THUMB_WIDTH, Config.THUMB_HEIGHT,
+                Config.FULL_WIDTH, Config.FULL_HEIGHT, pictures, encoder);
+        log.info("corpus: {} pictures, {} MB of blocks, built in {} s; measured utility {}", corpus.requestCount(),
+                String.format("%.1f", corpus.totalBytes() / 1e6), String.format("%.1f", (System.nanoTime() - started) / 1e9),
+                corpus.utility());
+
+        GridLayout grid = new GridLayout(config.rows(), config.cols(), 0, 0, Config.THUMB_WIDTH, Config.THUMB_HEIGHT);
+        Application application = Application.builder(APPLICATION)
+                .path("/" + APPLICATION)
+                .blockSource(BlockSource.inMemory(config.blockSize(), corpus.blocks()))
+                .predictor(GaussianGridPredictor.builder(grid).build())
+                .utility(corpus.utility().toUtilityFunction())
+                .build();
+        KhameleonServer.Builder server = KhameleonServer.builder().host("127.0.0.1").port(0).application(application);
+        if (config.linkBytesPerSecond() > 0) {
+            // The server need not probe beyond the emulated link: it cannot be faster.
+            server.maxBytesPerSecond(config.linkBytesPerSecond());
+        }
+        this.khameleon = server.build().start();
+        boolean emulate = config.emulatesLink();
+        this.site = new WebSite(emulate ? 0 : config.port(), corpus, this::info);
+        try {
+            if (emulate) {
+                LinkEmulator.Link link = new LinkEmulator.Link(config.linkBytesPerSecond(), config.latencyMillis() / 2);
+                InetAddress loopback = InetAddress.getLoopbackAddress();
+                LinkEmulator page = new LinkEmulator(config.port(), new InetSocketAddress(loopback, site.port()), link, 64);
+                links.add(page);
+                LinkEmulator push = new LinkEmulator(0, new InetSocketAddress(loopback, khameleon.port()), link, 64);
+                links.add(push);
+                this.pagePort = page.port();
+                this.wsPort = push.port();
+            } else {
+                this.pagePort = site.port();
+                this.wsPort = khameleon.port();
+            }
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** A builder with the defaults of the command line. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The page's address, e.g. {@code http://127.0.0.1:8080/}. */
+    public URI pageUri() {
+        return URI.create("http://127.0.0.1:" + pagePort + "/");
+    }
+
+    /** The address browsers open the Khameleon WebSocket at. */
+    public URI webSocketUri() {
+        return URI.create("ws://127.0.0.1:" + wsPort + "/" + APPLICATION);
+    }
+
+    /** The settings it runs with. */
+    public Config config() {
+        return config;
+    }
+
+    /** The measured utility curve the scheduler uses. */
+    public MeasuredUtility utility() {
+        return corpus.utility();
+    }
+
+    /** The Khameleon server (for its metrics). */
+    public KhameleonServer khameleon() {
+        return khameleon;
+    }
+
+    private String info() {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("application", APPLICATION);
+        o.put("wsPort", wsPort);
+        o.put("wsPath", "/" + APPLICATION);
+        o.put("rows", corpus.rows());
+        o.put("cols", corpus.cols());
+        o.put("requestCount", corpus.requestCount());
+        o.put("thumbWidth", corpus.thumbWidth());
+        o.put("thumbHeight", corpus.thumbHeight());
+        o.put("fullWidth", corpus.fullWidth());
+        o.put("fullHeight", corpus.fullHeight());
+        o.put("blockSize", config.blockSize());
+        o.put("cacheBlocks", config.cacheBlocks());
+        o.put("linkBytesPerSecond", config.linkBytesPerSecond());
+        o.put("latencyMs", config.latencyMillis());
+        ObjectNode utility = o.putObject("utility");
+        double[] f = corpus.utility().fractions();
+        double[] u = corpus.utility().utilities();
+        for (int i = 0; i < f.length; i++) {
+            utility.withArray("fractions").add(f[i]);
+            utility.withArray("utilities").add(u[i]);
+        }
+        try {
+            return JSON.writeValueAsString(o);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        for (AutoCloseable link : links) {
+            try {
+                link.close();
+            } catch (Exception e) {
+                log.warn("closing the link emulator failed", e);
+            }
+        }
+        links.clear();
+        if (site != null) {
+            site.close();
+        }
+        if (khameleon != null) {
+            khameleon.close();
+        }
+    }
+
+    /** Collects and validates {@link Config} settings; each setter names a bad value at once. */
+    public static final class Builder {
+        private int port = 8080;
+        private int rows = 30;
+        private int cols = 40;
+        private Path images;
+        private long seed = 42;
+        private int blockSize = 4096;
+        private int cacheBlocks = 5000;
+        private double linkBytesPerSecond = 1.5e6;
+        private long latencyMillis = 100;
+
+        private Builder() {
+        }
+
+        /** The page's port on 127.0.0.1, 0 for any free one (default 8080). */
+        public Builder port(int port) {
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("port must be in [0, 65535], was " + port);
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** The mosaic's size in tiles (default 30 × 40). */
+        public Builder grid(int rows, int cols) {
+            if (rows < 1 || cols < 1 || (long) rows * cols > 100_000) {
+                throw new IllegalArgumentException("grid must have >= 1 row and column and at most 100000 tiles, was "
+                        + rows + " x " + cols);
+            }
+            this.rows = rows;
+            this.cols = cols;
+            return this;
+        }
+
+        /** Cut the tiles from the photographs in {@code dir} instead of drawing synthetic pictures. */
+        public Builder images(Path dir) {
+            Objects.requireNonNull(dir, "images");
+            if (!Files.isDirectory(dir)) {
+                throw new IllegalArgumentException("images must be a directory, was " + dir.toAbsolutePath());
+            }
+            this.images = dir;
+            return this;
+        }
+
+        /** The seed of the pictures (default 42). */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /** Bytes per block, in [512, 65536] (default 4096). */
+        public Builder blockSize(int blockSize) {
+            if (blockSize < 512 || blockSize > 65_536) {
+                throw new IllegalArgumentException("blockSize must be in [512, 65536], was " + blockSize);
+            }
+            this.blockSize = blockSize;
+            return this;
+        }
+
+        /** The browser's cache in blocks, in [1, 1000000] (default 5000). */
+        public Builder cacheBlocks(int cacheBlocks) {
+            if (cacheBlocks < 1 || cacheBlocks > 1_000_000) {
+                throw new IllegalArgumentException("cacheBlocks must be in [1, 1000000], was " + cacheBlocks);
+            }
+            this.cacheBlocks = cacheBlocks;
+            return this;
+        }
+
+        /** The emulated link's rate in bytes per second, 0 for unlimited (default 1.5 MB/s). */
+        public Builder linkBytesPerSecond(double rate) {
+            if (!(rate >= 0) || Double.isInfinite(rate)) {
+                throw new IllegalArgumentException("link rate must be finite and >= 0 bytes/s, was " + rate);
+            }
+            this.linkBytesPerSecond = rate;
+            return this;
+        }
+
+        /** The emulated round-trip time in milliseconds, 0 for none (default 100). */
+        public Builder latencyMillis(long millis) {
+            if (millis < 0 || millis > 60_000) {
+                throw new IllegalArgumentException("latency must be in [0, 60000] ms, was " + millis);
+            }
+            this.latencyMillis = millis;
+            return this;
+        }
+
+        /**
+         * Builds the corpus and starts everything.
+         *
+         * @throws IOException if a port cannot be bound
+         */
+        public GalleryServer start() throws IOException {
+            return new GalleryServer(new Config(port, rows, cols, images, seed, blockSize, cacheBlocks,
+                    linkBytesPerSecond, latencyMillis));
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package dev.khameleon.examples.gallery;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.Rectangle;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.interactions.PointerInput;
+import org.openqa.selenium.interactions.Sequence;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The gallery end to end in a real browser: headless Chromium (Debian's package, driven by its
+ * chromedriver) replays a real pointer trace over the mosaic with real mouse moves.
+ */
+@Timeout(300)
+class GalleryBrowserTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long REPLAY_MILLIS = 20_000;
+
+    /** One pointer sample of a recorded trace. */
+    record Sample(double x, double y, long timeMillis) {
+    }
+
+    static List<Sample> readTrace(Path file) throws Exception {
+        List<Sample> samples = new ArrayList<>();
+        for (JsonNode event : JSON.readTree(file.toFile())) {
+            JsonNode e = event.get("e");
+            samples.add(new Sample(e.get(0).asDouble(), e.get(1).asDouble(), e.get(2).asLong()));
+        }
+        return samples;
+    }
+
+    @Test
+    void replayedPointerTrace_showsTheHoveredPicturesMostlyFromTheCache(@TempDir Path profile) throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(BrowserSession.CHROMIUM),
+                "Chromium absent: " + BrowserSession.CHROMIUM + " (CI installs it: apt-get install chromium chromium-driver)");
+        Path trace = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"),
+                "pointer", "gallery", "1M-30s.json");
+        Assumptions.assumeTrue(Files.isRegularFile(trace), "pointer trace absent: " + trace.toAbsolutePath());
+        List<Sample> all = readTrace(trace);
+        // The first 20 s of the trace: enough hovers, a bounded test time.
+        List<Sample> samples = all.stream().filter(s -> s.timeMillis() - all.get(0).timeMillis() <= REPLAY_MILLIS).toList();
+
+        try (GalleryServer gallery = GalleryServer.builder().port(0).grid(16, 24).cacheBlocks(600)
+                .linkBytesPerSecond(1.5e6).latencyMillis(60).start()) {
+            try (BrowserSession browser = BrowserSession.start(profile)) {
+                ChromeDriver driver = browser.driver();
+                driver.get(gallery.pageUri().toString());
+                new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> Boolean.TRUE.equals(
+                        ((JavascriptExecutor) d).executeScript("return !!(window.gallery && window.gallery.ready)")));
+                WebElement mosaic = driver.findElement(By.id("mosaic"));
+                replay(driver, mosaic.getRect(), samples);
+                // The last hovers' answers may still be decoding: wait for the log to settle.
+                new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> {
+                    Object n = ((JavascriptExecutor) d).executeScript("return window.gallery.log.length");
+                    return ((Number) n).intValue() > 0;
+                });
+                Path shot = Path.of("target", "gallery-browser-test.png");
+                Files.createDirectories(shot.getParent());
+                File png = driver.getScreenshotAs(OutputType.FILE);
+                Files.copy(png.toPath(), shot, StandardCopyOption.REPLACE_EXISTING);
+
+                @SuppressWarnings("unchecked")
+                Map<String, Object> result = (Map<String, Object>) driver.executeScript(
+                        "return {log: window.gallery.log, metrics: window.gallery.metrics(),"
+                                + " panel: document.getElementById('m-latency').textContent}");
+                JsonNode r = JSON.valueToTree(result);
+                check(r);
+            }
+        }
+    }
+
+    /** Moves the real mouse through the trace, scaled onto the mosaic, at the trace's own pace. */
+    private static void replay(ChromeDriver driver, Rectangle mosaic, List<Sample> samples) {
+        double minX = samples.stream().mapToDouble(Sample::x).min().orElseThrow();
+        double maxX = samples.stream().mapToDouble(Sample::x).max().orElseThrow();
+        double minY = samples.stream().mapToDouble(Sample::y).min().orElseThrow();
+        double maxY = samples.stream().mapToDouble(Sample::y).max().orElseThrow();
+        PointerInput mouse = new PointerInput(PointerInput.Kind.MOUSE, "mouse");
+        Sequence moves = new Sequence(mouse, 0);
+        long previous = samples.get(0).timeMillis();
+        for (Sample s : samples) {
+            int x = mosaic.getX() + 2 + (int) Math.round((s.x() - minX) / Math.max(1, maxX - minX) * (mosaic.getWidth() - 5));
+            int y = mosaic.getY() + 2 + (int) Math.round((s.y() - minY) / Math.max(1, maxY - minY) * (mosaic.getHeight() - 5));
+            long dt = Math.max(0, Math.min(1000, s.timeMillis() - previous));
+            previous = s.timeMillis();
+            moves.addAction(mouse.createPointerMove(Duration.ofMillis(dt), PointerInput.Origin.viewport(), x, y));
+        }
+        driver.perform(List.of(moves));
+    }
+
+    private static void check(JsonNode r) {
+        JsonNode metrics = r.get("metrics");
+        JsonNode log = r.get("log");
+        int registrations = metrics.get("registrations").asInt();
+        double hitRate = metrics.get("hitRate").asDouble();
+        System.out.printf("gallery browser test: %d hovers, hit rate %.2f, mean latency %.1f ms, p95 %.1f ms,"
+                        + " mean utility %.2f, %d pictures drawn, %d blocks received, %d used, %.2f MB/s%n",
+                registrations, hitRate, metrics.get("meanLatencyMs").asDouble(), metrics.get("p95LatencyMs").asDouble(),
+                metrics.get("meanUtility").asDouble(), log.size(), metrics.get("blocksReceived").asInt(),
+                metrics.get("blocksUsed").asInt(), metrics.get("bytesPerSecond").asDouble() / 1e6);
+        assertTrue(registrations >= 20, "the trace hovered many tiles: " + registrations);
+        assertTrue(hitRate > 0.5, "most hovers answered from the cache: hit rate " + hitRate);
+
+        int drawn = log.size();
+        assertTrue(drawn >= registrations / 2, drawn + " pictures drawn for " + registrations + " hovers");
+        int nonBlank = 0;
+        int matching = 0;
+        for (JsonNode entry : log) {
+            assertEquals(entry.get("tile").asInt(), entry.get("hovered").asInt(), "drew a tile that was not hovered");
+            if (entry.get("lumaStd").asDouble() > 4) {
+                nonBlank++;
+            }
+            if (entry.get("thumbDiff").asDouble() < entry.get("neighbourDiff").asDouble()
+                    && entry.get("thumbDiff").asDouble() < 30) {
+                matching++;
+            }
+        }
+        assertTrue(nonBlank >= drawn * 0.95, nonBlank + " of " + drawn + " drawn pictures are not blank");
+        assertTrue(matching >= drawn * 0.9, matching + " of " + drawn + " drawn pictures look like their thumbnail");
+
+        JsonNode latencies = metrics.get("recentLatenciesMs");
+        assertTrue(latencies.size() > 0 && metrics.get("answered").asInt() > 0, "latencies recorded");
+        for (JsonNode l : latencies) {
+            assertTrue(l.asDouble() >= 0 && Double.isFinite(l.asDouble()), "latency " + l);
+        }
+        assertTrue(r.get("panel").asText().matches("mean \\d+ ms, p95 \\d+ ms"), "panel shows " + r.get("panel"));
+    }
+}

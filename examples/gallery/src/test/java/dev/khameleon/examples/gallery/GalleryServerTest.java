@@ -1,0 +1,101 @@
+package dev.khameleon.examples.gallery;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.khameleon.core.image.ProgressiveJpegEncoder;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import javax.imageio.ImageIO;
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@Timeout(120)
+class GalleryServerTest {
+    private static GalleryServer gallery;
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @BeforeAll
+    static void start() throws IOException {
+        gallery = GalleryServer.builder().port(0).grid(4, 6).linkBytesPerSecond(0).latencyMillis(20)
+                .start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (gallery != null) {
+            gallery.close();
+        }
+    }
+
+    private static HttpResponse<byte[]> get(String path) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(gallery.pageUri().resolve(path)).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    @Test
+    void info_describesTheMosaicTheEndpointAndTheMeasuredUtility() throws Exception {
+        HttpResponse<byte[]> response = get("info.json");
+        assertEquals(200, response.statusCode());
+        JsonNode info = new ObjectMapper().readTree(response.body());
+        assertEquals(4, info.get("rows").asInt());
+        assertEquals(6, info.get("cols").asInt());
+        assertEquals(24, info.get("requestCount").asInt());
+        assertEquals("gallery", info.get("application").asText());
+        assertEquals(gallery.webSocketUri().getPort(), info.get("wsPort").asInt());
+        JsonNode u = info.get("utility").get("utilities");
+        assertEquals(1.0, u.get(u.size() - 1).asDouble());
+    }
+
+    @Test
+    void mosaicAndFullPictures_areJpegsOfTheConfiguredSizes() throws Exception {
+        HttpResponse<byte[]> mosaic = get("mosaic.jpg");
+        assertEquals("image/jpeg", mosaic.headers().firstValue("Content-Type").orElseThrow());
+        BufferedImage m = ImageIO.read(new ByteArrayInputStream(mosaic.body()));
+        assertEquals(6 * GalleryServer.Config.THUMB_WIDTH, m.getWidth());
+        assertEquals(4 * GalleryServer.Config.THUMB_HEIGHT, m.getHeight());
+
+        byte[] full = get("full/23.jpg").body();
+        assertTrue(ProgressiveJpegEncoder.previewLength(full) < full.length, "a progressive JPEG");
+        BufferedImage f = ProgressiveJpegEncoder.decode(full);
+        assertEquals(GalleryServer.Config.FULL_WIDTH, f.getWidth());
+    }
+
+    @Test
+    void pageScriptAndClientModule_areServed() throws Exception {
+        assertTrue(new String(get("").body()).contains("<canvas id=\"view\""));
+        assertTrue(new String(get("gallery.js").body()).contains("KhameleonClient"));
+        HttpResponse<byte[]> module = get("khameleon/khameleon.js");
+        assertEquals("text/javascript", module.headers().firstValue("Content-Type").orElseThrow());
+        assertTrue(new String(module.body()).contains("export class KhameleonClient"));
+    }
+
+    @Test
+    void unknownPathsAndIdsOutOfRange_are404() throws Exception {
+        assertEquals(404, get("full/24.jpg").statusCode());
+        assertEquals(404, get("full/-1.jpg").statusCode());
+        assertEquals(404, get("etc/passwd").statusCode());
+        HttpResponse<byte[]> post = HTTP.send(HttpRequest.newBuilder(gallery.pageUri())
+                .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertEquals(405, post.statusCode());
+    }
+
+    @Test
+    void builder_namesTheBadSetting() {
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> GalleryServer.builder().linkBytesPerSecond(-1));
+        assertTrue(e.getMessage().contains("link rate") && e.getMessage().contains("-1"), e.getMessage());
+        IllegalArgumentException images = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> GalleryServer.builder().images(java.nio.file.Path.of("/nonexistent-dir")));
+        assertTrue(images.getMessage().contains("/nonexistent-dir"), images.getMessage());
+    }
+}

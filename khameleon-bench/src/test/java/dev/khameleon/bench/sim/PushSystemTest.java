@@ -1,0 +1,89 @@
+package dev.khameleon.bench.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.khameleon.bench.sim.report.CsvReporter;
+import dev.khameleon.bench.sim.trace.PointerTrace;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Khameleon's variants, driven through the library's scheduler, ring cache, cache manager and predictors. */
+class PushSystemTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"uniform", "khameleon"})
+    void hugeBandwidthAndCache_everyRequestIsAFullHit(String system) {
+        // 100 images x 15 blocks = 1,500 blocks; a 400 MB ring (4,000 slots) holds them all, and at
+        // 2 GB/s they are all pushed within the 1 s warm-up.
+        SimConfig config = SimConfig.builder().mosaic(10, 10).cacheMB(400).bandwidthMBps(2000).warmupMillis(1000).build();
+        Metrics m = Simulator.run(config, SimulatorTest.sweep(120), system).metrics();
+        assertEquals(120, m.requests());
+        assertEquals(1.0, m.hitRate(), system);
+        assertEquals(1.0, m.meanUtility(), 1e-12, system);
+        assertEquals(0.0, m.preemptedRate(), system);
+        assertEquals(0.0, m.meanLatencyMs(), system);
+        assertEquals(0.0, m.convergenceMs(), system);
+    }
+
+    @Test
+    void oracle_hitsAtLeastAsOftenAsKhameleon() {
+        PointerTrace trace = SimulatorTest.galleryTrace();
+        for (double bandwidth : new double[] {1.5, 15}) {
+            SimConfig config = SimConfig.builder().bandwidthMBps(bandwidth).build();
+            Metrics oracle = Simulator.run(config, trace, "oracle").metrics();
+            Metrics khameleon = Simulator.run(config, trace, "khameleon").metrics();
+            assertTrue(oracle.hitRate() >= khameleon.hitRate(), "at " + bandwidth + " MB/s oracle "
+                    + oracle.hitRate() + " < khameleon " + khameleon.hitRate());
+        }
+    }
+
+    @Test
+    void khameleon_beatsBaselineHitRateOnARealTrace() {
+        PointerTrace trace = SimulatorTest.galleryTrace();
+        SimConfig config = SimConfig.builder().build();
+        Metrics k = Simulator.run(config, trace, "khameleon").metrics();
+        Metrics b = Simulator.run(config, trace, "baseline").metrics();
+        assertTrue(k.hitRate() > b.hitRate(), k.hitRate() + " vs " + b.hitRate());
+        assertTrue(k.meanUtility() > 0 && k.meanUtility() <= 1, "utility " + k.meanUtility());
+        assertTrue(k.receivedBytes() > 0);
+    }
+
+    @Test
+    void predictorOnly_answersWithFullResponsesOnly() {
+        Metrics m = Simulator.run(SimConfig.builder().bandwidthMBps(15).build(), SimulatorTest.galleryTrace(),
+                "predictor-only").metrics();
+        assertTrue(m.requests() > 10);
+        assertEquals(1.0, m.meanUtility(), 1e-12);
+    }
+
+    @Test
+    void push_rejectsACacheSmallerThanOneBlock() {
+        SimConfig config = SimConfig.builder().cacheMB(0.05).build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Simulator.run(config, SimulatorTest.galleryTrace(), "khameleon"));
+        assertTrue(e.getMessage().contains("holds no block"), e.getMessage());
+    }
+
+    @Test
+    void sameSeed_givesIdenticalCsvForEveryPushSystem() {
+        PointerTrace trace = SimulatorTest.galleryTrace();
+        SimConfig config = SimConfig.builder().seed(3).bandwidthMBps(3).build();
+        List<String> systems = List.of("khameleon", "oracle", "uniform", "predictor-only");
+        assertEquals(csv(config, trace, systems), csv(config, trace, systems));
+        String other = csv(config.toBuilder().seed(4).build(), trace, List.of("uniform"));
+        assertTrue(!other.equals(csv(config, trace, List.of("uniform"))), "the seed must matter for a sampling scheduler");
+    }
+
+    private static String csv(SimConfig config, PointerTrace trace, List<String> systems) {
+        List<Simulator.Result> results = new ArrayList<>();
+        for (String s : systems) {
+            results.add(Simulator.run(config, trace, s));
+        }
+        return CsvReporter.csv(results);
+    }
+}

@@ -1,0 +1,452 @@
+package dev.khameleon.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.khameleon.core.PointerEvent;
+import dev.khameleon.core.predict.GaussianAtHorizon;
+import dev.khameleon.core.predict.GaussianGridPredictor;
+import dev.khameleon.core.predict.PointerForecast;
+import dev.khameleon.core.spi.ClientPredictor;
+import org.ejml.data.DMatrixRMaj;
+import org.ejml.dense.row.CommonOps_DDRM;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The client half of the Kalman pointer predictor: a linear Kalman filter over the pointer
+ * position that forecasts, at each horizon, the mean and full 2×2 covariance of where the
+ * pointer will be. Its {@link #state} is a {@link PointerForecast} in JSON, which the server half
+ * {@link GaussianGridPredictor} integrates over the application's grid.
+ *
+ * <p><b>Model.</b> State {@code [x, y, vx, vy]} (constant velocity, by default with the velocity
+ * decaying towards 0 with a 50 ms time constant, since pointer movements are short strokes that
+ * stop) or {@code [x, y, vx, vy, ax, ay]} (constant acceleration), in pixels and seconds, the two
+ * axes independent. Process noise is continuous white noise on the highest derivative with spectral
+ * density {@code q} (px²/s³ for velocity, px²/s⁵ for acceleration), discretised exactly for each
+ * time step; measurement noise is {@code r·I} (px²) on the observed position. The update uses
+ * the Joseph form, so the covariance stays symmetric positive semi-definite.
+ *
+ * <p><b>Deterministic.</b> No randomness: the first event sets the position, velocity (and
+ * acceleration) start at 0, and the initial covariance is
+ * {@code diag(r, r, σv², σv²[, σa², σa²])}. A gap of more than {@code resetAfterMillis} between
+ * events starts the filter afresh the same way. Events whose time goes backwards are treated as
+ * simultaneous with the previous one.
+ *
+ * <p><b>Rest.</b> A pointer sends no events while still, so when {@code now} is more than
+ * {@code idleMillis} after the last event, the forecast keeps the pointer where it is (zero
+ * velocity) with the current position covariance.
+ *
+ * <p>Pure computation, no threads, not thread-safe: one thread (or the {@link PredictorManager}'s
+ * lock) calls {@link #onEvent} and {@link #state}, as {@link ClientPredictor} requires.
+ */
+public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
+    /** Prior variance of the position before the first sample: effectively unknown. */
+    private static final double UNKNOWN_POSITION_VARIANCE = 1e12;
+
+    /** The motion model. */
+    public enum Model {
+        /** {@code [x, y, vx, vy]}, white-noise acceleration. */
+        CONSTANT_VELOCITY(4),
+        /** {@code [x, y, vx, vy, ax, ay]}, white-noise jerk. */
+        CONSTANT_ACCELERATION(6);
+
+        final int dimension;
+
+        Model(int dimension) {
+            this.dimension = dimension;
+        }
+    }
+
+    private final Model model;
+    private final int d;
+    private final double q;
+    private final double r;
+    private final double velocitySigma;
+    private final double accelerationSigma;
+    private final long[] horizonsMillis;
+    private final long resetAfterMillis;
+    private final long idleMillis;
+    /** Velocity decay time constant in seconds; 0 for none. */
+    private final double tau;
+
+    private final DMatrixRMaj x;
+    private final DMatrixRMaj p;
+    private final DMatrixRMaj f;
+    private final DMatrixRMaj qm;
+    private final DMatrixRMaj work;
+    private final DMatrixRMaj meanWork;
+    private final DMatrixRMaj priorX;
+    private final DMatrixRMaj priorP;
+    private final DMatrixRMaj gain;
+    private final DMatrixRMaj ikh;
+    private boolean started;
+    private long lastMillis;
+
+    private KalmanPredictor(Builder b) {
+        this.model = b.model;
+        this.d = model.dimension;
+        this.q = Double.isNaN(b.processNoise) ? (model == Model.CONSTANT_VELOCITY ? 1e7 : 1e9) : b.processNoise;
+        this.r = b.measurementNoise;
+        this.velocitySigma = b.velocitySigma;
+        this.accelerationSigma = b.accelerationSigma;
+        this.horizonsMillis = b.horizonsMillis.clone();
+        this.resetAfterMillis = b.resetAfterMillis;
+        this.idleMillis = b.idleMillis;
+        this.tau = b.velocityDecayMillis / 1000.0;
+        this.x = new DMatrixRMaj(d, 1);
+        this.p = new DMatrixRMaj(d, d);
+        this.f = new DMatrixRMaj(d, d);
+        this.qm = new DMatrixRMaj(d, d);
+        this.work = new DMatrixRMaj(d, d);
+        this.meanWork = new DMatrixRMaj(d, 1);
+        this.priorX = new DMatrixRMaj(d, 1);
+        this.priorP = new DMatrixRMaj(d, d);
+        this.gain = new DMatrixRMaj(d, 2);
+        this.ikh = new DMatrixRMaj(d, d);
+    }
+
+    /** Starts a builder with the documented defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A constant-velocity predictor with every default (see {@link Builder}). */
+    public static KalmanPredictor create() {
+        return builder().build();
+    }
+
+    /** Feeds one pointer sample: a predict step to its time, then a measurement update. */
+    @Override
+    public void onEvent(PointerEvent event) {
+        long t = event.timeMillis();
+        if (!started || t - lastMillis > resetAfterMillis) {
+            initialise(event);
+            return;
+        }
+        if (t > lastMillis) {
+            predict(x, p, (t - lastMillis) / 1000.0);
+            lastMillis = t;
+            priorX.setTo(x);
+            priorP.setTo(p);
+        } else {
+            // Same instant as the previous sample (batched or backwards timestamps): the later
+            // sample supersedes it, so redo the update from the same prior instead of counting
+            // both as independent measurements of one position.
+            x.setTo(priorX);
+            p.setTo(priorP);
+        }
+        update(event.x(), event.y());
+    }
+
+    /**
+     * The forecast as JSON ({@link PointerForecast#toJson()}); {@code {}} before the first event.
+     */
+    @Override
+    public JsonNode state(long nowMillis) {
+        return forecast(nowMillis).<JsonNode>map(PointerForecast::toJson)
+                .orElseGet(JsonNodeFactory.instance::objectNode);
+    }
+
+    /**
+     * The mean and covariance of the pointer position at {@code nowMillis + Δ} for each horizon
+     * {@code Δ}, or empty before the first event.
+     */
+    public Optional<PointerForecast> forecast(long nowMillis) {
+        if (!started) {
+            return Optional.empty();
+        }
+        boolean resting = nowMillis - lastMillis > idleMillis;
+        double elapsed = Math.max(0, nowMillis - lastMillis) / 1000.0;
+        DMatrixRMaj mean = new DMatrixRMaj(d, 1);
+        DMatrixRMaj cov = new DMatrixRMaj(d, d);
+        List<GaussianAtHorizon> out = new ArrayList<>(horizonsMillis.length);
+        for (long h : horizonsMillis) {
+            mean.setTo(x);
+            cov.setTo(p);
+            if (!resting) {
+                predict(mean, cov, elapsed + h / 1000.0);
+            }
+            double cxy = (cov.get(0, 1) + cov.get(1, 0)) / 2;
+            out.add(new GaussianAtHorizon(h, mean.get(0), mean.get(1), cov.get(0, 0), cxy, cov.get(1, 1)));
+        }
+        return Optional.of(new PointerForecast(x.get(0), x.get(1), out));
+    }
+
+    /** Forgets everything: the next event starts the filter afresh. */
+    public void reset() {
+        started = false;
+    }
+
+    /** The configured horizons in milliseconds. */
+    public long[] horizonsMillis() {
+        return horizonsMillis.clone();
+    }
+
+    private void initialise(PointerEvent e) {
+        x.zero();
+        x.set(0, e.x());
+        x.set(1, e.y());
+        p.zero();
+        p.set(0, 0, UNKNOWN_POSITION_VARIANCE);
+        p.set(1, 1, UNKNOWN_POSITION_VARIANCE);
+        p.set(2, 2, velocitySigma * velocitySigma);
+        p.set(3, 3, velocitySigma * velocitySigma);
+        if (d == 6) {
+            p.set(4, 4, accelerationSigma * accelerationSigma);
+            p.set(5, 5, accelerationSigma * accelerationSigma);
+        }
+        lastMillis = e.timeMillis();
+        started = true;
+        // The prior of a later sample at this same instant: no measurement yet.
+        priorX.setTo(x);
+        priorP.setTo(p);
+        p.set(0, 0, r);
+        p.set(1, 1, r);
+    }
+
+    /** {@code mean ← F mean, cov ← F cov Fᵀ + Q} for a step of {@code dt} seconds. */
+    private void predict(DMatrixRMaj mean, DMatrixRMaj cov, double dt) {
+        CommonOps_DDRM.setIdentity(f);
+        qm.zero();
+        for (int a = 0; a < 2; a++) {
+            int pos = a;
+            int vel = 2 + a;
+            f.set(pos, vel, dt);
+            if (d == 4 && tau > 0) {
+                // Velocity decays towards 0 with time constant tau (integrated Ornstein–Uhlenbeck):
+                // exact discretisation of dv = −v/tau dt + dW.
+                double decay = Math.exp(-dt / tau);
+                f.set(pos, vel, tau * (1 - decay));
+                f.set(vel, vel, decay);
+                setSymmetric(pos, pos, q * tau * tau * tau / 2 * (2 * dt / tau - 3 + 4 * decay - decay * decay));
+                setSymmetric(pos, vel, q * tau * tau / 2 * (1 - decay) * (1 - decay));
+                setSymmetric(vel, vel, q * tau / 2 * (1 - decay * decay));
+            } else if (d == 4) {
+                qm.set(pos, pos, q * dt * dt * dt / 3);
+                qm.set(pos, vel, q * dt * dt / 2);
+                qm.set(vel, pos, q * dt * dt / 2);
+                qm.set(vel, vel, q * dt);
+            } else {
+                int acc = 4 + a;
+                f.set(pos, acc, dt * dt / 2);
+                f.set(vel, acc, dt);
+                double dt2 = dt * dt;
+                double dt3 = dt2 * dt;
+                setSymmetric(pos, pos, q * dt3 * dt2 / 20);
+                setSymmetric(pos, vel, q * dt2 * dt2 / 8);
+                setSymmetric(pos, acc, q * dt3 / 6);
+                setSymmetric(vel, vel, q * dt3 / 3);
+                setSymmetric(vel, acc, q * dt2 / 2);
+                setSymmetric(acc, acc, q * dt);
+            }
+        }
+        CommonOps_DDRM.mult(f, mean, meanWork);
+        mean.setTo(meanWork);
+        CommonOps_DDRM.mult(f, cov, work);
+        CommonOps_DDRM.multTransB(work, f, cov);
+        CommonOps_DDRM.addEquals(cov, qm);
+    }
+
+    private void setSymmetric(int i, int j, double v) {
+        qm.set(i, j, v);
+        qm.set(j, i, v);
+    }
+
+    /** Measurement update with the observed position (H selects x and y). */
+    private void update(double zx, double zy) {
+        // S = H P Hᵀ + R is P's top-left 2×2 block plus r·I; invert it in closed form.
+        double s00 = p.get(0, 0) + r;
+        double s01 = (p.get(0, 1) + p.get(1, 0)) / 2;
+        double s11 = p.get(1, 1) + r;
+        double det = s00 * s11 - s01 * s01;
+        double i00 = s11 / det;
+        double i01 = -s01 / det;
+        double i11 = s00 / det;
+        // K = P Hᵀ S⁻¹: P's first two columns times S⁻¹.
+        for (int i = 0; i < d; i++) {
+            double a = p.get(i, 0);
+            double b = p.get(i, 1);
+            gain.set(i, 0, a * i00 + b * i01);
+            gain.set(i, 1, a * i01 + b * i11);
+        }
+        double ix = zx - x.get(0);
+        double iy = zy - x.get(1);
+        for (int i = 0; i < d; i++) {
+            x.set(i, x.get(i) + gain.get(i, 0) * ix + gain.get(i, 1) * iy);
+        }
+        // Joseph form: P = (I − KH) P (I − KH)ᵀ + K R Kᵀ.
+        CommonOps_DDRM.setIdentity(ikh);
+        for (int i = 0; i < d; i++) {
+            ikh.set(i, 0, ikh.get(i, 0) - gain.get(i, 0));
+            ikh.set(i, 1, ikh.get(i, 1) - gain.get(i, 1));
+        }
+        CommonOps_DDRM.mult(ikh, p, work);
+        CommonOps_DDRM.multTransB(work, ikh, p);
+        for (int i = 0; i < d; i++) {
+            for (int j = 0; j < d; j++) {
+                p.add(i, j, r * (gain.get(i, 0) * gain.get(j, 0) + gain.get(i, 1) * gain.get(j, 1)));
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "KalmanPredictor[" + model + ", q=" + q + ", r=" + r + ", horizons=" + Arrays.toString(horizonsMillis)
+                + " ms]";
+    }
+
+    /**
+     * Configures a {@link KalmanPredictor}. Every setter validates at once and names the setting
+     * in its error message. Not thread-safe.
+     */
+    public static final class Builder {
+        private static final double DEFAULT_DECAY = 50;
+        private Model model = Model.CONSTANT_VELOCITY;
+        private double processNoise = Double.NaN;
+        private double measurementNoise = 4;
+        private double velocitySigma = 1000;
+        private double accelerationSigma = 10_000;
+        private long[] horizonsMillis = {50, 150, 250, 500};
+        private long resetAfterMillis = 1000;
+        private long idleMillis = 250;
+        private double velocityDecayMillis = DEFAULT_DECAY;
+
+        private Builder() {
+        }
+
+        /** The motion model. Default {@link Model#CONSTANT_VELOCITY}. */
+        public Builder model(Model model) {
+            this.model = java.util.Objects.requireNonNull(model, "model");
+            return this;
+        }
+
+        /**
+         * The process noise spectral density {@code q}: px²/s³ for constant velocity (default
+         * 1e7), px²/s⁵ for constant acceleration (default 1e9).
+         *
+         * @throws IllegalArgumentException if not finite and {@code > 0}
+         */
+        public Builder processNoise(double q) {
+            if (!(q > 0) || Double.isInfinite(q)) {
+                throw new IllegalArgumentException("processNoise must be finite and > 0, was " + q);
+            }
+            this.processNoise = q;
+            return this;
+        }
+
+        /**
+         * The measurement noise variance {@code r} of each coordinate, px² (default 4, i.e. a
+         * 2-pixel standard deviation).
+         *
+         * @throws IllegalArgumentException if not finite and {@code > 0}
+         */
+        public Builder measurementNoise(double r) {
+            if (!(r > 0) || Double.isInfinite(r)) {
+                throw new IllegalArgumentException("measurementNoise must be finite and > 0, was " + r);
+            }
+            this.measurementNoise = r;
+            return this;
+        }
+
+        /**
+         * The standard deviation of the initial velocity (mean 0), px/s. Default 1000.
+         *
+         * @throws IllegalArgumentException if not finite and {@code > 0}
+         */
+        public Builder initialVelocitySigma(double sigma) {
+            if (!(sigma > 0) || Double.isInfinite(sigma)) {
+                throw new IllegalArgumentException("initialVelocitySigma must be finite and > 0, was " + sigma);
+            }
+            this.velocitySigma = sigma;
+            return this;
+        }
+
+        /**
+         * The standard deviation of the initial acceleration (mean 0), px/s², for the
+         * constant-acceleration model. Default 10000.
+         *
+         * @throws IllegalArgumentException if not finite and {@code > 0}
+         */
+        public Builder initialAccelerationSigma(double sigma) {
+            if (!(sigma > 0) || Double.isInfinite(sigma)) {
+                throw new IllegalArgumentException("initialAccelerationSigma must be finite and > 0, was " + sigma);
+            }
+            this.accelerationSigma = sigma;
+            return this;
+        }
+
+        /**
+         * The forecast horizons in milliseconds, strictly increasing; must equal the server
+         * half's. Default 50, 150, 250, 500.
+         *
+         * @throws IllegalArgumentException if empty, longer than {@link PointerForecast#MAX_HORIZONS},
+         *     negative or not strictly increasing
+         */
+        public Builder horizons(long... horizonsMillis) {
+            if (horizonsMillis.length == 0 || horizonsMillis.length > PointerForecast.MAX_HORIZONS) {
+                throw new IllegalArgumentException("horizons must have 1.." + PointerForecast.MAX_HORIZONS
+                        + " entries, had " + horizonsMillis.length);
+            }
+            for (int j = 0; j < horizonsMillis.length; j++) {
+                if (horizonsMillis[j] < 0 || (j > 0 && horizonsMillis[j] <= horizonsMillis[j - 1])) {
+                    throw new IllegalArgumentException("horizons must be >= 0 and strictly increasing, was "
+                            + Arrays.toString(horizonsMillis));
+                }
+            }
+            this.horizonsMillis = horizonsMillis.clone();
+            return this;
+        }
+
+        /**
+         * A gap between events longer than this restarts the filter at the new position.
+         * Default 1000 ms.
+         *
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder resetAfterMillis(long millis) {
+            if (millis < 0) {
+                throw new IllegalArgumentException("resetAfterMillis must be >= 0, was " + millis);
+            }
+            this.resetAfterMillis = millis;
+            return this;
+        }
+
+        /**
+         * With no event for longer than this, the pointer is taken to be at rest. Default 250 ms.
+         *
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder idleMillis(long millis) {
+            if (millis < 0) {
+                throw new IllegalArgumentException("idleMillis must be >= 0, was " + millis);
+            }
+            this.idleMillis = millis;
+            return this;
+        }
+
+        /**
+         * For the constant-velocity model, the time constant with which the velocity decays
+         * towards 0 (an integrated Ornstein–Uhlenbeck process): pointer movements are short
+         * strokes that stop, so an undamped extrapolation overshoots. 0 turns damping off (a
+         * pure constant-velocity model). Default {@value #DEFAULT_DECAY} ms. Ignored by the
+         * constant-acceleration model.
+         *
+         * @throws IllegalArgumentException if negative or not finite
+         */
+        public Builder velocityDecayMillis(double millis) {
+            if (!(millis >= 0) || Double.isInfinite(millis)) {
+                throw new IllegalArgumentException("velocityDecayMillis must be finite and >= 0, was " + millis);
+            }
+            this.velocityDecayMillis = millis;
+            return this;
+        }
+
+        /** Builds the predictor. */
+        public KalmanPredictor build() {
+            return new KalmanPredictor(this);
+        }
+    }
+}

@@ -1,0 +1,866 @@
+// Khameleon browser client: protocol v1 (docs/protocol.md), plain ES module, no build step.
+//
+// What is here, bottom up:
+//   decodeBlockFrame   - the binary block frame of protocol section 4, validated
+//   RingBufferCache    - C slots, block with sequence number s lives in slot s mod C (FIFO)
+//   CacheManager       - the application registers requests and gets upcalls as blocks arrive
+//   KalmanPredictor    - constant-velocity Kalman filter of the pointer; its state is the JSON the
+//                        server's Gaussian-over-grid predictor decodes
+//   PredictorManager   - sends the predictor state every 150 ms and receive-rate reports
+//   KhameleonClient    - the WebSocket session tying them together
+//
+// Threading: everything runs on the page's single event loop; upcalls are delivered as
+// microtasks, never re-entrantly from inside register().
+
+/** The protocol version this module speaks. */
+export const PROTOCOL_VERSION = 1;
+
+/** Block frame magic byte, ASCII "K". */
+const MAGIC = 0x4b;
+/** Bytes of a version 1 block frame header. */
+const HEADER_LENGTH = 32;
+
+/**
+ * A protocol violation by the peer; `code` is one of the protocol's error codes.
+ */
+export class ProtocolError extends Error {
+  /**
+   * @param {string} code
+   * @param {string} message
+   */
+  constructor(code, message) {
+    super(message);
+    this.name = 'ProtocolError';
+    /** @type {string} */
+    this.code = code;
+  }
+}
+
+/**
+ * One decoded block frame.
+ * @typedef {object} BlockFrame
+ * @property {number} seq          sequence number (>= 0)
+ * @property {number} requestId    request id
+ * @property {number} index        block index within its response
+ * @property {number} count        number of blocks of the response
+ * @property {number} padding      trailing payload bytes that are not part of the response
+ * @property {Uint8Array} payload  the whole payload, padding included (a view, not a copy)
+ * @property {number} frameBytes   bytes of the frame, header included
+ */
+
+/**
+ * Decodes and validates one binary block frame (protocol section 4).
+ *
+ * @param {ArrayBuffer} buffer the frame
+ * @returns {BlockFrame}
+ * @throws {ProtocolError} `invalid_message` naming the offending field
+ */
+export function decodeBlockFrame(buffer) {
+  if (!(buffer instanceof ArrayBuffer)) {
+    throw new ProtocolError('invalid_message', 'block frame must be an ArrayBuffer');
+  }
+  if (buffer.byteLength < HEADER_LENGTH) {
+    throw new ProtocolError('invalid_message', `block frame of ${buffer.byteLength} bytes is shorter than its header`);
+  }
+  const v = new DataView(buffer);
+  const magic = v.getUint8(0);
+  if (magic !== MAGIC) {
+    throw new ProtocolError('invalid_message', `magic must be 0x4B, was 0x${magic.toString(16)}`);
+  }
+  const version = v.getUint8(1);
+  if (version !== PROTOCOL_VERSION) {
+    throw new ProtocolError('invalid_message', `version must be ${PROTOCOL_VERSION}, was ${version}`);
+  }
+  const flags = v.getUint8(2);
+  const headerLength = v.getUint8(3);
+  if (headerLength < HEADER_LENGTH || headerLength > buffer.byteLength) {
+    throw new ProtocolError('invalid_message', `headerLength must be in [32, ${buffer.byteLength}], was ${headerLength}`);
+  }
+  const seqBig = v.getBigInt64(4);
+  if (seqBig < 0n || seqBig > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new ProtocolError('invalid_message', `seq must be >= 0 and exact in a double, was ${seqBig}`);
+  }
+  const requestId = v.getInt32(12);
+  const index = v.getInt32(16);
+  const count = v.getInt32(20);
+  const payloadLength = v.getInt32(24);
+  const padding = v.getInt32(28);
+  if (requestId < 0) {
+    throw new ProtocolError('invalid_message', `requestId must be >= 0, was ${requestId}`);
+  }
+  if (count < 1) {
+    throw new ProtocolError('invalid_message', `blockCount must be >= 1, was ${count}`);
+  }
+  if (index < 0 || index >= count) {
+    throw new ProtocolError('invalid_message', `blockIndex must be in [0, ${count}), was ${index}`);
+  }
+  if (payloadLength !== buffer.byteLength - headerLength) {
+    throw new ProtocolError('invalid_message',
+      `payloadLength must equal the frame's ${buffer.byteLength - headerLength} payload bytes, was ${payloadLength}`);
+  }
+  if (padding < 0 || padding > payloadLength) {
+    throw new ProtocolError('invalid_message', `padding must be in [0, ${payloadLength}], was ${padding}`);
+  }
+  if (((flags & 1) === 1) !== (index === count - 1)) {
+    throw new ProtocolError('invalid_message', `flags bit 0 must be set exactly on the last block, was ${flags & 1} on block ${index}/${count}`);
+  }
+  return {
+    seq: Number(seqBig),
+    requestId,
+    index,
+    count,
+    padding,
+    payload: new Uint8Array(buffer, headerLength, payloadLength),
+    frameBytes: buffer.byteLength,
+  };
+}
+
+/**
+ * The client's FIFO ring of `capacity` blocks: the block with sequence number `s` goes to slot
+ * `s mod capacity`, evicting whatever was there. Deterministic, so the server can simulate it.
+ * Lookups by request are O(blocks of that request) through an index.
+ */
+export class RingBufferCache {
+  /** @param {number} capacity number of slots, C >= 1 */
+  constructor(capacity) {
+    if (!Number.isInteger(capacity) || capacity < 1) {
+      throw new RangeError(`capacity must be an integer >= 1, was ${capacity}`);
+    }
+    /** @type {number} */
+    this.capacity = capacity;
+    /** @type {(BlockFrame|undefined)[]} */
+    this.slots = new Array(capacity);
+    /** request id -> (block index -> frame) of the blocks present. @type {Map<number, Map<number, BlockFrame>>} */
+    this.index = new Map();
+    /** @type {number} blocks stored since creation */
+    this.stored = 0;
+    /** @type {number} blocks overwritten since creation */
+    this.evicted = 0;
+  }
+
+  /**
+   * Stores `frame` in slot `frame.seq mod capacity`.
+   * @param {BlockFrame} frame
+   * @returns {BlockFrame|undefined} the block it evicted, if any
+   */
+  put(frame) {
+    const slot = frame.seq % this.capacity;
+    const old = this.slots[slot];
+    if (old !== undefined) {
+      const blocks = this.index.get(old.requestId);
+      // The same block may have been pushed again into a newer slot: only unindex this copy.
+      if (blocks !== undefined && blocks.get(old.index) === old) {
+        blocks.delete(old.index);
+        if (blocks.size === 0) {
+          this.index.delete(old.requestId);
+        }
+      }
+      this.evicted++;
+    }
+    this.slots[slot] = frame;
+    let blocks = this.index.get(frame.requestId);
+    if (blocks === undefined) {
+      blocks = new Map();
+      this.index.set(frame.requestId, blocks);
+    }
+    blocks.set(frame.index, frame);
+    this.stored++;
+    return old;
+  }
+
+  /**
+   * The longest run of blocks 0..j of `requestId` present, in order (empty if block 0 is absent).
+   * @param {number} requestId
+   * @returns {BlockFrame[]}
+   */
+  prefix(requestId) {
+    const blocks = this.index.get(requestId);
+    const out = [];
+    if (blocks === undefined) {
+      return out;
+    }
+    for (let i = 0; ; i++) {
+      const b = blocks.get(i);
+      if (b === undefined) {
+        return out;
+      }
+      out.push(b);
+    }
+  }
+
+  /** @param {number} requestId @returns {number} how many blocks of `requestId` are present */
+  presentCount(requestId) {
+    const blocks = this.index.get(requestId);
+    return blocks === undefined ? 0 : blocks.size;
+  }
+}
+
+/**
+ * Concatenates the content (payload minus padding) of `blocks`.
+ * @param {BlockFrame[]} blocks
+ * @returns {Uint8Array}
+ */
+export function concatContent(blocks) {
+  let length = 0;
+  for (const b of blocks) {
+    length += b.payload.length - b.padding;
+  }
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const b of blocks) {
+    out.set(b.payload.subarray(0, b.payload.length - b.padding), at);
+    at += b.payload.length - b.padding;
+  }
+  return out;
+}
+
+/**
+ * What an upcall receives: the usable prefix of a response.
+ * @typedef {object} Response
+ * @property {number} requestId
+ * @property {number} blocks       blocks in the usable prefix (>= 1)
+ * @property {number} blockCount   blocks of the whole response
+ * @property {Uint8Array} bytes    the prefix's content, padding removed
+ * @property {number} utility      U(blocks / blockCount)
+ * @property {boolean} first       whether this is the registration's first upcall
+ * @property {boolean} hit         whether a block was already cached when the request was registered
+ * @property {number} latencyMs    registration to first upcall
+ */
+
+/**
+ * @typedef {object} Registration
+ * @property {number} requestId
+ * @property {() => void} cancel   stop further upcalls for this registration
+ * @property {boolean} active
+ */
+
+/**
+ * A rolling summary of client metrics, as the paper defines them.
+ * @typedef {object} Metrics
+ * @property {number} registrations  requests registered
+ * @property {number} hits           registrations that found >= 1 block cached
+ * @property {number} hitRate        hits / registrations
+ * @property {number} preempted      registrations dropped before any upcall
+ * @property {number} answered       registrations that got a first upcall
+ * @property {number} meanLatencyMs  mean registration-to-first-upcall latency
+ * @property {number} p95LatencyMs   95th percentile of the last latencies
+ * @property {number} meanUtility    mean utility at first upcall
+ * @property {number} blocksReceived blocks received
+ * @property {number} blocksUsed     distinct received blocks that were part of an upcall
+ * @property {number[]} recentLatenciesMs the last latencies, oldest first
+ */
+
+/**
+ * Hands responses to the application: `register(id, upcall)` calls `upcall` at once if at least
+ * one block of `id` is cached, otherwise when the first block arrives, and again each time more
+ * blocks extend the usable prefix, until the response is complete or the registration is
+ * cancelled. A newer registration preempts older ones that have had no upcall yet.
+ */
+export class CacheManager {
+  /**
+   * @param {RingBufferCache} cache
+   * @param {{utility?: (fraction: number) => number, now?: () => number, latencyWindow?: number}} [options]
+   *   `utility` maps the fraction of blocks present to quality (default linear); `now` is a
+   *   millisecond clock (default performance.now)
+   */
+  constructor(cache, options = {}) {
+    this.cache = cache;
+    this.utility = options.utility ?? ((f) => f);
+    this.now = options.now ?? (() => performance.now());
+    this.latencyWindow = options.latencyWindow ?? 200;
+    /** request id -> live registrations of it. @type {Map<number, Set<object>>} */
+    this.live = new Map();
+    /** registrations that have had no upcall yet, oldest first. @type {Set<object>} */
+    this.waiting = new Set();
+    this.counters = { registrations: 0, hits: 0, preempted: 0, answered: 0, latencySum: 0, utilitySum: 0, blocksReceived: 0, blocksUsed: 0 };
+    /** @type {number[]} */
+    this.latencies = [];
+    /** @type {WeakSet<BlockFrame>} */
+    this.used = new WeakSet();
+  }
+
+  /**
+   * Registers interest in `requestId`.
+   * @param {number} requestId
+   * @param {(response: Response) => void} upcall   exceptions it throws are logged and contained
+   * @returns {Registration}
+   */
+  register(requestId, upcall) {
+    for (const old of this.waiting) {
+      this._drop(old);
+      this.counters.preempted++;
+    }
+    this.waiting.clear();
+    const reg = {
+      requestId,
+      upcall,
+      registeredAt: this.now(),
+      delivered: 0,
+      first: true,
+      hit: this.cache.prefix(requestId).length > 0,
+      active: true,
+      cancel: () => this._drop(reg),
+    };
+    this.counters.registrations++;
+    if (reg.hit) {
+      this.counters.hits++;
+    }
+    let set = this.live.get(requestId);
+    if (set === undefined) {
+      set = new Set();
+      this.live.set(requestId, set);
+    }
+    set.add(reg);
+    this.waiting.add(reg);
+    if (reg.hit) {
+      queueMicrotask(() => this._deliver(reg));
+    }
+    return reg;
+  }
+
+  /**
+   * Called by the client for every block stored in the cache.
+   * @param {BlockFrame} frame
+   */
+  onBlock(frame) {
+    this.counters.blocksReceived++;
+    const set = this.live.get(frame.requestId);
+    if (set !== undefined) {
+      for (const reg of [...set]) {
+        this._deliver(reg);
+      }
+    }
+  }
+
+  /** @returns {Metrics} */
+  metrics() {
+    const c = this.counters;
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    return {
+      registrations: c.registrations,
+      hits: c.hits,
+      hitRate: c.registrations === 0 ? 0 : c.hits / c.registrations,
+      preempted: c.preempted,
+      answered: c.answered,
+      meanLatencyMs: c.answered === 0 ? 0 : c.latencySum / c.answered,
+      p95LatencyMs: sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(0.95 * sorted.length))],
+      meanUtility: c.answered === 0 ? 0 : c.utilitySum / c.answered,
+      blocksReceived: c.blocksReceived,
+      blocksUsed: c.blocksUsed,
+      recentLatenciesMs: [...this.latencies],
+    };
+  }
+
+  _deliver(reg) {
+    if (!reg.active) {
+      return;
+    }
+    const prefix = this.cache.prefix(reg.requestId);
+    if (prefix.length <= reg.delivered) {
+      return;
+    }
+    const count = prefix[0].count;
+    const response = {
+      requestId: reg.requestId,
+      blocks: prefix.length,
+      blockCount: count,
+      bytes: concatContent(prefix),
+      utility: this.utility(prefix.length / count),
+      first: reg.first,
+      hit: reg.hit,
+      latencyMs: this.now() - reg.registeredAt,
+    };
+    for (const b of prefix) {
+      if (!this.used.has(b)) {
+        this.used.add(b);
+        this.counters.blocksUsed++;
+      }
+    }
+    if (reg.first) {
+      reg.first = false;
+      this.waiting.delete(reg);
+      this.counters.answered++;
+      this.counters.latencySum += response.latencyMs;
+      this.counters.utilitySum += response.utility;
+      this.latencies.push(response.latencyMs);
+      if (this.latencies.length > this.latencyWindow) {
+        this.latencies.shift();
+      }
+    }
+    reg.delivered = prefix.length;
+    if (prefix.length >= count) {
+      this._drop(reg);
+    }
+    try {
+      reg.upcall(response);
+    } catch (e) {
+      console.error('khameleon: upcall for request', reg.requestId, 'threw', e);
+    }
+  }
+
+  _drop(reg) {
+    reg.active = false;
+    this.waiting.delete(reg);
+    const set = this.live.get(reg.requestId);
+    if (set !== undefined) {
+      set.delete(reg);
+      if (set.size === 0) {
+        this.live.delete(reg.requestId);
+      }
+    }
+  }
+}
+
+/**
+ * A pointer event, in the coordinate system of the server's layout.
+ * @typedef {object} PointerEvent
+ * @property {number} x
+ * @property {number} y
+ * @property {number} timeMillis
+ */
+
+/**
+ * A constant-velocity Kalman filter of the pointer position, the browser twin of the Java
+ * `dev.khameleon.client.KalmanPredictor` (same model, same defaults, same state). Its state,
+ * sent upstream, is the JSON the core `PointerForecast` defines:
+ * `{"x", "y", "horizons": [ms...], "mean": [[x, y]...], "cov": [[varX, covXY, varY]...]}`,
+ * or `{}` before the first event. Pure computation: no timers.
+ *
+ * Model per axis (the axes are independent): position and velocity driven by white noise of
+ * spectral density `processNoise` (px^2/s^3, default 1e7), the velocity relaxing towards 0 with
+ * time constant `velocityDecayMillis` (default 50; 0 for a pure constant-velocity model, since
+ * pointer strokes stop and undamped extrapolation overshoots); position measured with variance
+ * `measurementNoise` (px^2, default 4). Deterministic start: the first event sets the position,
+ * velocity 0 with standard deviation `initialVelocitySigma` (px/s, default 1000). A gap longer
+ * than `resetAfterMillis` (1000) starts afresh; an event at the same instant as the previous
+ * one supersedes it; when the pointer has been still for more than `idleMillis` (250) the
+ * forecast keeps it where it is.
+ */
+export class KalmanPredictor {
+  /**
+   * @param {{horizons?: number[], processNoise?: number, measurementNoise?: number,
+   *          initialVelocitySigma?: number, resetAfterMillis?: number, idleMillis?: number,
+   *          velocityDecayMillis?: number}} [options]
+   */
+  constructor(options = {}) {
+    this.horizons = options.horizons ?? [50, 150, 250, 500];
+    this.q = options.processNoise ?? 1e7;
+    this.r = options.measurementNoise ?? 4;
+    this.velocitySigma = options.initialVelocitySigma ?? 1000;
+    this.resetAfterMillis = options.resetAfterMillis ?? 1000;
+    this.idleMillis = options.idleMillis ?? 250;
+    const decayMillis = options.velocityDecayMillis ?? 50;
+    if (!(Number.isFinite(decayMillis) && decayMillis >= 0)) {
+      throw new RangeError(`velocityDecayMillis must be finite and >= 0, was ${decayMillis}`);
+    }
+    /** velocity decay time constant in seconds; 0 for a pure constant-velocity model */
+    this.tau = decayMillis / 1000;
+    for (let j = 0; j < this.horizons.length; j++) {
+      if (!Number.isInteger(this.horizons[j]) || this.horizons[j] < 0 || (j > 0 && this.horizons[j] <= this.horizons[j - 1])) {
+        throw new RangeError(`horizons must be non-negative integers, strictly increasing: ${this.horizons}`);
+      }
+    }
+    for (const [name, value] of [['processNoise', this.q], ['measurementNoise', this.r], ['initialVelocitySigma', this.velocitySigma]]) {
+      if (!(Number.isFinite(value) && value > 0)) {
+        throw new RangeError(`${name} must be finite and > 0, was ${value}`);
+      }
+    }
+    /** per axis: mean [position, velocity] and covariance [pp, pv, vv]; null before the first event */
+    this.ax = null;
+    this.ay = null;
+    /** the prior of the last event's instant, to redo an update superseded by a same-time event */
+    this.prior = null;
+    this.t = 0;
+  }
+
+  /** @param {PointerEvent} e */
+  onEvent(e) {
+    if (!Number.isFinite(e.x) || !Number.isFinite(e.y) || !Number.isFinite(e.timeMillis)) {
+      return; // a broken event must not poison the filter
+    }
+    if (this.ax === null || e.timeMillis - this.t > this.resetAfterMillis) {
+      const v = this.velocitySigma * this.velocitySigma;
+      // Prior: position unknown; after the first measurement its variance is r.
+      this.prior = [{ m: [e.x, 0], P: [1e12, 0, v] }, { m: [e.y, 0], P: [1e12, 0, v] }];
+      this.ax = { m: [e.x, 0], P: [this.r, 0, v] };
+      this.ay = { m: [e.y, 0], P: [this.r, 0, v] };
+      this.t = e.timeMillis;
+      return;
+    }
+    if (e.timeMillis > this.t) {
+      const dt = (e.timeMillis - this.t) / 1000;
+      this.prior = [this._predict(this.ax, dt), this._predict(this.ay, dt)];
+      this.t = e.timeMillis;
+    }
+    this.ax = this._update(this.prior[0], e.x);
+    this.ay = this._update(this.prior[1], e.y);
+  }
+
+  /**
+   * The forecast at each horizon from `nowMillis`, as JSON for a `state` message.
+   * @param {number} nowMillis
+   * @returns {object}
+   */
+  state(nowMillis) {
+    if (this.ax === null) {
+      return {};
+    }
+    const resting = nowMillis - this.t > this.idleMillis;
+    const elapsed = Math.max(0, nowMillis - this.t) / 1000;
+    const mean = [];
+    const cov = [];
+    for (const h of this.horizons) {
+      const px = resting ? this.ax : this._predict(this.ax, elapsed + h / 1000);
+      const py = resting ? this.ay : this._predict(this.ay, elapsed + h / 1000);
+      mean.push([px.m[0], py.m[0]]);
+      cov.push([px.P[0], 0, py.P[0]]);
+    }
+    return { x: this.ax.m[0], y: this.ay.m[0], horizons: [...this.horizons], mean, cov };
+  }
+
+  /**
+   * One axis: mean <- F mean, cov <- F cov F^T + Q for a step of `dt` seconds, exactly
+   * discretised; with a velocity decay time constant tau > 0 the velocity is an
+   * Ornstein-Uhlenbeck process (it relaxes towards 0), else white-noise acceleration.
+   */
+  _predict(a, dt) {
+    const [p, v] = a.m;
+    const [pp, pv, vv] = a.P;
+    const q = this.q;
+    const tau = this.tau;
+    let f01;
+    let f11;
+    let qpp;
+    let qpv;
+    let qvv;
+    if (tau > 0) {
+      const decay = Math.exp(-dt / tau);
+      f01 = tau * (1 - decay);
+      f11 = decay;
+      qpp = q * tau * tau * tau / 2 * (2 * dt / tau - 3 + 4 * decay - decay * decay);
+      qpv = q * tau * tau / 2 * (1 - decay) * (1 - decay);
+      qvv = q * tau / 2 * (1 - decay * decay);
+    } else {
+      f01 = dt;
+      f11 = 1;
+      qpp = q * dt * dt * dt / 3;
+      qpv = q * dt * dt / 2;
+      qvv = q * dt;
+    }
+    return {
+      m: [p + f01 * v, f11 * v],
+      P: [
+        pp + 2 * f01 * pv + f01 * f01 * vv + qpp,
+        f11 * pv + f01 * f11 * vv + qpv,
+        f11 * f11 * vv + qvv,
+      ],
+    };
+  }
+
+  /** One axis: measurement update with position `z`, Joseph form (keeps P positive semi-definite). */
+  _update(a, z) {
+    const [pp, pv, vv] = a.P;
+    const r = this.r;
+    const s = pp + r;
+    const k0 = pp / s;
+    const k1 = pv / s;
+    const y = z - a.m[0];
+    // (I - K H) P (I - K H)^T + K r K^T with H = [1, 0].
+    const a0 = 1 - k0;
+    return {
+      m: [a.m[0] + k0 * y, a.m[1] + k1 * y],
+      P: [
+        a0 * a0 * pp + k0 * k0 * r,
+        a0 * (pv - k1 * pp) + k0 * k1 * r,
+        vv - 2 * k1 * pv + k1 * k1 * pp + k1 * k1 * r,
+      ],
+    };
+  }
+}
+
+/**
+ * Feeds pointer events to a predictor and streams its state (every `stateIntervalMs`, default
+ * 150) and receive-rate reports (every `rateIntervalMs`, default 500) through `send`.
+ */
+export class PredictorManager {
+  /**
+   * @param {{predictor: {onEvent: (e: PointerEvent) => void, state: (now: number) => object},
+   *          send: (message: object) => void, stateIntervalMs?: number, rateIntervalMs?: number,
+   *          clock?: () => number}} options  `clock` gives epoch milliseconds (default Date.now)
+   */
+  constructor(options) {
+    this.predictor = options.predictor;
+    this.send = options.send;
+    this.stateIntervalMs = options.stateIntervalMs ?? 150;
+    this.rateIntervalMs = options.rateIntervalMs ?? 500;
+    this.clock = options.clock ?? (() => Date.now());
+    this.bytes = 0;
+    this.rateSince = this.clock();
+    /** the last measured receive rate, bytes per second */
+    this.bytesPerSecond = 0;
+    this.timers = [];
+    this.statesSent = 0;
+  }
+
+  /** Starts the periodic messages. */
+  start() {
+    this.stop();
+    this.rateSince = this.clock();
+    this.timers.push(setInterval(() => this.sendState(), this.stateIntervalMs));
+    this.timers.push(setInterval(() => this.sendRate(), this.rateIntervalMs));
+  }
+
+  /** Stops the periodic messages. */
+  stop() {
+    for (const t of this.timers) {
+      clearInterval(t);
+    }
+    this.timers = [];
+  }
+
+  /** @param {PointerEvent} e */
+  onEvent(e) {
+    this.predictor.onEvent(e);
+  }
+
+  /** Counts received frame bytes for the next rate report. @param {number} n */
+  onBytes(n) {
+    this.bytes += n;
+  }
+
+  /** Sends the predictor's current state now. */
+  sendState() {
+    const now = Math.max(0, Math.round(this.clock()));
+    this.send({ type: 'state', time: now, state: this.predictor.state(now) });
+    this.statesSent++;
+  }
+
+  /** Sends a receive-rate report for the interval since the last one. */
+  sendRate() {
+    const now = this.clock();
+    const seconds = (now - this.rateSince) / 1000;
+    if (seconds <= 0) {
+      return;
+    }
+    this.bytesPerSecond = this.bytes / seconds;
+    this.send({ type: 'rate', time: Math.max(0, Math.round(now)), bytesPerSecond: this.bytesPerSecond });
+    this.bytes = 0;
+    this.rateSince = now;
+  }
+}
+
+/**
+ * The server's `welcome` message.
+ * @typedef {object} Welcome
+ * @property {string} session
+ * @property {string} application
+ * @property {number} blockSize
+ * @property {number} requestCount
+ * @property {number} cacheBlocks
+ * @property {number[]} horizons
+ * @property {number} firstSeq
+ */
+
+/**
+ * One Khameleon session over a WebSocket: ring-buffer cache, cache manager, predictor manager.
+ * Create with {@link KhameleonClient.connect}.
+ */
+export class KhameleonClient {
+  /**
+   * Opens a session and resolves once the server's `welcome` arrives.
+   *
+   * @param {{url: string, application: string, cacheBlocks?: number, token?: string,
+   *          predictor?: object, utility?: (f: number) => number, stateIntervalMs?: number,
+   *          rateIntervalMs?: number, onClose?: (info: {code: number, reason: string, error?: object}) => void}} options
+   *   `url` is the ws:// address of the application's path; `cacheBlocks` the ring size C
+   *   (default 2000); `predictor` defaults to a {@link KalmanPredictor} over the welcome's horizons
+   * @returns {Promise<KhameleonClient>}
+   */
+  static connect(options) {
+    return new Promise((resolve, reject) => {
+      const client = new KhameleonClient(options);
+      client._open(resolve, reject);
+    });
+  }
+
+  /** @private */
+  constructor(options) {
+    if (typeof options.url !== 'string' || typeof options.application !== 'string') {
+      throw new TypeError('url and application are required strings');
+    }
+    this.options = options;
+    this.cacheBlocks = options.cacheBlocks ?? 2000;
+    if (!Number.isInteger(this.cacheBlocks) || this.cacheBlocks < 1) {
+      throw new RangeError(`cacheBlocks must be an integer >= 1, was ${this.cacheBlocks}`);
+    }
+    this.cache = new RingBufferCache(this.cacheBlocks);
+    this.manager = new CacheManager(this.cache, { utility: options.utility });
+    /** @type {Welcome|null} */
+    this.welcome = null;
+    this.nextSeq = 0;
+    this.closed = false;
+    /** the server's last error message, if any */
+    this.lastError = null;
+  }
+
+  _open(resolve, reject) {
+    const ws = new WebSocket(this.options.url);
+    ws.binaryType = 'arraybuffer';
+    this.ws = ws;
+    let settled = false;
+    ws.onopen = () => {
+      const hello = { type: 'hello', protocol: PROTOCOL_VERSION, application: this.options.application, cacheBlocks: this.cacheBlocks };
+      if (this.options.token !== undefined) {
+        hello.token = this.options.token;
+      }
+      this._send(hello);
+    };
+    ws.onmessage = (event) => {
+      try {
+        if (typeof event.data === 'string') {
+          const wasWelcome = this._onControl(JSON.parse(event.data));
+          if (wasWelcome && !settled) {
+            settled = true;
+            resolve(this);
+          }
+        } else {
+          this._onFrame(event.data);
+        }
+      } catch (e) {
+        const code = e instanceof ProtocolError ? e.code : 'invalid_message';
+        console.error('khameleon: closing after a bad message from the server:', e);
+        this.lastError = { code, message: String(e.message ?? e) };
+        this._shutdown(1007, code);
+      }
+    };
+    ws.onclose = (event) => {
+      this.closed = true;
+      this.predictors?.stop();
+      if (!settled) {
+        settled = true;
+        reject(new Error(`khameleon: connection closed before welcome: ${event.code} ${event.reason}`
+          + (this.lastError ? ` (${this.lastError.code}: ${this.lastError.message})` : '')));
+      }
+      this.options.onClose?.({ code: event.code, reason: event.reason, error: this.lastError ?? undefined });
+    };
+  }
+
+  /** @returns {boolean} whether the message was the welcome */
+  _onControl(message) {
+    if (message === null || typeof message !== 'object' || typeof message.type !== 'string') {
+      throw new ProtocolError('invalid_message', 'control message without a type');
+    }
+    switch (message.type) {
+      case 'welcome': {
+        if (this.welcome !== null) {
+          throw new ProtocolError('invalid_message', 'second welcome');
+        }
+        if (message.protocol !== PROTOCOL_VERSION || !Number.isInteger(message.requestCount) || !Array.isArray(message.horizons)) {
+          throw new ProtocolError('invalid_message', `bad welcome: ${JSON.stringify(message)}`);
+        }
+        this.welcome = message;
+        this.nextSeq = message.firstSeq ?? 0;
+        const predictor = this.options.predictor ?? new KalmanPredictor({ horizons: message.horizons });
+        this.predictors = new PredictorManager({
+          predictor,
+          send: (m) => this._send(m),
+          stateIntervalMs: this.options.stateIntervalMs,
+          rateIntervalMs: this.options.rateIntervalMs,
+        });
+        this.predictors.start();
+        return true;
+      }
+      case 'error':
+        this.lastError = { code: String(message.code), message: String(message.message ?? '') };
+        console.warn('khameleon: server error', this.lastError);
+        return false;
+      default:
+        return false; // unknown types from a newer server are ignored
+    }
+  }
+
+  _onFrame(buffer) {
+    if (this.welcome === null) {
+      throw new ProtocolError('invalid_message', 'block frame before welcome');
+    }
+    const frame = decodeBlockFrame(buffer);
+    if (frame.seq !== this.nextSeq) {
+      throw new ProtocolError('invalid_message', `seq must be ${this.nextSeq}, was ${frame.seq}`);
+    }
+    if (frame.requestId >= this.welcome.requestCount) {
+      throw new ProtocolError('invalid_message', `requestId must be < ${this.welcome.requestCount}, was ${frame.requestId}`);
+    }
+    if (frame.payload.length !== this.welcome.blockSize) {
+      throw new ProtocolError('invalid_message', `payloadLength must be ${this.welcome.blockSize}, was ${frame.payload.length}`);
+    }
+    this.nextSeq++;
+    this.predictors.onBytes(frame.frameBytes);
+    this.cache.put(frame);
+    this.manager.onBlock(frame);
+  }
+
+  _send(message) {
+    if (this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(message));
+    }
+  }
+
+  _shutdown(code, reason) {
+    this.predictors?.stop();
+    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) {
+      this.ws.close(code, reason);
+    }
+  }
+
+  /**
+   * Feeds a pointer position (in the server layout's coordinates) to the predictor.
+   * @param {number} x @param {number} y @param {number} [timeMillis] epoch ms, default Date.now()
+   */
+  pointer(x, y, timeMillis = Date.now()) {
+    this.predictors?.onEvent({ x, y, timeMillis });
+  }
+
+  /**
+   * Asks for `requestId`: the upcall gets its usable prefix now if cached, else when it arrives,
+   * and again as it improves. Also reported to the server as a `request` event (for metrics).
+   * @param {number} requestId
+   * @param {(response: Response) => void} upcall
+   * @returns {Registration}
+   */
+  register(requestId, upcall) {
+    if (this.welcome !== null && (!Number.isInteger(requestId) || requestId < 0 || requestId >= this.welcome.requestCount)) {
+      throw new RangeError(`requestId must be in [0, ${this.welcome.requestCount}), was ${requestId}`);
+    }
+    this._send({ type: 'request', time: Date.now(), request: requestId });
+    return this.manager.register(requestId, upcall);
+  }
+
+  /** @returns {Metrics & {bytesPerSecond: number}} metrics plus the last measured receive rate */
+  metrics() {
+    return { ...this.manager.metrics(), bytesPerSecond: this.predictors?.bytesPerSecond ?? 0 };
+  }
+
+  /** Leaves the session: sends `bye`; the server closes with 1000. */
+  close() {
+    this.predictors?.stop();
+    if (this.ws.readyState === WebSocket.OPEN) {
+      this._send({ type: 'bye' });
+    } else {
+      this._shutdown(1000, 'bye');
+    }
+  }
+}
+
+/**
+ * Turns a JPEG prefix into something an <img> or canvas can show: appends an EOI marker when
+ * missing, so browsers decode a truncated progressive scan as far as it goes.
+ * @param {Uint8Array} bytes
+ * @returns {Blob}
+ */
+export function jpegPrefixBlob(bytes) {
+  const n = bytes.length;
+  if (n >= 2 && bytes[n - 2] === 0xff && bytes[n - 1] === 0xd9) {
+    return new Blob([bytes], { type: 'image/jpeg' });
+  }
+  return new Blob([bytes, new Uint8Array([0xff, 0xd9])], { type: 'image/jpeg' });
+}

@@ -1,0 +1,166 @@
+package dev.khameleon.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.khameleon.core.PointerEvent;
+import dev.khameleon.core.predict.GaussianAtHorizon;
+import dev.khameleon.core.predict.PointerForecast;
+import org.junit.jupiter.api.Test;
+
+import java.util.function.LongFunction;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class KalmanPredictorTest {
+    private static final long STEP = 16;
+
+    /** Mean forecast error at horizon index {@code j} over events {@code [from, to)} of a path. */
+    private static double meanError(KalmanPredictor k, LongFunction<double[]> path, int from, int to, int j,
+                                    long[] horizons) {
+        double sum = 0;
+        for (int i = 0; i < to; i++) {
+            long t = i * STEP;
+            double[] pos = path.apply(t);
+            k.onEvent(new PointerEvent(pos[0], pos[1], t));
+            if (i >= from) {
+                GaussianAtHorizon g = k.forecast(t).orElseThrow().horizons().get(j);
+                double[] truth = path.apply(t + horizons[j]);
+                sum += Math.hypot(g.meanX() - truth[0], g.meanY() - truth[1]);
+            }
+        }
+        return sum / (to - from);
+    }
+
+    private static double errorAfter(LongFunction<double[]> path, int events, int j) {
+        return errorAfter(KalmanPredictor.builder().velocityDecayMillis(0), path, events, j);
+    }
+
+    private static double errorAfter(KalmanPredictor.Builder config, LongFunction<double[]> path, int events, int j) {
+        KalmanPredictor k = config.build();
+        // the error of the last few forecasts after `events` samples
+        return meanError(k, path, events - 3, events, j, k.horizonsMillis());
+    }
+
+    @Test
+    void straightLine_forecastErrorShrinksAsDataArrives() {
+        LongFunction<double[]> line = t -> new double[] {100 + 0.8 * t, 50 + 0.3 * t}; // 800 px/s, 300 px/s
+        for (int j = 0; j < 4; j++) {
+            double early = errorAfter(line, 3, j);
+            double later = errorAfter(line, 20, j);
+            double late = errorAfter(line, 60, j);
+            assertTrue(later < early, "horizon " + j + ": " + early + " -> " + later);
+            assertTrue(late <= later, "horizon " + j + ": " + later + " -> " + late);
+            assertTrue(late < 2, "horizon " + j + ": on a straight line the forecast converges, error " + late);
+        }
+    }
+
+    @Test
+    void dampedVelocity_errorStillShrinksAsDataArrives() {
+        LongFunction<double[]> line = t -> new double[] {100 + 0.8 * t, 50 + 0.3 * t};
+        for (int j = 0; j < 4; j++) {
+            double early = errorAfter(KalmanPredictor.builder(), line, 3, j);
+            double late = errorAfter(KalmanPredictor.builder(), line, 60, j);
+            assertTrue(late < early, "horizon " + j + ": " + early + " -> " + late);
+        }
+    }
+
+    @Test
+    void curvedMotion_forecastErrorShrinksAsDataArrives() {
+        // A circle of radius 300 px at 0.5 rad/s: gentle curvature that a velocity model tracks.
+        LongFunction<double[]> circle = t -> new double[] {
+            500 + 300 * Math.cos(t / 2000.0), 400 + 300 * Math.sin(t / 2000.0)};
+        for (int j = 0; j < 4; j++) {
+            double early = errorAfter(circle, 3, j);
+            double late = errorAfter(circle, 60, j);
+            assertTrue(late < early, "horizon " + j + ": " + early + " -> " + late);
+        }
+        double late50 = errorAfter(circle, 60, 0);
+        assertTrue(late50 < 2, "at 50 ms the curved path is nearly straight, error " + late50);
+    }
+
+    @Test
+    void constantAcceleration_tracksAcceleratingMotionBetterThanConstantVelocity() {
+        LongFunction<double[]> accel = t -> new double[] {0.5 * 2e-3 * t * t, 10};  // 2000 px/s²
+        KalmanPredictor cv = KalmanPredictor.builder().velocityDecayMillis(0).build();
+        KalmanPredictor ca = KalmanPredictor.builder().model(KalmanPredictor.Model.CONSTANT_ACCELERATION).build();
+        double cvError = meanError(cv, accel, 40, 60, 3, cv.horizonsMillis());
+        double caError = meanError(ca, accel, 40, 60, 3, ca.horizonsMillis());
+        assertTrue(caError < cvError, "CA " + caError + " vs CV " + cvError);
+    }
+
+    @Test
+    void forecast_isDeterministic() {
+        KalmanPredictor a = KalmanPredictor.create();
+        KalmanPredictor b = KalmanPredictor.create();
+        for (int i = 0; i < 30; i++) {
+            PointerEvent e = new PointerEvent(i * 3.0 + (i % 4), i * 1.5, i * STEP);
+            a.onEvent(e);
+            b.onEvent(e);
+        }
+        assertEquals(a.state(30 * STEP), b.state(30 * STEP));
+    }
+
+    @Test
+    void covariance_growsWithHorizon_andIsPositiveDefinite() {
+        KalmanPredictor k = KalmanPredictor.create();
+        for (int i = 0; i < 20; i++) {
+            k.onEvent(new PointerEvent(i * 10.0, i * 5.0, i * STEP));
+        }
+        PointerForecast f = k.forecast(19 * STEP).orElseThrow();
+        double previous = 0;
+        for (GaussianAtHorizon g : f.horizons()) {
+            double det = g.varX() * g.varY() - g.covXY() * g.covXY();
+            assertTrue(det > 0, "covariance must be positive definite: " + g);
+            assertTrue(g.varX() > previous, "variance must grow with the horizon: " + g);
+            previous = g.varX();
+        }
+    }
+
+    @Test
+    void state_roundTripsThroughPointerForecastJson() {
+        KalmanPredictor k = KalmanPredictor.create();
+        assertTrue(PointerForecast.isEmptyState(k.state(0)), "before any event the state is {}");
+        k.onEvent(new PointerEvent(10, 20, 0));
+        k.onEvent(new PointerEvent(14, 23, 16));
+        JsonNode state = k.state(20);
+        PointerForecast parsed = PointerForecast.fromJson(state);
+        assertEquals(k.forecast(20).orElseThrow(), parsed);
+        assertEquals(4, parsed.horizons().size());
+        assertEquals(500, parsed.horizons().get(3).horizonMillis());
+    }
+
+    @Test
+    void restingPointer_forecastStaysAtLastPosition() {
+        KalmanPredictor k = KalmanPredictor.builder().idleMillis(100).velocityDecayMillis(0).build();
+        for (int i = 0; i < 20; i++) {
+            k.onEvent(new PointerEvent(i * 10.0, 0, i * STEP));
+        }
+        long last = 19 * STEP;
+        PointerForecast moving = k.forecast(last).orElseThrow();
+        PointerForecast resting = k.forecast(last + 500).orElseThrow();
+        assertTrue(moving.horizons().get(3).meanX() > 300, "a moving pointer is extrapolated");
+        assertEquals(resting.x(), resting.horizons().get(3).meanX(), 1e-9);
+    }
+
+    @Test
+    void sameInstantSamples_laterSupersedesEarlier() {
+        KalmanPredictor k = KalmanPredictor.create();
+        k.onEvent(new PointerEvent(0, 0, 0));
+        k.onEvent(new PointerEvent(100, 100, 0));
+        PointerForecast f = k.forecast(0).orElseThrow();
+        assertEquals(100, f.x(), 1e-3);
+        assertEquals(100, f.y(), 1e-3);
+    }
+
+    @Test
+    void builder_rejectsBadSettingsNamingThem() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> KalmanPredictor.builder().processNoise(Double.NaN));
+        assertTrue(e.getMessage().contains("processNoise"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> KalmanPredictor.builder().measurementNoise(-1));
+        assertTrue(e.getMessage().contains("measurementNoise"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> KalmanPredictor.builder().horizons(50, 50));
+        assertTrue(e.getMessage().contains("horizons"), e.getMessage());
+    }
+}

@@ -1,0 +1,380 @@
+package dev.khameleon.core.predict;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.ServerPredictor;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * The server half of a Gaussian pointer predictor (such as the client's Kalman filter): decodes a
+ * {@link PointerForecast} state and integrates each horizon's bivariate Gaussian over the cells of
+ * a {@link GridLayout}, giving a {@link Distribution} whose explicit part holds the cells of
+ * probability at least {@code threshold} and whose uniform residual holds the rest of the mass
+ * that falls on the grid. Mass that falls off the grid belongs to no request and is dropped, so
+ * every horizon's total is at most 1.
+ *
+ * <p><b>Integration.</b> Correlation is handled exactly up to quadrature: the probability of
+ * cell {@code [a,b] × [c,d]} is written as
+ * {@code ∫_a^b φ_x(x) (Φ((d − m(x))/s) − Φ((c − m(x))/s)) dx}, where {@code m(x)} and {@code s}
+ * are the mean and standard deviation of y given x, and the outer integral uses 5-point
+ * Gauss–Legendre on sub-intervals no wider than the conditional standard deviation of x given
+ * y (at most {@value #MAX_SUBINTERVALS} per cell column). The test
+ * {@code GaussianGridPredictorTest} measures the error against a fine two-dimensional numerical
+ * integration (see {@code docs/client.md} for the bound). Correlations are clamped to
+ * {@code |ρ| ≤ 0.999999}.
+ *
+ * <p><b>Cost.</b> Independent of the number of cells: only cells that can reach the threshold are
+ * integrated. A cell's probability is at most its area times the density's maximum over it, so
+ * only cells meeting the ellipse of Mahalanobis radius {@code sqrt(2 ln(peak/threshold))} are
+ * candidates ({@code peak} = cell area × peak density), which bounds their number by roughly
+ * {@code 1/(e·threshold)}; the grid's total mass is one further one-dimensional integral.
+ *
+ * <p>Optionally a point mass {@code w} sits on the cell under the current pointer position: the
+ * Gaussian parts are scaled by {@code 1 − w}.
+ *
+ * <p>Immutable and thread-safe. States are untrusted: malformed ones, non-finite numbers,
+ * negative variances, covariances that are not positive semi-definite and horizons other than
+ * the configured ones are rejected with {@link IllegalArgumentException}.
+ */
+public final class GaussianGridPredictor implements ServerPredictor {
+    /** Most Gauss–Legendre sub-intervals per cell column (and 4× that for the grid's total mass). */
+    public static final int MAX_SUBINTERVALS = 64;
+    /** Integration support in standard deviations: the mass beyond is below 1e-15. */
+    private static final double SUPPORT_SIGMAS = 8;
+    private static final double MAX_CORRELATION = 0.999999;
+    /** Variance floor in square pixels, so a point-like forecast still integrates. */
+    private static final double MIN_VARIANCE = 1e-6;
+    private static final double[] GL_NODES = {
+        -0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831, 0.9061798459386640};
+    private static final double[] GL_WEIGHTS = {
+        0.2369268850561891, 0.4786286704993665, 0.5688888888888889, 0.4786286704993665, 0.2369268850561891};
+
+    private final GridLayout grid;
+    private final long[] horizonsMillis;
+    private final double threshold;
+    private final double pointMass;
+    private final Distribution uniform;
+
+    private GaussianGridPredictor(Builder b) {
+        this.grid = b.grid;
+        this.horizonsMillis = b.horizonsMillis.clone();
+        this.threshold = b.threshold;
+        this.pointMass = b.pointMass;
+        this.uniform = Distribution.uniform(grid.requestCount(), horizonsMillis);
+    }
+
+    /** Starts a builder over {@code grid}. */
+    public static Builder builder(GridLayout grid) {
+        return new Builder(grid);
+    }
+
+    /**
+     * Decodes a {@link PointerForecast} state; the empty state {@code {}} (no position yet)
+     * decodes to the uniform distribution.
+     *
+     * @throws IllegalArgumentException if the state is malformed (see the class comment)
+     */
+    @Override
+    public Distribution decode(JsonNode state) {
+        if (PointerForecast.isEmptyState(state)) {
+            return uniform;
+        }
+        return distribution(PointerForecast.fromJson(state));
+    }
+
+    /**
+     * The distribution for an already-decoded forecast.
+     *
+     * @throws IllegalArgumentException if its horizons differ from the configured ones
+     */
+    public Distribution distribution(PointerForecast forecast) {
+        int m = horizonsMillis.length;
+        if (forecast.horizons().size() != m) {
+            throw new IllegalArgumentException("forecast has " + forecast.horizons().size() + " horizons, expected "
+                    + Arrays.toString(horizonsMillis) + " ms");
+        }
+        int current = grid.requestAt(forecast.x(), forecast.y());
+        Distribution.Builder b = Distribution.builder(grid.requestCount(), horizonsMillis);
+        CellSink sink = new CellSink();
+        for (int j = 0; j < m; j++) {
+            GaussianAtHorizon g = forecast.horizons().get(j);
+            if (g.horizonMillis() != horizonsMillis[j]) {
+                throw new IllegalArgumentException("forecast horizon " + j + " is " + g.horizonMillis() + " ms, expected "
+                        + horizonsMillis[j] + " ms");
+            }
+            sink.clear();
+            double gridMass = integrate(g, threshold, sink);
+            double scale = current >= 0 ? 1 - pointMass : 1;
+            double explicitSum = 0;
+            boolean currentListed = false;
+            for (int k = 0; k < sink.size; k++) {
+                double p = sink.probs[k] * scale;
+                if (sink.ids[k] == current) {
+                    p += pointMass;
+                    currentListed = true;
+                }
+                explicitSum += p;
+                b.explicit(j, sink.ids[k], p);
+            }
+            if (current >= 0 && !currentListed && pointMass > 0) {
+                b.explicit(j, current, pointMass);
+                explicitSum += pointMass;
+            }
+            double residual = Math.max(0, gridMass * scale + (current >= 0 ? pointMass : 0) - explicitSum);
+            // Rounding must never push the total over 1 (Distribution would refuse it).
+            b.residual(j, Math.min(residual, Math.max(0, 1 - explicitSum)));
+        }
+        return b.build();
+    }
+
+    /**
+     * Integrates {@code g} over the grid: every cell whose probability is at least
+     * {@code threshold} goes to {@code sink}; returns the total mass on the grid.
+     */
+    double integrate(GaussianAtHorizon g, double threshold, CellSink sink) {
+        Conditional c = new Conditional(g);
+        double cellArea = grid.cellWidth() * grid.cellHeight();
+        double peak = cellArea / (2 * Math.PI * c.sx * c.s);
+        double explicitMass = 0;
+        if (peak >= threshold) {
+            double radius = Math.min(SUPPORT_SIGMAS, Math.sqrt(2 * Math.log(peak / threshold)));
+            explicitMass = integrateCells(c, radius, threshold, sink);
+        }
+        return Math.max(explicitMass, gridMass(c));
+    }
+
+    private double integrateCells(Conditional c, double radius, double threshold, CellSink sink) {
+        double left = c.mx - radius * c.sx;
+        double right = c.mx + radius * c.sx;
+        int c0 = clamp(Math.floor((left - grid.originX()) / grid.cellWidth()), grid.cols());
+        int c1 = clamp(Math.floor((right - grid.originX()) / grid.cellWidth()), grid.cols());
+        if (right < grid.originX() || left >= grid.originX() + grid.cols() * grid.cellWidth()) {
+            return 0;
+        }
+        double total = 0;
+        double[] rowMass = new double[0];
+        double[] phi = new double[0];
+        for (int col = c0; col <= c1; col++) {
+            double a = grid.originX() + col * grid.cellWidth();
+            double b = a + grid.cellWidth();
+            // Rows that meet the candidate ellipse within this column.
+            double ea = Math.max(a, left);
+            double eb = Math.min(b, right);
+            double yLo = Math.min(c.condMean(ea), c.condMean(eb)) - radius * c.s;
+            double yHi = Math.max(c.condMean(ea), c.condMean(eb)) + radius * c.s;
+            if (yHi < grid.originY() || yLo >= grid.originY() + grid.rows() * grid.cellHeight()) {
+                continue;
+            }
+            int r0 = clamp(Math.floor((yLo - grid.originY()) / grid.cellHeight()), grid.rows());
+            int r1 = clamp(Math.floor((yHi - grid.originY()) / grid.cellHeight()), grid.rows());
+            int rows = r1 - r0 + 1;
+            if (rowMass.length < rows) {
+                rowMass = new double[rows];
+                phi = new double[rows + 1];
+            }
+            Arrays.fill(rowMass, 0, rows, 0);
+            // Integrate the whole column over the Gaussian's support, not just the ellipse.
+            double ia = Math.max(a, c.mx - SUPPORT_SIGMAS * c.sx);
+            double ib = Math.min(b, c.mx + SUPPORT_SIGMAS * c.sx);
+            if (ib <= ia) {
+                continue;
+            }
+            int pieces = subintervals(ia, ib, c.h, MAX_SUBINTERVALS);
+            double width = (ib - ia) / pieces;
+            for (int p = 0; p < pieces; p++) {
+                double mid = ia + (p + 0.5) * width;
+                for (int k = 0; k < GL_NODES.length; k++) {
+                    double x = mid + GL_NODES[k] * width / 2;
+                    double fx = GL_WEIGHTS[k] * width / 2 * Normal.pdf((x - c.mx) / c.sx) / c.sx;
+                    double m = c.condMean(x);
+                    for (int r = 0; r <= rows; r++) {
+                        phi[r] = Normal.cdf((grid.originY() + (r0 + r) * grid.cellHeight() - m) / c.s);
+                    }
+                    for (int r = 0; r < rows; r++) {
+                        rowMass[r] += fx * (phi[r + 1] - phi[r]);
+                    }
+                }
+            }
+            for (int r = 0; r < rows; r++) {
+                double p = rowMass[r];
+                total += p;
+                if (p >= threshold) {
+                    sink.add((r0 + r) * grid.cols() + col, p);
+                }
+            }
+        }
+        return total;
+    }
+
+    /** The Gaussian's mass on the whole grid rectangle. */
+    private double gridMass(Conditional c) {
+        double ia = Math.max(grid.originX(), c.mx - SUPPORT_SIGMAS * c.sx);
+        double ib = Math.min(grid.originX() + grid.cols() * grid.cellWidth(), c.mx + SUPPORT_SIGMAS * c.sx);
+        if (ib <= ia) {
+            return 0;
+        }
+        double top = grid.originY();
+        double bottom = top + grid.rows() * grid.cellHeight();
+        int pieces = subintervals(ia, ib, c.h, 4 * MAX_SUBINTERVALS);
+        double width = (ib - ia) / pieces;
+        double mass = 0;
+        for (int p = 0; p < pieces; p++) {
+            double mid = ia + (p + 0.5) * width;
+            for (int k = 0; k < GL_NODES.length; k++) {
+                double x = mid + GL_NODES[k] * width / 2;
+                double m = c.condMean(x);
+                mass += GL_WEIGHTS[k] * width / 2 * Normal.pdf((x - c.mx) / c.sx) / c.sx
+                        * (Normal.cdf((bottom - m) / c.s) - Normal.cdf((top - m) / c.s));
+            }
+        }
+        return Math.min(1, mass);
+    }
+
+    private static int subintervals(double a, double b, double h, int max) {
+        double n = Math.ceil((b - a) / h);
+        return (int) Math.max(1, Math.min(max, n));
+    }
+
+    private static int clamp(double index, int size) {
+        return (int) Math.max(0, Math.min(size - 1, index));
+    }
+
+    /** y given x for the forecast's Gaussian. */
+    private static final class Conditional {
+        final double mx;
+        final double my;
+        final double sx;
+        /** Standard deviation of y given x. */
+        final double s;
+        /** Slope of E[y | x]. */
+        final double beta;
+        /** Sub-interval width: the standard deviation of x given y. */
+        final double h;
+
+        Conditional(GaussianAtHorizon g) {
+            double vx = Math.max(g.varX(), MIN_VARIANCE);
+            double vy = Math.max(g.varY(), MIN_VARIANCE);
+            double rho = Math.max(-MAX_CORRELATION, Math.min(MAX_CORRELATION, g.covXY() / Math.sqrt(vx * vy)));
+            double root = Math.sqrt(1 - rho * rho);
+            this.mx = g.meanX();
+            this.my = g.meanY();
+            this.sx = Math.sqrt(vx);
+            double sy = Math.sqrt(vy);
+            this.s = sy * root;
+            this.beta = rho * sy / sx;
+            this.h = sx * root;
+        }
+
+        double condMean(double x) {
+            return my + beta * (x - mx);
+        }
+    }
+
+    /** Collects the explicit cells of one horizon. */
+    static final class CellSink {
+        int[] ids = new int[16];
+        double[] probs = new double[16];
+        int size;
+
+        void add(int id, double p) {
+            if (size == ids.length) {
+                ids = Arrays.copyOf(ids, size * 2);
+                probs = Arrays.copyOf(probs, size * 2);
+            }
+            ids[size] = id;
+            probs[size++] = p;
+        }
+
+        void clear() {
+            size = 0;
+        }
+    }
+
+    /** The configured grid. */
+    public GridLayout grid() {
+        return grid;
+    }
+
+    /** A copy of the configured horizons in milliseconds. */
+    public long[] horizonsMillis() {
+        return horizonsMillis.clone();
+    }
+
+    @Override
+    public String toString() {
+        return "GaussianGridPredictor[" + grid + ", horizons=" + Arrays.toString(horizonsMillis) + " ms, threshold="
+                + threshold + ", pointMass=" + pointMass + "]";
+    }
+
+    /**
+     * Configures a {@link GaussianGridPredictor}; each setter validates at once and names the
+     * setting in its error. Not thread-safe.
+     */
+    public static final class Builder {
+        private final GridLayout grid;
+        private long[] horizonsMillis = {50, 150, 250, 500};
+        private double threshold = 1e-4;
+        private double pointMass;
+
+        private Builder(GridLayout grid) {
+            this.grid = Objects.requireNonNull(grid, "grid");
+        }
+
+        /**
+         * The horizons in milliseconds, strictly increasing; states must carry exactly these.
+         * Default 50, 150, 250, 500.
+         *
+         * @throws IllegalArgumentException if empty, negative or not strictly increasing
+         */
+        public Builder horizons(long... horizonsMillis) {
+            if (horizonsMillis.length == 0 || horizonsMillis.length > PointerForecast.MAX_HORIZONS) {
+                throw new IllegalArgumentException("horizons must have 1.." + PointerForecast.MAX_HORIZONS
+                        + " entries, had " + horizonsMillis.length);
+            }
+            for (int j = 0; j < horizonsMillis.length; j++) {
+                if (horizonsMillis[j] < 0 || (j > 0 && horizonsMillis[j] <= horizonsMillis[j - 1])) {
+                    throw new IllegalArgumentException("horizons must be >= 0 and strictly increasing, was "
+                            + Arrays.toString(horizonsMillis));
+                }
+            }
+            this.horizonsMillis = horizonsMillis.clone();
+            return this;
+        }
+
+        /**
+         * The smallest cell probability listed explicitly (default 1e-4); lower ones go to the
+         * uniform residual. Also bounds the work per state to about {@code 1/(e·threshold)} cells.
+         *
+         * @throws IllegalArgumentException if not in {@code (0, 1]}
+         */
+        public Builder threshold(double threshold) {
+            if (!(threshold > 0 && threshold <= 1)) {
+                throw new IllegalArgumentException("threshold must be in (0, 1], was " + threshold);
+            }
+            this.threshold = threshold;
+            return this;
+        }
+
+        /**
+         * The probability put on the cell under the current pointer position at every horizon
+         * (default 0); the Gaussian is scaled by {@code 1 − pointMass}.
+         *
+         * @throws IllegalArgumentException if not in {@code [0, 1]}
+         */
+        public Builder pointMass(double pointMass) {
+            if (!(pointMass >= 0 && pointMass <= 1)) {
+                throw new IllegalArgumentException("pointMass must be in [0, 1], was " + pointMass);
+            }
+            this.pointMass = pointMass;
+            return this;
+        }
+
+        /** Builds the predictor. */
+        public GaussianGridPredictor build() {
+            return new GaussianGridPredictor(this);
+        }
+    }
+}

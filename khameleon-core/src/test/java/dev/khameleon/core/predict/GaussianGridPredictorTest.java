@@ -1,0 +1,204 @@
+package dev.khameleon.core.predict;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.Layout;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class GaussianGridPredictorTest {
+    /** The largest per-cell error against the reference integration that the tests accept. */
+    static final double CELL_TOLERANCE = 1e-7;
+    private static final long[] HORIZONS = {50, 150, 250, 500};
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static GaussianAtHorizon randomGaussian(SplittableRandom rnd, long horizon, GridLayout grid) {
+        double sx = 3 + rnd.nextDouble() * 60;
+        double sy = 3 + rnd.nextDouble() * 60;
+        double rho = -0.9 + 1.8 * rnd.nextDouble();
+        double mx = grid.originX() + rnd.nextDouble() * grid.cols() * grid.cellWidth();
+        double my = grid.originY() + rnd.nextDouble() * grid.rows() * grid.cellHeight();
+        return new GaussianAtHorizon(horizon, mx, my, sx * sx, rho * sx * sy, sy * sy);
+    }
+
+    private static PointerForecast randomForecast(SplittableRandom rnd, GridLayout grid) {
+        List<GaussianAtHorizon> hs = new ArrayList<>();
+        for (long h : HORIZONS) {
+            hs.add(randomGaussian(rnd, h, grid));
+        }
+        return new PointerForecast(hs.get(0).meanX(), hs.get(0).meanY(), hs);
+    }
+
+    /** Composite Simpson over the cell of the bivariate normal density: the reference. */
+    static double reference(GaussianAtHorizon g, double x0, double y0, double w, double h, int n) {
+        double det = g.varX() * g.varY() - g.covXY() * g.covXY();
+        double norm = 1 / (2 * Math.PI * Math.sqrt(det));
+        double sum = 0;
+        for (int i = 0; i <= n; i++) {
+            double x = x0 + w * i / n;
+            double wi = i == 0 || i == n ? 1 : (i % 2 == 1 ? 4 : 2);
+            double dx = x - g.meanX();
+            for (int k = 0; k <= n; k++) {
+                double y = y0 + h * k / n;
+                double wk = k == 0 || k == n ? 1 : (k % 2 == 1 ? 4 : 2);
+                double dy = y - g.meanY();
+                double q = (g.varY() * dx * dx - 2 * g.covXY() * dx * dy + g.varX() * dy * dy) / det;
+                sum += wi * wk * Math.exp(-q / 2);
+            }
+        }
+        return sum * norm * (w / n / 3) * (h / n / 3);
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void cellProbabilities_matchNumericalIntegration(long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        GridLayout grid = Layout.grid(12, 14, 10, 20, 20, 15);
+        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).threshold(1e-12).build();
+        PointerForecast forecast = randomForecast(rnd, grid);
+        Distribution d = predictor.distribution(forecast);
+        double worst = 0;
+        for (int j = 0; j < HORIZONS.length; j++) {
+            GaussianAtHorizon g = forecast.horizons().get(j);
+            double explicitTotal = 0;
+            for (int id = 0; id < grid.requestCount(); id++) {
+                var r = grid.bounds(id);
+                double expected = reference(g, r.x(), r.y(), r.width(), r.height(), 100);
+                double actual = d.probability(j, id);
+                worst = Math.max(worst, Math.abs(expected - actual));
+                assertEquals(expected, actual, CELL_TOLERANCE, "seed " + seed + " horizon " + j + " cell " + id + " " + g);
+            }
+            for (int k = 0; k < d.explicitCount(j); k++) {
+                explicitTotal += d.explicitProbability(j, k);
+            }
+            assertTrue(explicitTotal + d.residualMass(j) <= 1 + 1e-12, "mass exceeds 1: " + d);
+        }
+        System.out.printf("seed %d: worst cell error %.2e%n", seed, worst);
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {11, 12, 13, 14, 15, 16})
+    void totalMass_isAtMostOne_andEqualsMassOnGrid(long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        GridLayout grid = Layout.grid(30, 40, 0, 0, 8, 8);
+        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).build();
+        PointerForecast forecast = randomForecast(rnd, grid);
+        Distribution d = predictor.distribution(forecast);
+        for (int j = 0; j < HORIZONS.length; j++) {
+            GaussianAtHorizon g = forecast.horizons().get(j);
+            double onGrid = 0;
+            for (int col = 0; col < grid.cols(); col++) {
+                onGrid += reference(g, col * 8.0, 0, 8, grid.rows() * 8.0, 200);
+            }
+            assertTrue(d.totalMass(j) <= 1 + 1e-12, "total " + d.totalMass(j));
+            assertEquals(onGrid, d.totalMass(j), 1e-5, "horizon " + j);
+            for (int k = 0; k < d.explicitCount(j); k++) {
+                assertTrue(d.explicitProbability(j, k) >= 1e-4, "explicit cells are above the threshold");
+            }
+        }
+    }
+
+    @Test
+    void hugeGrid_workIsBoundedByThreshold_notByCellCount() {
+        GridLayout grid = Layout.grid(20_000, 20_000, 0, 0, 1, 1); // 4·10^8 cells
+        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).threshold(1e-3).build();
+        List<GaussianAtHorizon> hs = new ArrayList<>();
+        double[] sigmas = {2, 20, 200, 1000};
+        for (int j = 0; j < 4; j++) {
+            double s = sigmas[j];
+            hs.add(new GaussianAtHorizon(HORIZONS[j], 10_000, 10_000, s * s, 0.5 * s * s, s * s));
+        }
+        Distribution d = predictor.distribution(new PointerForecast(10_000, 10_000, hs));
+        for (int j = 0; j < 4; j++) {
+            assertTrue(d.explicitCount(j) <= 1000, "at most 1/threshold cells can reach the threshold");
+            assertEquals(1.0, d.totalMass(j), 1e-6, "a Gaussian well inside the grid puts all its mass on it");
+        }
+        assertEquals(0, d.explicitCount(3), "at sigma 1000 px no 1-px cell reaches 1e-3");
+        assertEquals(1.0, d.residualMass(3), 1e-6);
+    }
+
+    @Test
+    void pointMass_goesToTheCurrentCell() {
+        GridLayout grid = Layout.grid(10, 10, 0, 0, 10, 10);
+        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).pointMass(0.3).build();
+        List<GaussianAtHorizon> hs = new ArrayList<>();
+        for (long h : HORIZONS) {
+            hs.add(new GaussianAtHorizon(h, 75, 75, 4, 0, 4)); // far from the current cell
+        }
+        Distribution d = predictor.distribution(new PointerForecast(5, 5, hs));
+        for (int j = 0; j < 4; j++) {
+            assertEquals(0.3, d.probability(j, 0), 1e-9);
+            assertEquals(1.0, d.totalMass(j), 1e-6);
+        }
+    }
+
+    @Test
+    void emptyState_decodesToUniform() {
+        GridLayout grid = Layout.grid(4, 4, 0, 0, 10, 10);
+        Distribution d = GaussianGridPredictor.builder(grid).build().decode(JSON.createObjectNode());
+        assertEquals(1.0 / 16, d.probability(0, 5), 1e-12);
+    }
+
+    @Test
+    void decode_roundTripsAKalmanLikeState() {
+        GridLayout grid = Layout.grid(10, 10, 0, 0, 10, 10);
+        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).build();
+        PointerForecast f = randomForecast(new SplittableRandom(3), grid);
+        assertEquals(predictor.distribution(f).toString(), predictor.decode(f.toJson()).toString());
+    }
+
+    private static ObjectNode validState() {
+        List<GaussianAtHorizon> hs = new ArrayList<>();
+        for (long h : HORIZONS) {
+            hs.add(new GaussianAtHorizon(h, 5, 5, 4, 1, 4));
+        }
+        return new PointerForecast(5, 5, hs).toJson();
+    }
+
+    @Test
+    void decode_rejectsUntrustedGarbage() {
+        GaussianGridPredictor p = GaussianGridPredictor.builder(Layout.grid(4, 4, 0, 0, 10, 10)).build();
+        ObjectNode nan = validState();
+        ((com.fasterxml.jackson.databind.node.ArrayNode) nan.get("mean").get(1)).set(0, JSON.getNodeFactory().numberNode(Double.NaN));
+        assertRejected(p, nan, "finite");
+        ObjectNode negative = validState();
+        ((com.fasterxml.jackson.databind.node.ArrayNode) negative.get("cov").get(0)).set(0, JSON.getNodeFactory().numberNode(-1.0));
+        assertRejected(p, negative, "variance");
+        ObjectNode notPsd = validState();
+        ((com.fasterxml.jackson.databind.node.ArrayNode) notPsd.get("cov").get(2)).set(1, JSON.getNodeFactory().numberNode(10.0));
+        assertRejected(p, notPsd, "positive semi-definite");
+        ObjectNode wrongHorizons = validState();
+        ((com.fasterxml.jackson.databind.node.ArrayNode) wrongHorizons.get("horizons")).set(3, JSON.getNodeFactory().numberNode(600));
+        assertRejected(p, wrongHorizons, "expected");
+        ObjectNode missing = validState();
+        missing.remove("cov");
+        assertRejected(p, missing, "cov");
+        assertRejected(p, JSON.getNodeFactory().textNode("hi"), "object");
+    }
+
+    private static void assertRejected(GaussianGridPredictor p, JsonNode state, String mention) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.decode(state));
+        assertTrue(e.getMessage().contains(mention), "message should mention '" + mention + "': " + e.getMessage());
+    }
+
+    @Test
+    void normalCdf_matchesKnownValues() {
+        assertEquals(0.5, Normal.cdf(0), 1e-16);
+        assertEquals(0.8413447460685429, Normal.cdf(1), 1e-15);
+        assertEquals(0.022750131948179195, Normal.cdf(-2), 1e-15);
+        assertEquals(6.220960574271785e-16, Normal.cdf(-8), 1e-20);
+        assertEquals(1.0, Normal.cdf(40), 0);
+    }
+}

@@ -1,0 +1,324 @@
+package dev.khameleon.server;
+
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.protocol.BlockCounts;
+import dev.khameleon.core.protocol.Protocol;
+import dev.khameleon.core.spi.BlockSource;
+import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.core.spi.UtilityFunction;
+import dev.khameleon.server.spi.Authenticator;
+import dev.khameleon.server.spi.SchedulerFactory;
+
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One application a {@link KhameleonServer} serves at a WebSocket path: its request space and
+ * blocks (a {@link BlockSource}), the server half of its predictor, its utility function and
+ * horizons, and how its sessions are scheduled.
+ *
+ * <p>Immutable and thread-safe; build one with {@link #builder(String)}. Building summarises the
+ * block counts of all {@code n} requests once ({@code O(n)}), for the welcome message.
+ */
+public final class Application {
+    /** The default horizons, in milliseconds. */
+    static final long[] DEFAULT_HORIZONS = {50, 150, 250, 500};
+
+    private final String name;
+    private final String path;
+    private final BlockSource source;
+    private final ServerPredictor predictor;
+    private final UtilityFunction utility;
+    private final long[] horizonsMillis;
+    private final int chunkSize;
+    private final double discount;
+    private final int backendConcurrency;
+    private final SchedulerFactory schedulerFactory;
+    private final boolean predictFromRequests;
+    private final Optional<Distribution> initialDistribution;
+    private final Authenticator authenticator;
+    private final BlockCounts blockCounts;
+
+    private Application(Builder b) {
+        this.name = b.name;
+        this.path = b.path != null ? b.path : "/" + b.name;
+        this.source = b.source;
+        this.horizonsMillis = b.horizonsMillis.clone();
+        int n = source.requestCount();
+        this.predictor = b.predictor != null ? b.predictor : ServerPredictor.uniform(n, horizonsMillis);
+        this.utility = b.utility;
+        this.chunkSize = b.chunkSize;
+        this.discount = b.discount;
+        this.backendConcurrency = b.backendConcurrency;
+        this.schedulerFactory = b.schedulerFactory != null ? b.schedulerFactory : DefaultScheduler.FACTORY;
+        this.predictFromRequests = b.predictFromRequests;
+        this.initialDistribution = b.waitForState ? Optional.empty()
+                : Optional.of(b.initialDistribution != null ? b.initialDistribution
+                : Distribution.uniform(n, horizonsMillis));
+        this.authenticator = b.authenticator;
+        this.blockCounts = BlockCounts.summarize(n, source::blockCount, b.maxWelcomeExceptions);
+        // Fail at build time, not per session, on a utility that is not a utility.
+        utility.marginalGains(Math.max(1, blockCounts.defaultCount()));
+    }
+
+    /** Starts a builder for an application called {@code name} (the name clients put in their hello). */
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    /** The application's name, as clients name it in their hello. */
+    public String name() {
+        return name;
+    }
+
+    /** The WebSocket path the application is mounted at, e.g. {@code "/gallery"}. */
+    public String path() {
+        return path;
+    }
+
+    /** Where blocks come from; also defines {@code n} and the block size. */
+    public BlockSource blockSource() {
+        return source;
+    }
+
+    /** The server half of the predictor. */
+    public ServerPredictor predictor() {
+        return predictor;
+    }
+
+    /** The utility function. */
+    public UtilityFunction utility() {
+        return utility;
+    }
+
+    /** A copy of the horizons announced to clients, in milliseconds. */
+    public long[] horizonsMillis() {
+        return horizonsMillis.clone();
+    }
+
+    /** How many slots a session plans at a time. */
+    public int chunkSize() {
+        return chunkSize;
+    }
+
+    /** The scheduler's per-slot discount {@code γ}. */
+    public double discount() {
+        return discount;
+    }
+
+    /** The limit on distinct requests being fetched at once across sessions; 0 for none. */
+    public int backendConcurrency() {
+        return backendConcurrency;
+    }
+
+    /** Whether explicit request events are also used as point-predictor states. */
+    public boolean predictFromRequests() {
+        return predictFromRequests;
+    }
+
+    /** The distribution pushed before a client's first state; empty to wait for that state. */
+    public Optional<Distribution> initialDistribution() {
+        return initialDistribution;
+    }
+
+    SchedulerFactory schedulerFactory() {
+        return schedulerFactory;
+    }
+
+    Authenticator authenticator() {
+        return authenticator;
+    }
+
+    BlockCounts blockCounts() {
+        return blockCounts;
+    }
+
+    @Override
+    public String toString() {
+        return "Application[" + name + " at " + path + ", n=" + source.requestCount() + ", blockSize="
+                + source.blockSize() + "]";
+    }
+
+    /**
+     * Collects and validates an application's settings; each setter rejects a bad value at once
+     * with a message naming the setting. Not thread-safe.
+     */
+    public static final class Builder {
+        private final String name;
+        private String path;
+        private BlockSource source;
+        private ServerPredictor predictor;
+        private UtilityFunction utility = UtilityFunction.linear();
+        private long[] horizonsMillis = DEFAULT_HORIZONS.clone();
+        private int chunkSize = 100;
+        private double discount = 1.0;
+        private int backendConcurrency;
+        private SchedulerFactory schedulerFactory;
+        private boolean predictFromRequests;
+        private boolean waitForState;
+        private Distribution initialDistribution;
+        private Authenticator authenticator = Authenticator.acceptAll();
+        private int maxWelcomeExceptions = 65_536;
+
+        private Builder(String name) {
+            if (name == null || name.isEmpty() || name.length() > Protocol.MAX_APPLICATION_LENGTH) {
+                throw new IllegalArgumentException("application name must have 1 to "
+                        + Protocol.MAX_APPLICATION_LENGTH + " characters, was " + (name == null ? "null" : "\"" + name + "\""));
+            }
+            this.name = name;
+        }
+
+        /**
+         * The WebSocket path, starting with {@code /} and without query or fragment (default
+         * {@code "/" + name}).
+         */
+        public Builder path(String path) {
+            if (path == null || !path.startsWith("/") || path.contains("?") || path.contains("#")
+                    || path.contains(" ")) {
+                throw new IllegalArgumentException("path must start with '/' and contain no '?', '#' or space, was "
+                        + path);
+            }
+            this.path = path;
+            return this;
+        }
+
+        /** Required: where the blocks come from. */
+        public Builder blockSource(BlockSource source) {
+            this.source = Objects.requireNonNull(source, "blockSource");
+            if (source.requestCount() < 1) {
+                throw new IllegalArgumentException("blockSource.requestCount() must be >= 1, was "
+                        + source.requestCount());
+            }
+            if (source.blockSize() < 1) {
+                throw new IllegalArgumentException("blockSource.blockSize() must be >= 1, was " + source.blockSize());
+            }
+            return this;
+        }
+
+        /** The server half of the predictor (default: uniform, ignoring states). */
+        public Builder predictor(ServerPredictor predictor) {
+            this.predictor = Objects.requireNonNull(predictor, "predictor");
+            return this;
+        }
+
+        /** The utility function (default {@link UtilityFunction#linear()}). */
+        public Builder utility(UtilityFunction utility) {
+            this.utility = Objects.requireNonNull(utility, "utility");
+            return this;
+        }
+
+        /**
+         * The horizons announced to clients in milliseconds: at least one, {@code >= 0}, strictly
+         * increasing (default 50, 150, 250, 500).
+         */
+        public Builder horizons(long... horizonsMillis) {
+            if (horizonsMillis.length < 1) {
+                throw new IllegalArgumentException("horizons must have at least one entry");
+            }
+            for (int j = 0; j < horizonsMillis.length; j++) {
+                if (horizonsMillis[j] < 0 || (j > 0 && horizonsMillis[j] <= horizonsMillis[j - 1])) {
+                    throw new IllegalArgumentException("horizons must be >= 0 and strictly increasing, were "
+                            + Arrays.toString(horizonsMillis));
+                }
+            }
+            this.horizonsMillis = horizonsMillis.clone();
+            return this;
+        }
+
+        /** How many slots a session plans at a time, in {@code [1, 100000]} (default 100). */
+        public Builder chunkSize(int chunkSize) {
+            if (chunkSize < 1 || chunkSize > 100_000) {
+                throw new IllegalArgumentException("chunkSize must be in [1, 100000], was " + chunkSize);
+            }
+            this.chunkSize = chunkSize;
+            return this;
+        }
+
+        /** The scheduler's per-slot discount {@code γ}, in {@code (0, 1]} (default 1). */
+        public Builder discount(double discount) {
+            if (!(discount > 0 && discount <= 1)) {
+                throw new IllegalArgumentException("discount must be in (0, 1], was " + discount);
+            }
+            this.discount = discount;
+            return this;
+        }
+
+        /**
+         * {@code Cb}: at most this many distinct requests are fetched from the block source at
+         * once, across all sessions of the application; {@code 0} for no limit (the default).
+         */
+        public Builder backendConcurrency(int limit) {
+            if (limit < 0) {
+                throw new IllegalArgumentException("backendConcurrency must be >= 0, was " + limit);
+            }
+            this.backendConcurrency = limit;
+            return this;
+        }
+
+        /** How each session's scheduler is made (default: the greedy scheduler). */
+        public Builder scheduler(SchedulerFactory factory) {
+            this.schedulerFactory = Objects.requireNonNull(factory, "scheduler");
+            return this;
+        }
+
+        /**
+         * Whether a client's explicit request event for {@code r} also counts as the prediction
+         * state {@code {"request": r}} (for the point predictor); default false.
+         */
+        public Builder predictFromRequests(boolean enabled) {
+            this.predictFromRequests = enabled;
+            return this;
+        }
+
+        /**
+         * Whether a session waits for the client's first state before pushing anything (default
+         * false: it pushes with the {@linkplain #initialDistribution initial distribution}).
+         */
+        public Builder waitForState(boolean wait) {
+            this.waitForState = wait;
+            return this;
+        }
+
+        /** The distribution pushed before a client's first state (default uniform). */
+        public Builder initialDistribution(Distribution distribution) {
+            this.initialDistribution = Objects.requireNonNull(distribution, "initialDistribution");
+            return this;
+        }
+
+        /** Checks the token of each hello (default: accept all). */
+        public Builder authenticator(Authenticator authenticator) {
+            this.authenticator = Objects.requireNonNull(authenticator, "authenticator");
+            return this;
+        }
+
+        /**
+         * At most this many per-request block-count exceptions are listed in the welcome,
+         * in {@code [0, 10000000]} (default 65,536); beyond it the welcome says the list is incomplete.
+         */
+        public Builder maxWelcomeExceptions(int max) {
+            if (max < 0 || max > 10_000_000) {
+                throw new IllegalArgumentException("maxWelcomeExceptions must be in [0, 10000000], was " + max);
+            }
+            this.maxWelcomeExceptions = max;
+            return this;
+        }
+
+        /**
+         * Validates the combination and builds the application.
+         *
+         * @throws IllegalArgumentException if no block source was given, the initial distribution's
+         *     request count differs from the source's, or the utility function is invalid
+         */
+        public Application build() {
+            if (source == null) {
+                throw new IllegalArgumentException("application " + name + ": blockSource is required");
+            }
+            if (initialDistribution != null && initialDistribution.requestCount() != source.requestCount()) {
+                throw new IllegalArgumentException("initialDistribution has " + initialDistribution.requestCount()
+                        + " requests but the block source has " + source.requestCount());
+            }
+            return new Application(this);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package dev.khameleon.server;
+
+/**
+ * A session's bandwidth estimate: the harmonic mean of the last {@value #WINDOW} non-zero
+ * receive-rate reports, bounded by a cap, or a fixed rate.
+ *
+ * <p>The harmonic mean weighs low reports heavily, so one lucky burst does not make the server
+ * overrun a slow link. Confined to the session's event loop.
+ */
+final class BandwidthEstimator {
+    static final int WINDOW = 5;
+
+    private final double initial;
+    private final double cap;
+    private final double fixed;
+    private final double[] reports = new double[WINDOW];
+    private int count;
+    private int next;
+
+    /**
+     * @param initial the estimate before any report, bytes per second, {@code > 0}
+     * @param cap     the largest estimate, bytes per second ({@code +∞} for none)
+     * @param fixed   a fixed rate that ignores reports, or {@code 0} to use reports
+     */
+    BandwidthEstimator(double initial, double cap, double fixed) {
+        this.initial = initial;
+        this.cap = cap;
+        this.fixed = fixed;
+    }
+
+    /** Records a report; zero reports are ignored (they say nothing about the link). */
+    void report(double bytesPerSecond) {
+        if (!(bytesPerSecond > 0) || Double.isInfinite(bytesPerSecond)) {
+            return;
+        }
+        reports[next] = bytesPerSecond;
+        next = (next + 1) % WINDOW;
+        count = Math.min(WINDOW, count + 1);
+    }
+
+    /** The current estimate in bytes per second, {@code > 0}. */
+    double bytesPerSecond() {
+        if (fixed > 0) {
+            return fixed;
+        }
+        if (count == 0) {
+            return Math.min(initial, cap);
+        }
+        double inverseSum = 0;
+        for (int k = 0; k < count; k++) {
+            inverseSum += 1.0 / reports[k];
+        }
+        return Math.min(count / inverseSum, cap);
+    }
+
+    /** The number of reports in the window. */
+    int reportCount() {
+        return count;
+    }
+}

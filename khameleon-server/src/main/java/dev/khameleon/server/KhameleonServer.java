@@ -1,0 +1,538 @@
+package dev.khameleon.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * A Khameleon server: a WebSocket endpoint per {@link Application}, where each connected client
+ * gets a session that schedules blocks from its predictions and pushes them at its bandwidth.
+ *
+ * <pre>{@code
+ * try (KhameleonServer server = KhameleonServer.builder().port(8080).application(app).build().start()) {
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p><b>Threading.</b> Network I/O, protocol handling and the paced sender run on Netty event
+ * loops; scheduling runs on a bounded pool of scheduler threads and block fetches start on a
+ * bounded pool of fetch threads, never on an event loop. {@link #start()}, {@link #close()} and
+ * {@link #metrics()} may be called from any thread. Bad input from a client closes that client's
+ * session with a protocol error; it never affects other sessions or the server. See
+ * {@code docs/server.md}.
+ */
+public final class KhameleonServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(KhameleonServer.class);
+
+    /** The I/O transport. */
+    public enum Transport {
+        /** Epoll when its native library is available, NIO otherwise (the default). */
+        AUTO,
+        /** Java NIO. */
+        NIO,
+        /** Linux epoll, through the optional {@code netty-transport-native-epoll} dependency. */
+        EPOLL
+    }
+
+    private enum State { NEW, STARTED, CLOSED }
+
+    private final ServerConfig config;
+    private final ServerRuntime runtime;
+    private final Object lock = new Object();
+    private State state = State.NEW;
+    private EventLoopGroup bossGroup;
+    private EventLoopGroup workerGroup;
+    private Channel serverChannel;
+    private Transport transport;
+
+    private KhameleonServer(ServerConfig config) {
+        this.config = config;
+        this.runtime = new ServerRuntime(config);
+    }
+
+    /** Starts a builder with every setting at its default. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Binds the port and starts accepting connections; returns when the server is listening.
+     *
+     * @return this server
+     * @throws IllegalStateException if the server was already started or closed, or the requested
+     *     transport is not available
+     * @throws UncheckedIOException if the address cannot be bound
+     */
+    public KhameleonServer start() {
+        synchronized (lock) {
+            if (state != State.NEW) {
+                throw new IllegalStateException("the server was already " + state.name().toLowerCase());
+            }
+            Transports.Choice t = Transports.choose(config.transport());
+            transport = t.transport();
+            bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("khameleon-accept", true),
+                    t.ioHandlerFactory());
+            workerGroup = new MultiThreadIoEventLoopGroup(config.ioThreads(),
+                    new DefaultThreadFactory("khameleon-io", true), t.ioHandlerFactory());
+            ServerBootstrap b = new ServerBootstrap()
+                    .group(bossGroup, workerGroup)
+                    .channel(t.serverChannelClass())
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                            new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes()))
+                    .childHandler(new ServerInitializer(runtime));
+            if (config.sendBufferBytes() > 0) {
+                b.childOption(ChannelOption.SO_SNDBUF, config.sendBufferBytes());
+            }
+            try {
+                serverChannel = b.bind(config.host(), config.port()).syncUninterruptibly().channel();
+            } catch (Exception e) { // bind failures arrive as checked exceptions thrown sneakily
+                shutdownGroupsAndExecutors();
+                state = State.CLOSED;
+                if (e instanceof RuntimeException re) {
+                    throw re;
+                }
+                throw new UncheckedIOException("cannot bind " + config.host() + ":" + config.port(),
+                        e instanceof java.io.IOException io ? io : new java.io.IOException(e));
+            }
+            state = State.STARTED;
+            log.info("Khameleon server listening on {} ({} transport{}), applications {}",
+                    serverChannel.localAddress(), transport, config.sslContext().isPresent() ? ", TLS" : "",
+                    config.applicationsByPath().keySet());
+            return this;
+        }
+    }
+
+    /** The address the server listens on; the actual port when it was configured as 0. */
+    public InetSocketAddress localAddress() {
+        synchronized (lock) {
+            if (serverChannel == null) {
+                throw new IllegalStateException("the server is not started");
+            }
+            return (InetSocketAddress) serverChannel.localAddress();
+        }
+    }
+
+    /** The port the server listens on; see {@link #localAddress()}. */
+    public int port() {
+        return localAddress().getPort();
+    }
+
+    /** The transport in use (known once started). */
+    public Optional<Transport> transport() {
+        synchronized (lock) {
+            return Optional.ofNullable(transport);
+        }
+    }
+
+    /** The applications, in the order they were added. */
+    public List<Application> applications() {
+        return config.applications();
+    }
+
+    ServerRuntime runtime() {
+        return runtime;
+    }
+
+    /** A snapshot of the server's counters. Cheap: no per-session work. */
+    public ServerMetrics metrics() {
+        return runtime.metrics();
+    }
+
+    /** A snapshot of each open session's counters. */
+    public List<SessionMetrics> sessionMetrics() {
+        List<SessionMetrics> out = new ArrayList<>();
+        for (Session s : runtime.sessions()) {
+            out.add(s.metrics());
+        }
+        return out;
+    }
+
+    /**
+     * Shuts down gracefully: stops accepting connections, closes every session with the error
+     * {@code shutdown} (WebSocket status 1001), waits up to the shutdown timeout for them to
+     * close, then stops the threads. Idempotent; blocks the caller, so do not call it from an
+     * event loop.
+     */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            boolean started = state == State.STARTED;
+            state = State.CLOSED;
+            if (!started) {
+                shutdownGroupsAndExecutors();
+                return;
+            }
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.shutdownTimeoutMillis());
+            serverChannel.close().awaitUninterruptibly(config.shutdownTimeoutMillis());
+            List<Session> open = runtime.sessions();
+            log.info("Khameleon server closing {} sessions", open.size());
+            List<Future<?>> closing = new ArrayList<>();
+            for (Session s : open) {
+                closing.add(s.closeFuture());
+                s.requestShutdown();
+            }
+            for (Future<?> f : closing) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !f.awaitUninterruptibly(left, TimeUnit.NANOSECONDS)) {
+                    log.warn("Khameleon server: sessions still open at the shutdown timeout; closing them hard");
+                    break;
+                }
+            }
+            shutdownGroupsAndExecutors();
+            log.info("Khameleon server closed");
+        }
+    }
+
+    private void shutdownGroupsAndExecutors() {
+        if (bossGroup != null) {
+            bossGroup.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
+        }
+        if (workerGroup != null) {
+            workerGroup.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
+        }
+        runtime.schedulerExecutor.shutdownNow();
+        runtime.fetchExecutor.shutdownNow();
+        if (bossGroup != null) {
+            bossGroup.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
+            workerGroup.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
+        }
+    }
+
+    /**
+     * Collects and validates a server's settings: each setter rejects a bad value at once with an
+     * {@link IllegalArgumentException} naming the setting and the value. Not thread-safe.
+     */
+    public static final class Builder {
+        private String host = "0.0.0.0";
+        private int port = 8080;
+        private final Map<String, Application> applications = new LinkedHashMap<>();
+        private int maxSessions = 10_000;
+        private Set<String> allowedOrigins = Set.of();
+        private int maxFramePayloadBytes = 64 * 1024;
+        private long handshakeTimeoutMillis = 10_000;
+        private long readIdleTimeoutMillis = 60_000;
+        private long writeStallTimeoutMillis = 30_000;
+        private int writeBufferLowBytes = 32 * 1024;
+        private int writeBufferHighBytes = 64 * 1024;
+        private int sendBufferBytes;
+        private double initialBytesPerSecond = 1_000_000;
+        private double maxBytesPerSecond = Double.POSITIVE_INFINITY;
+        private double fixedBytesPerSecond;
+        private double pacingGain = 1.25;
+        private int fetchWindow = 16;
+        private long fetchTimeoutMillis = 5_000;
+        private int fetchThreads = 4;
+        private int schedulerThreads = Runtime.getRuntime().availableProcessors();
+        private int ioThreads;
+        private int maxCacheBlocks = 1 << 20;
+        private Transport transport = Transport.AUTO;
+        private SslContext sslContext;
+        private long shutdownTimeoutMillis = 5_000;
+        private long closeTimeoutMillis = 2_000;
+        private LongSupplier clock = System::nanoTime;
+        private Long seed;
+
+        private Builder() {
+        }
+
+        /** The address to bind (default {@code "0.0.0.0"}: every interface). */
+        public Builder host(String host) {
+            if (host == null || host.isBlank()) {
+                throw new IllegalArgumentException("host must be non-blank, was " + host);
+            }
+            this.host = host;
+            return this;
+        }
+
+        /** The TCP port, in {@code [0, 65535]}; 0 picks a free one (default 8080). */
+        public Builder port(int port) {
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("port must be in [0, 65535], was " + port);
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** Mounts {@code application} at its path; at least one is required, paths must differ. */
+        public Builder application(Application application) {
+            Objects.requireNonNull(application, "application");
+            Application previous = applications.putIfAbsent(application.path(), application);
+            if (previous != null) {
+                throw new IllegalArgumentException("application " + application.name() + ": path "
+                        + application.path() + " is already taken by application " + previous.name());
+            }
+            return this;
+        }
+
+        /** The most sessions open at once, in {@code [1, 1000000]} (default 10,000); more are closed with 1013. */
+        public Builder maxSessions(int maxSessions) {
+            if (maxSessions < 1 || maxSessions > 1_000_000) {
+                throw new IllegalArgumentException("maxSessions must be in [1, 1000000], was " + maxSessions);
+            }
+            this.maxSessions = maxSessions;
+            return this;
+        }
+
+        /**
+         * The {@code Origin} header values allowed to connect, e.g. {@code "https://example.com"};
+         * empty (the default) allows any. Requests without an {@code Origin} header (non-browser
+         * clients) are always allowed; protect those with an authenticator.
+         */
+        public Builder allowedOrigins(String... origins) {
+            for (String o : origins) {
+                if (o == null || o.isBlank()) {
+                    throw new IllegalArgumentException("allowedOrigins must be non-blank, were " + Arrays.toString(origins));
+                }
+            }
+            this.allowedOrigins = Set.of(origins);
+            return this;
+        }
+
+        /** The largest client frame, in bytes, in {@code [256, 16777216]} (default 65,536); larger closes with 1009. */
+        public Builder maxFramePayloadBytes(int bytes) {
+            if (bytes < 256 || bytes > 16 << 20) {
+                throw new IllegalArgumentException("maxFramePayloadBytes must be in [256, 16777216], was " + bytes);
+            }
+            this.maxFramePayloadBytes = bytes;
+            return this;
+        }
+
+        /** Time allowed for the WebSocket upgrade, in {@code [1 ms, 5 min]} (default 10 s). */
+        public Builder handshakeTimeout(Duration timeout) {
+            this.handshakeTimeoutMillis = millis("handshakeTimeout", timeout, 1, 300_000);
+            return this;
+        }
+
+        /**
+         * A session that receives nothing (no message, no ping) for this long is closed with
+         * {@code idle_timeout}; in {@code [0, 1 day]}, 0 disabling it (default 60 s).
+         */
+        public Builder readIdleTimeout(Duration timeout) {
+            this.readIdleTimeoutMillis = millis("readIdleTimeout", timeout, 0, 86_400_000);
+            return this;
+        }
+
+        /**
+         * A session that cannot write anything for this long (the client stopped reading) is closed
+         * with {@code slow_consumer}; in {@code [1 ms, 1 hour]} (default 30 s).
+         */
+        public Builder writeStallTimeout(Duration timeout) {
+            this.writeStallTimeoutMillis = millis("writeStallTimeout", timeout, 1, 3_600_000);
+            return this;
+        }
+
+        /**
+         * Netty's write-buffer water marks per connection: the sender stops when more than
+         * {@code highBytes} are queued and resumes below {@code lowBytes};
+         * {@code 1 <= low <= high <= 64 MiB} (default 32 KiB and 64 KiB). Small values make a
+         * new prediction take effect within a few blocks.
+         */
+        public Builder writeBufferWaterMark(int lowBytes, int highBytes) {
+            if (lowBytes < 1 || highBytes < lowBytes || highBytes > 64 << 20) {
+                throw new IllegalArgumentException("writeBufferWaterMark must satisfy 1 <= low <= high <= 67108864, was low="
+                        + lowBytes + ", high=" + highBytes);
+            }
+            this.writeBufferLowBytes = lowBytes;
+            this.writeBufferHighBytes = highBytes;
+            return this;
+        }
+
+        /** The socket send buffer ({@code SO_SNDBUF}) in bytes, in {@code [0, 64 MiB]}; 0 leaves the OS default (the default). */
+        public Builder sendBufferBytes(int bytes) {
+            if (bytes < 0 || bytes > 64 << 20) {
+                throw new IllegalArgumentException("sendBufferBytes must be in [0, 67108864], was " + bytes);
+            }
+            this.sendBufferBytes = bytes;
+            return this;
+        }
+
+        /** The bandwidth estimate before a session's first rate report, bytes/s, in {@code (0, 1e12]} (default 1e6). */
+        public Builder initialBytesPerSecond(double rate) {
+            this.initialBytesPerSecond = rate("initialBytesPerSecond", rate);
+            return this;
+        }
+
+        /** An upper bound on every session's bandwidth estimate, bytes/s, in {@code (0, 1e12]} (default none). */
+        public Builder maxBytesPerSecond(double rate) {
+            this.maxBytesPerSecond = rate("maxBytesPerSecond", rate);
+            return this;
+        }
+
+        /** A fixed bandwidth for every session that ignores rate reports, bytes/s, in {@code (0, 1e12]} (default: use reports). */
+        public Builder fixedBytesPerSecond(double rate) {
+            this.fixedBytesPerSecond = rate("fixedBytesPerSecond", rate);
+            return this;
+        }
+
+        /**
+         * The sender paces at the bandwidth estimate times this gain, in {@code [1, 4]} (default
+         * 1.25). A gain above 1 lets the estimate (which is measured from what the server sends)
+         * grow to the link's capacity; write-buffer back-pressure bounds what queues meanwhile.
+         */
+        public Builder pacingGain(double gain) {
+            if (!(gain >= 1 && gain <= 4)) {
+                throw new IllegalArgumentException("pacingGain must be in [1, 4], was " + gain);
+            }
+            this.pacingGain = gain;
+            return this;
+        }
+
+        /** How many planned blocks per session are fetched ahead of the sender, in {@code [1, 1024]} (default 16). */
+        public Builder fetchWindow(int blocks) {
+            if (blocks < 1 || blocks > 1024) {
+                throw new IllegalArgumentException("fetchWindow must be in [1, 1024], was " + blocks);
+            }
+            this.fetchWindow = blocks;
+            return this;
+        }
+
+        /** A fetch not done after this long is skipped, in {@code [1 ms, 10 min]} (default 5 s). */
+        public Builder fetchTimeout(Duration timeout) {
+            this.fetchTimeoutMillis = millis("fetchTimeout", timeout, 1, 600_000);
+            return this;
+        }
+
+        /** Threads that start block fetches, in {@code [1, 1024]} (default 4). */
+        public Builder fetchThreads(int threads) {
+            this.fetchThreads = threads("fetchThreads", threads, 1);
+            return this;
+        }
+
+        /** Threads that run schedulers, shared by all sessions, in {@code [1, 1024]} (default: available processors). */
+        public Builder schedulerThreads(int threads) {
+            this.schedulerThreads = threads("schedulerThreads", threads, 1);
+            return this;
+        }
+
+        /** Event-loop threads for connections, in {@code [0, 1024]}; 0 (the default) lets Netty choose (2 × processors). */
+        public Builder ioThreads(int threads) {
+            this.ioThreads = threads("ioThreads", threads, 0);
+            return this;
+        }
+
+        /** The largest client cache a hello may announce, in blocks, in {@code [1, 2^31-1]} (default 1,048,576). */
+        public Builder maxCacheBlocks(int blocks) {
+            if (blocks < 1) {
+                throw new IllegalArgumentException("maxCacheBlocks must be >= 1, was " + blocks);
+            }
+            this.maxCacheBlocks = blocks;
+            return this;
+        }
+
+        /** The I/O transport (default {@link Transport#AUTO}). */
+        public Builder transport(Transport transport) {
+            this.transport = Objects.requireNonNull(transport, "transport");
+            return this;
+        }
+
+        /** Serves {@code wss://} with this server-side TLS context (from {@code SslContextBuilder.forServer}); default plain {@code ws://}. */
+        public Builder sslContext(SslContext sslContext) {
+            Objects.requireNonNull(sslContext, "sslContext");
+            if (!sslContext.isServer()) {
+                throw new IllegalArgumentException("sslContext must be a server context (SslContextBuilder.forServer)");
+            }
+            this.sslContext = sslContext;
+            return this;
+        }
+
+        /** How long {@link #close()} waits for sessions and threads, in {@code [0, 10 min]} (default 5 s). */
+        public Builder shutdownTimeout(Duration timeout) {
+            this.shutdownTimeoutMillis = millis("shutdownTimeout", timeout, 0, 600_000);
+            return this;
+        }
+
+        /** How long a closing session waits for its close frame to be written before dropping the connection, in {@code [1 ms, 1 min]} (default 2 s). */
+        public Builder closeTimeout(Duration timeout) {
+            this.closeTimeoutMillis = millis("closeTimeout", timeout, 1, 60_000);
+            return this;
+        }
+
+        /** The time source, in nanoseconds (default {@link System#nanoTime()}); for tests and simulations. */
+        public Builder clock(LongSupplier nanoTime) {
+            this.clock = Objects.requireNonNull(nanoTime, "clock");
+            return this;
+        }
+
+        /** Seeds session ids and each session's scheduler (default: a random seed per server). */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /**
+         * Validates the combination and builds a server (not yet started).
+         *
+         * @throws IllegalArgumentException if no application was added
+         */
+        public KhameleonServer build() {
+            if (applications.isEmpty()) {
+                throw new IllegalArgumentException("at least one application is required");
+            }
+            long s = seed != null ? seed : new SecureRandom().nextLong();
+            return new KhameleonServer(new ServerConfig(host, port,
+                    Collections.unmodifiableMap(new LinkedHashMap<>(applications)), maxSessions,
+                    allowedOrigins, maxFramePayloadBytes, handshakeTimeoutMillis, readIdleTimeoutMillis,
+                    writeStallTimeoutMillis, writeBufferLowBytes, writeBufferHighBytes, sendBufferBytes,
+                    initialBytesPerSecond, maxBytesPerSecond, fixedBytesPerSecond, pacingGain, fetchWindow,
+                    fetchTimeoutMillis, fetchThreads, schedulerThreads, ioThreads, maxCacheBlocks, transport,
+                    Optional.ofNullable(sslContext), shutdownTimeoutMillis, closeTimeoutMillis, clock, s));
+        }
+
+        private static long millis(String name, Duration d, long min, long max) {
+            Objects.requireNonNull(d, name);
+            long ms;
+            try {
+                ms = d.toMillis();
+            } catch (ArithmeticException e) {
+                ms = Long.MAX_VALUE;
+            }
+            if (d.isNegative() || ms < min || ms > max) {
+                throw new IllegalArgumentException(name + " must be in [" + min + " ms, " + max + " ms], was " + d);
+            }
+            return ms;
+        }
+
+        private static double rate(String name, double rate) {
+            if (!(rate > 0 && rate <= 1e12)) {
+                throw new IllegalArgumentException(name + " must be in (0, 1e12] bytes/s, was " + rate);
+            }
+            return rate;
+        }
+
+        private static int threads(String name, int threads, int min) {
+            if (threads < min || threads > 1024) {
+                throw new IllegalArgumentException(name + " must be in [" + min + ", 1024], was " + threads);
+            }
+            return threads;
+        }
+    }
+}

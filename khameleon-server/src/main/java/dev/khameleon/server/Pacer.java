@@ -1,0 +1,60 @@
+package dev.khameleon.server;
+
+/**
+ * A token bucket that paces a session's frames at a rate in bytes per second, allowing a burst of
+ * a few frames so that timer granularity does not lower the achieved rate.
+ *
+ * <p>Confined to the session's event loop; time is passed in, in nanoseconds.
+ */
+final class Pacer {
+    private static final double BURST_SECONDS = 0.005;
+
+    private final int minBurstBytes;
+    private double rate;
+    private double tokens;
+    private long lastNanos;
+
+    /**
+     * @param rate          bytes per second, {@code > 0}
+     * @param minBurstBytes the bucket's size at the least (two frames, say)
+     * @param nowNanos      the current time
+     */
+    Pacer(double rate, int minBurstBytes, long nowNanos) {
+        this.rate = rate;
+        this.minBurstBytes = minBurstBytes;
+        this.tokens = minBurstBytes;
+        this.lastNanos = nowNanos;
+    }
+
+    /** Changes the rate from now on. */
+    void setRate(double bytesPerSecond, long nowNanos) {
+        refill(nowNanos);
+        this.rate = bytesPerSecond;
+    }
+
+    double rate() {
+        return rate;
+    }
+
+    /**
+     * Takes {@code bytes} tokens if there are enough and returns 0; otherwise takes nothing and
+     * returns how many nanoseconds to wait before they will be there.
+     */
+    long tryAcquire(int bytes, long nowNanos) {
+        refill(nowNanos);
+        if (tokens >= bytes) {
+            tokens -= bytes;
+            return 0;
+        }
+        return Math.max(1, (long) Math.ceil((bytes - tokens) / rate * 1e9));
+    }
+
+    private void refill(long nowNanos) {
+        long elapsed = nowNanos - lastNanos;
+        if (elapsed > 0) {
+            double burst = Math.max(minBurstBytes, rate * BURST_SECONDS);
+            tokens = Math.min(burst, tokens + elapsed * 1e-9 * rate);
+            lastNanos = nowNanos;
+        }
+    }
+}

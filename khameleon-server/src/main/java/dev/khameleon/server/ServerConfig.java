@@ -1,0 +1,45 @@
+package dev.khameleon.server;
+
+import io.netty.handler.ssl.SslContext;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.LongSupplier;
+
+/** The validated settings of a {@link KhameleonServer}, as the builder collected them. */
+record ServerConfig(
+        String host,
+        int port,
+        Map<String, Application> applicationsByPath,
+        int maxSessions,
+        Set<String> allowedOrigins,
+        int maxFramePayloadBytes,
+        long handshakeTimeoutMillis,
+        long readIdleTimeoutMillis,
+        long writeStallTimeoutMillis,
+        int writeBufferLowBytes,
+        int writeBufferHighBytes,
+        int sendBufferBytes,
+        double initialBytesPerSecond,
+        double maxBytesPerSecond,
+        double fixedBytesPerSecond,
+        double pacingGain,
+        int fetchWindow,
+        long fetchTimeoutMillis,
+        int fetchThreads,
+        int schedulerThreads,
+        int ioThreads,
+        int maxCacheBlocks,
+        KhameleonServer.Transport transport,
+        Optional<SslContext> sslContext,
+        long shutdownTimeoutMillis,
+        long closeTimeoutMillis,
+        LongSupplier clock,
+        long seed) {
+
+    List<Application> applications() {
+        return List.copyOf(applicationsByPath.values());
+    }
+}

@@ -1,0 +1,28 @@
+package dev.khameleon.server;
+
+import java.util.Map;
+
+/**
+ * A snapshot of a server's counters since it started, over all sessions, open and closed.
+ *
+ * @param activeSessions          sessions open now (handshake done, not yet closed)
+ * @param sessionsOpened          WebSocket sessions accepted since start
+ * @param sessionsRejected        sessions closed at once because the session cap was reached
+ * @param handshakesRefused       upgrade requests refused before a WebSocket existed (unknown path,
+ *                                disallowed origin, not an upgrade, handshake timeout)
+ * @param bytesPushed             block-frame bytes written (header and payload)
+ * @param blocksPushed            block frames written
+ * @param blocksSkipped           planned blocks skipped because their fetch failed or timed out
+ * @param replans                 re-plans (new distributions and recoveries from skipped blocks)
+ * @param chunksPlanned           scheduler invocations (chunks planned)
+ * @param meanSchedulingMicros    mean scheduler time per chunk (decoding included), microseconds
+ * @param errorsByCode            sessions closed with each protocol error code, by wire name
+ */
+public record ServerMetrics(int activeSessions, long sessionsOpened, long sessionsRejected, long handshakesRefused,
+                            long bytesPushed, long blocksPushed, long blocksSkipped, long replans, long chunksPlanned,
+                            double meanSchedulingMicros, Map<String, Long> errorsByCode) {
+    /** Copies the map. */
+    public ServerMetrics {
+        errorsByCode = Map.copyOf(errorsByCode);
+    }
+}

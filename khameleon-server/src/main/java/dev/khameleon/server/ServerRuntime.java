@@ -1,0 +1,141 @@
+package dev.khameleon.server;
+
+import dev.khameleon.core.protocol.ErrorCode;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What a running server's sessions share: settings, applications, the bounded scheduler and fetch
+ * executors, the session registry and the counters. Thread-safe.
+ */
+final class ServerRuntime {
+    /** An application with its cross-session backend tracker. */
+    record App(Application application, BackendTracker backend) {
+    }
+
+    final ServerConfig config;
+    final Map<String, App> appsByPath;
+    final ThreadPoolExecutor schedulerExecutor;
+    final ThreadPoolExecutor fetchExecutor;
+    private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
+    private final AtomicInteger active = new AtomicInteger();
+    private final SplittableRandom random;
+    private final AtomicLong sessionCounter = new AtomicLong();
+
+    final LongAdder sessionsOpened = new LongAdder();
+    final LongAdder sessionsRejected = new LongAdder();
+    final LongAdder handshakesRefused = new LongAdder();
+    final LongAdder bytesPushed = new LongAdder();
+    final LongAdder blocksPushed = new LongAdder();
+    final LongAdder blocksSkipped = new LongAdder();
+    final LongAdder replans = new LongAdder();
+    final LongAdder chunksPlanned = new LongAdder();
+    final LongAdder schedulingNanos = new LongAdder();
+    private final Map<ErrorCode, LongAdder> errors = new EnumMap<>(ErrorCode.class);
+
+    ServerRuntime(ServerConfig config) {
+        this.config = config;
+        Map<String, App> apps = new HashMap<>();
+        config.applicationsByPath().forEach((path, app) -> apps.put(path, new App(app, new BackendTracker())));
+        this.appsByPath = Map.copyOf(apps);
+        this.random = new SplittableRandom(config.seed());
+        for (ErrorCode c : ErrorCode.values()) {
+            errors.put(c, new LongAdder());
+        }
+        // At most one task per session is queued or running, so the session cap bounds the queue.
+        this.schedulerExecutor = new ThreadPoolExecutor(config.schedulerThreads(), config.schedulerThreads(),
+                0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(config.maxSessions() + 16),
+                daemonThreads("khameleon-scheduler"));
+        // Each session has at most fetchWindow fetches outstanding; beyond this bound, sessions retry.
+        int fetchQueue = (int) Math.min(1 << 16, (long) config.maxSessions() * config.fetchWindow());
+        this.fetchExecutor = new ThreadPoolExecutor(config.fetchThreads(), config.fetchThreads(),
+                0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(Math.max(16, fetchQueue)),
+                daemonThreads("khameleon-fetch"));
+    }
+
+    private static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    App appAt(String path) {
+        return appsByPath.get(path);
+    }
+
+    long nanoTime() {
+        return config.clock().getAsLong();
+    }
+
+    /** A new session id: a counter (for ordering in logs) and random bits (so ids are not guessable). */
+    String newSessionId() {
+        long r;
+        synchronized (random) {
+            r = random.nextLong();
+        }
+        return String.format("%04x%012x", sessionCounter.incrementAndGet() & 0xFFFF, r & 0xFFFF_FFFF_FFFFL);
+    }
+
+    /** A scheduler seed for a new session, derived from the server's seed. */
+    long newSchedulerSeed() {
+        synchronized (random) {
+            return random.nextLong();
+        }
+    }
+
+    /** Registers {@code s} if the session cap allows; false if the server is full. */
+    boolean tryRegister(Session s) {
+        if (active.incrementAndGet() > config.maxSessions()) {
+            active.decrementAndGet();
+            sessionsRejected.increment();
+            return false;
+        }
+        sessions.put(s.id(), s);
+        sessionsOpened.increment();
+        return true;
+    }
+
+    void unregister(Session s) {
+        if (sessions.remove(s.id()) != null) {
+            active.decrementAndGet();
+        }
+    }
+
+    void countError(ErrorCode code) {
+        errors.get(code).increment();
+    }
+
+    List<Session> sessions() {
+        return new ArrayList<>(sessions.values());
+    }
+
+    ServerMetrics metrics() {
+        Map<String, Long> byCode = new HashMap<>();
+        errors.forEach((c, n) -> {
+            long v = n.sum();
+            if (v > 0) {
+                byCode.put(c.wireName(), v);
+            }
+        });
+        long chunks = chunksPlanned.sum();
+        return new ServerMetrics(active.get(), sessionsOpened.sum(), sessionsRejected.sum(), handshakesRefused.sum(),
+                bytesPushed.sum(), blocksPushed.sum(), blocksSkipped.sum(), replans.sum(), chunks,
+                chunks == 0 ? 0 : schedulingNanos.sum() / 1e3 / chunks, byCode);
+    }
+}

@@ -1,0 +1,869 @@
+package dev.khameleon.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.khameleon.core.Block;
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.ScheduleChunk;
+import dev.khameleon.core.protocol.BlockFrame;
+import dev.khameleon.core.protocol.ControlCodec;
+import dev.khameleon.core.protocol.ControlMessage;
+import dev.khameleon.core.protocol.ErrorCode;
+import dev.khameleon.core.protocol.Protocol;
+import dev.khameleon.core.protocol.ProtocolException;
+import dev.khameleon.core.spi.BlockSource;
+import dev.khameleon.core.spi.Scheduler;
+import dev.khameleon.server.spi.SchedulerContext;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One client's session: protocol state, the plan of upcoming slots, block fetches, the paced
+ * sender and the hand-off to the scheduler.
+ *
+ * <p><b>Threading.</b> Everything except {@link #runJob} is confined to the channel's event loop.
+ * The scheduler runs in {@link #runJob} on the shared scheduler executor, one job per session at a
+ * time: the event loop decides each job (what to re-plan from, with which state) and applies its
+ * result, so the plan, the sequence numbers and the ring model are only ever touched by the event
+ * loop. Fetches start on the shared fetch executor and complete back on the event loop. Counters
+ * read by {@link #metrics()} are volatile with the event loop as their only writer.
+ *
+ * <p><b>Ring model.</b> {@code nextSeq} is the number of block frames written: the next frame
+ * carries it, and the client puts it in slot {@code nextSeq mod C}. The scheduler plans slots by the
+ * same numbers. A planned block whose fetch fails is never written: the plan from that slot on is
+ * dropped and re-planned from the same sequence number, so the scheduler's model of the ring stays
+ * equal to what was actually written.
+ */
+final class Session {
+    private static final Logger log = LoggerFactory.getLogger(Session.class);
+
+    private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long MAX_FAILURE_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long MAX_IDLE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final int MAX_REPLAN_MARGIN = 16;
+    private static final double EWMA = 0.2;
+
+    private enum Phase { AWAITING_HELLO, ACTIVE, CLOSING, CLOSED }
+
+    private enum SlotState { NEW, FETCHING, READY, FAILED, DROPPED }
+
+    /** One planned slot: block {@code blockIndex} of {@code requestId} goes out with sequence number {@code seq}. */
+    private static final class Slot {
+        final long seq;
+        final int requestId;
+        final int blockIndex;
+        SlotState state = SlotState.NEW;
+        Block block;
+        ScheduledFuture<?> timeout;
+        long fetchStartNanos;
+
+        Slot(long seq, int requestId, int blockIndex) {
+            this.seq = seq;
+            this.requestId = requestId;
+            this.blockIndex = blockIndex;
+        }
+    }
+
+    /**
+     * What the scheduler task is to do: decode {@code state} if present, re-plan from
+     * {@code replanFrom} if {@code >= 0} (with the decoded distribution, else {@code current}),
+     * then plan up to {@code maxBlocks} slots.
+     */
+    private record Job(JsonNode state, Distribution current, long replanFrom, double slotMillis, int maxBlocks,
+                       long stateArrivalNanos, long stateArrivalSeq) {
+    }
+
+    /** What a job did; {@code error} non-null if the session must close. */
+    private record Result(Job job, Distribution installed, long replanFrom, ScheduleChunk chunk, long nanos,
+                          ErrorCode error, String message) {
+    }
+
+    private final String id;
+    private final ServerRuntime server;
+    private final ServerRuntime.App app;
+    private final Application application;
+    private final BlockSource source;
+    private final ServerConfig config;
+    private final Channel channel;
+    private final EventLoop loop;
+    private final int blockSize;
+    private final int frameBytes;
+    private final BandwidthEstimator bandwidth;
+    private final Pacer pacer;
+
+    // Confined to the scheduler task (one at a time, handed over through the executor and the loop).
+    private Scheduler scheduler;
+
+    // Confined to the event loop.
+    private Phase phase = Phase.AWAITING_HELLO;
+    private boolean registered;
+    private final ArrayDeque<Slot> planned = new ArrayDeque<>();
+    private long plannedEnd;
+    private long cut = Long.MAX_VALUE;
+    private boolean taskRunning;
+    private JsonNode pendingState;
+    private long pendingStateArrivalNanos;
+    private long pendingStateArrivalSeq;
+    private long pendingFrom;
+    private long runningFrom = -1;
+    private boolean needInitialPlan;
+    private Distribution distribution;
+    private long lastStateTime = -1;
+    private long failureFrom = -1;
+    private long failureRetryAtNanos;
+    private long failureBackoffNanos = MIN_BACKOFF_NANOS;
+    private long idleRetryAtNanos;
+    private long idleBackoffNanos = MIN_BACKOFF_NANOS;
+    private boolean failureLogged;
+    private double ewmaTaskNanos;
+    private double ewmaFetchNanos;
+    private long reflectFromSeq = -1;
+    private long reflectArrivalNanos;
+    private ScheduledFuture<?> pumpTimer;
+    private ScheduledFuture<?> wakeTimer;
+    private long wakeAtNanos;
+    private ScheduledFuture<?> stallTimer;
+
+    // Written by the event loop only; volatile for metrics().
+    private volatile int cacheBlocks;
+    private volatile long nextSeq;
+    private volatile long bytesPushed;
+    private volatile long blocksSkipped;
+    private volatile long replans;
+    private volatile long chunksPlanned;
+    private volatile long schedulingNanosTotal;
+    private volatile long schedulingNanosMax;
+    private volatile long statesReceived;
+    private volatile long requestsReceived;
+    private volatile long queuedBytes;
+    private volatile long maxQueuedBytes;
+    private volatile long replanDelayNanosTotal;
+    private volatile long replanDelayCount;
+    private volatile long maxReplanLagBlocks;
+    private volatile double bandwidthEstimate;
+
+    Session(ServerRuntime server, ServerRuntime.App app, Channel channel) {
+        this.id = server.newSessionId();
+        this.server = server;
+        this.app = app;
+        this.application = app.application();
+        this.source = application.blockSource();
+        this.config = server.config;
+        this.channel = channel;
+        this.loop = channel.eventLoop();
+        this.blockSize = source.blockSize();
+        this.frameBytes = BlockFrame.HEADER_LENGTH + blockSize;
+        this.bandwidth = new BandwidthEstimator(config.initialBytesPerSecond(), config.maxBytesPerSecond(),
+                config.fixedBytesPerSecond());
+        this.bandwidthEstimate = bandwidth.bytesPerSecond();
+        this.pacer = new Pacer(bandwidthEstimate * config.pacingGain(), 2 * frameBytes, now());
+    }
+
+    String id() {
+        return id;
+    }
+
+    private long now() {
+        return server.nanoTime();
+    }
+
+    // ---------------------------------------------------------------- life cycle (event loop)
+
+    /** The WebSocket handshake is done: take a place under the session cap or refuse. */
+    void onHandshakeComplete() {
+        if (!server.tryRegister(this)) {
+            closeWithError(ErrorCode.TOO_MANY_SESSIONS, "the server is at its limit of " + config.maxSessions()
+                    + " sessions; try again later");
+            return;
+        }
+        registered = true;
+        log.debug("session {}: WebSocket open from {} on {}", id, channel.remoteAddress(), application.path());
+    }
+
+    void onText(String text) {
+        if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
+            return;
+        }
+        ControlMessage m;
+        try {
+            m = ControlCodec.decodeFromClient(text);
+        } catch (ProtocolException e) {
+            closeWithError(e.code(), e.getMessage());
+            return;
+        }
+        if (phase == Phase.AWAITING_HELLO) {
+            if (m instanceof ControlMessage.Hello h) {
+                onHello(h);
+            } else {
+                closeWithError(ErrorCode.MISSING_HELLO, "the first message must be hello, was " + m.type());
+            }
+            return;
+        }
+        if (m instanceof ControlMessage.Hello) {
+            closeWithError(ErrorCode.DUPLICATE_HELLO, "hello was already received");
+        } else if (m instanceof ControlMessage.PredictionState s) {
+            onState(s.timeMillis(), s.state());
+        } else if (m instanceof ControlMessage.RateReport r) {
+            onRate(r.bytesPerSecond());
+        } else if (m instanceof ControlMessage.RequestEvent r) {
+            onRequest(r);
+        } else if (m instanceof ControlMessage.Bye) {
+            log.debug("session {}: client said bye", id);
+            closeNormally();
+        }
+    }
+
+    void onBinary() {
+        closeWithError(ErrorCode.UNSUPPORTED_DATA, "clients must not send binary frames");
+    }
+
+    private void onHello(ControlMessage.Hello h) {
+        if (h.protocol() != Protocol.VERSION) {
+            closeWithError(ErrorCode.UNSUPPORTED_VERSION, "this server speaks protocol " + Protocol.VERSION
+                    + ", the client asked for " + h.protocol());
+            return;
+        }
+        if (!h.application().equals(application.name())) {
+            closeWithError(ErrorCode.UNKNOWN_APPLICATION, "application \"" + h.application()
+                    + "\" is not served at " + application.path() + " (it serves \"" + application.name() + "\")");
+            return;
+        }
+        if (h.cacheBlocks() > config.maxCacheBlocks()) {
+            closeWithError(ErrorCode.LIMIT_EXCEEDED, "cacheBlocks " + h.cacheBlocks() + " exceeds the server's limit "
+                    + config.maxCacheBlocks());
+            return;
+        }
+        boolean accepted;
+        try {
+            accepted = application.authenticator().accept(h.token());
+        } catch (RuntimeException e) {
+            log.warn("session {}: authenticator of {} threw; refusing", id, application.name(), e);
+            accepted = false;
+        }
+        if (!accepted) {
+            closeWithError(ErrorCode.UNAUTHORIZED, "the token was refused");
+            return;
+        }
+        cacheBlocks = h.cacheBlocks();
+        phase = Phase.ACTIVE;
+        ControlMessage.Welcome welcome = new ControlMessage.Welcome(Protocol.VERSION, id, application.name(),
+                blockSize, source.requestCount(), cacheBlocks, longList(application.horizonsMillis()), 0,
+                application.blockCounts());
+        channel.writeAndFlush(new TextWebSocketFrame(ControlCodec.encode(welcome)));
+        log.info("session {}: {} opened by {}, cache {} blocks", id, application.name(), channel.remoteAddress(),
+                cacheBlocks);
+        application.initialDistribution().ifPresent(d -> {
+            distribution = d;
+            needInitialPlan = true;
+        });
+        maybeSchedule();
+    }
+
+    private static List<Long> longList(long[] values) {
+        return java.util.Arrays.stream(values).boxed().toList();
+    }
+
+    private void onState(long timeMillis, JsonNode state) {
+        if (timeMillis < lastStateTime) {
+            log.debug("session {}: ignoring a state from {} ms, older than the last one ({} ms)", id, timeMillis,
+                    lastStateTime);
+            return;
+        }
+        lastStateTime = timeMillis;
+        statesReceived++;
+        if (pendingState == null) {
+            // Stop the old plan a few blocks from here at once, even if a job is running: the state
+            // then shows within those few blocks whatever the scheduler is doing meanwhile.
+            pendingFrom = Math.min(nextSeq + replanMargin(), plannedEnd);
+            pendingStateArrivalNanos = now();
+            pendingStateArrivalSeq = nextSeq;
+            dropFrom(pendingFrom);
+            recomputeCut();
+        }
+        pendingState = state;
+        maybeSchedule();
+    }
+
+    private void onRate(double bytesPerSecond) {
+        bandwidth.report(bytesPerSecond);
+        double estimate = bandwidth.bytesPerSecond();
+        bandwidthEstimate = estimate;
+        pacer.setRate(estimate * config.pacingGain(), now());
+    }
+
+    private void onRequest(ControlMessage.RequestEvent r) {
+        if (r.requestId() >= source.requestCount()) {
+            closeWithError(ErrorCode.INVALID_MESSAGE, "request " + r.requestId() + " out of range [0, "
+                    + source.requestCount() + ")");
+            return;
+        }
+        requestsReceived++;
+        if (application.predictFromRequests()) {
+            onState(r.timeMillis(), ControlCodec.mapper().createObjectNode().put("request", r.requestId()));
+        }
+    }
+
+    void onWritabilityChanged() {
+        if (channel.isWritable()) {
+            cancel(stallTimer);
+            stallTimer = null;
+            pump();
+        }
+    }
+
+    void onIdle() {
+        closeWithError(ErrorCode.IDLE_TIMEOUT, "no message from the client for " + config.readIdleTimeoutMillis()
+                + " ms");
+    }
+
+    /** Asks the session, from any thread, to close with {@code shutdown}. */
+    void requestShutdown() {
+        try {
+            loop.execute(() -> closeWithError(ErrorCode.SHUTDOWN, "the server is shutting down"));
+        } catch (RejectedExecutionException e) {
+            channel.close();
+        }
+    }
+
+    /** Completes when the connection is closed. */
+    io.netty.util.concurrent.Future<Void> closeFuture() {
+        return channel.closeFuture();
+    }
+
+    /** The WebSocket layer closed the connection for a protocol violation (e.g. an oversized frame). */
+    void onProtocolViolation(ErrorCode code, String message) {
+        if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
+            return;
+        }
+        log.warn("session {}: {} ({}): {}", id, code.wireName(), code.closeStatus(), message);
+        server.countError(code);
+        stop(Phase.CLOSING);
+    }
+
+    /** Logs and closes the session with {@code code}: an error message, then a close frame. */
+    void closeWithError(ErrorCode code, String message) {
+        if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
+            return;
+        }
+        if (code == ErrorCode.SHUTDOWN || code == ErrorCode.IDLE_TIMEOUT) {
+            log.info("session {}: closing, {}: {}", id, code.wireName(), message);
+        } else {
+            log.warn("session {}: closing with {} ({}): {}", id, code.wireName(), code.closeStatus(), message);
+        }
+        server.countError(code);
+        stop(Phase.CLOSING);
+        if (channel.isActive()) {
+            channel.write(new TextWebSocketFrame(ControlCodec.encode(ControlMessage.ErrorMessage.of(code, message))));
+            channel.writeAndFlush(new CloseWebSocketFrame(code.closeStatus(), code.wireName()))
+                    .addListener(ChannelFutureListener.CLOSE);
+            // A client that does not read would keep the close frame queued: do not wait for it.
+            loop.schedule(() -> {
+                channel.close();
+            }, config.closeTimeoutMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void closeNormally() {
+        stop(Phase.CLOSING);
+        if (channel.isActive()) {
+            channel.writeAndFlush(new CloseWebSocketFrame(1000, "bye")).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    void onInactive() {
+        boolean wasOpen = phase == Phase.ACTIVE || phase == Phase.CLOSING;
+        stop(Phase.CLOSED);
+        if (registered) {
+            server.unregister(this);
+            registered = false;
+        }
+        if (wasOpen) {
+            log.info("session {}: closed after {} blocks ({} bytes), {} skipped, {} re-plans", id, nextSeq,
+                    bytesPushed, blocksSkipped, replans);
+        }
+    }
+
+    private void stop(Phase next) {
+        phase = next;
+        cancel(pumpTimer);
+        cancel(wakeTimer);
+        cancel(stallTimer);
+        pumpTimer = null;
+        wakeTimer = null;
+        stallTimer = null;
+        dropFrom(Long.MIN_VALUE);
+        pendingState = null;
+    }
+
+    private static void cancel(ScheduledFuture<?> f) {
+        if (f != null) {
+            f.cancel(false);
+        }
+    }
+
+    // ---------------------------------------------------------------- scheduling (event loop side)
+
+    private double slotMillis() {
+        return frameBytes / bandwidth.bytesPerSecond() * 1e3;
+    }
+
+    /**
+     * Slots the sender will still write from the old plan while a re-plan is computed: enough to
+     * cover the scheduler's recent time per job, so the sender rarely waits, and few, so that a new
+     * distribution shows within a few blocks.
+     */
+    private int replanMargin() {
+        double slotNanos = frameBytes / pacer.rate() * 1e9;
+        long m = (long) Math.ceil(ewmaTaskNanos / slotNanos) + 1;
+        return (int) Math.max(1, Math.min(MAX_REPLAN_MARGIN, m));
+    }
+
+    /** Starts the next scheduler job if none is running and one is due. */
+    private void maybeSchedule() {
+        if (phase != Phase.ACTIVE || taskRunning) {
+            return;
+        }
+        long t = now();
+        Job job;
+        int chunk = application.chunkSize();
+        if (pendingState != null) {
+            long from = Math.min(pendingFrom, plannedEnd);
+            dropFrom(from);
+            if (failureFrom >= from) {
+                failureFrom = -1;
+            }
+            needInitialPlan = false;
+            job = new Job(pendingState, distribution, from, slotMillis(), chunk, pendingStateArrivalNanos,
+                    pendingStateArrivalSeq);
+            pendingState = null;
+        } else if (needInitialPlan) {
+            needInitialPlan = false;
+            job = new Job(null, distribution, nextSeq, slotMillis(), chunk, -1, -1);
+        } else if (failureFrom >= 0) {
+            if (t < failureRetryAtNanos) {
+                wakeAt(failureRetryAtNanos);
+                return;
+            }
+            job = new Job(null, distribution, failureFrom, slotMillis(), chunk, -1, -1);
+            failureFrom = -1;
+        } else if (distribution != null && plannedEnd - nextSeq < chunk) {
+            if (t < idleRetryAtNanos) {
+                wakeAt(idleRetryAtNanos);
+                return;
+            }
+            job = new Job(null, distribution, -1, slotMillis(), chunk, -1, -1);
+        } else {
+            return;
+        }
+        taskRunning = true;
+        runningFrom = job.replanFrom();
+        recomputeCut();
+        try {
+            server.schedulerExecutor.execute(() -> {
+                Result r = runJob(job);
+                try {
+                    loop.execute(() -> onResult(r));
+                } catch (RejectedExecutionException e) {
+                    log.debug("session {}: event loop gone before a scheduler result", id);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // Only during shutdown: the queue holds at most one task per session.
+            taskRunning = false;
+            closeWithError(ErrorCode.SHUTDOWN, "the scheduler is no longer running");
+        }
+    }
+
+    /**
+     * Slots at or after {@code cut} may not be sent: a re-plan from there is running or due (for a
+     * running job, a pending state, or a skipped block).
+     */
+    private void recomputeCut() {
+        long c = Long.MAX_VALUE;
+        if (taskRunning && runningFrom >= 0) {
+            c = runningFrom;
+        }
+        if (pendingState != null) {
+            c = Math.min(c, pendingFrom);
+        }
+        if (failureFrom >= 0) {
+            c = Math.min(c, failureFrom);
+        }
+        cut = c;
+    }
+
+    private void wakeAt(long atNanos) {
+        if (wakeTimer != null && !wakeTimer.isDone() && wakeAtNanos <= atNanos) {
+            return;
+        }
+        cancel(wakeTimer);
+        wakeAtNanos = atNanos;
+        wakeTimer = loop.schedule(() -> {
+            wakeTimer = null;
+            maybeSchedule();
+            pump();
+        }, Math.max(0, atNanos - now()), TimeUnit.NANOSECONDS);
+    }
+
+    /** Applies a scheduler job's result, on the event loop. */
+    private void onResult(Result r) {
+        taskRunning = false;
+        runningFrom = -1;
+        recomputeCut();
+        if (phase != Phase.ACTIVE) {
+            return;
+        }
+        chunksPlanned++;
+        server.chunksPlanned.increment();
+        schedulingNanosTotal += r.nanos();
+        server.schedulingNanos.add(r.nanos());
+        if (r.nanos() > schedulingNanosMax) {
+            schedulingNanosMax = r.nanos();
+        }
+        ewmaTaskNanos = ewmaTaskNanos == 0 ? r.nanos() : (1 - EWMA) * ewmaTaskNanos + EWMA * r.nanos();
+        if (r.error() != null) {
+            closeWithError(r.error(), r.message());
+            return;
+        }
+        if (r.installed() != null) {
+            distribution = r.installed();
+        }
+        if (r.replanFrom() >= 0) {
+            replans++;
+            server.replans.increment();
+            if (r.job().stateArrivalNanos() >= 0) {
+                reflectFromSeq = r.replanFrom();
+                reflectArrivalNanos = r.job().stateArrivalNanos();
+                long lag = r.replanFrom() - r.job().stateArrivalSeq();
+                if (lag > maxReplanLagBlocks) {
+                    maxReplanLagBlocks = lag;
+                }
+            }
+        }
+        ScheduleChunk c = r.chunk();
+        if (c.isEmpty()) {
+            idleRetryAtNanos = now() + idleBackoffNanos;
+            idleBackoffNanos = Math.min(MAX_IDLE_BACKOFF_NANOS, idleBackoffNanos * 2);
+        } else if (c.firstSeq() == plannedEnd && c.firstSeq() < cut) {
+            for (int k = 0; k < c.size(); k++) {
+                planned.addLast(new Slot(c.firstSeq() + k, c.requestId(k), c.blockIndex(k)));
+            }
+            plannedEnd = c.endSeq();
+            idleBackoffNanos = MIN_BACKOFF_NANOS;
+            idleRetryAtNanos = 0;
+        }
+        // Otherwise the plan was cut meanwhile (a new state or a skipped block): the re-plan that is
+        // due from the cut supersedes this chunk.
+        pump();
+    }
+
+    /** Drops every planned slot with {@code seq >= from}, ending their fetches. */
+    private void dropFrom(long from) {
+        while (!planned.isEmpty() && planned.peekLast().seq >= from) {
+            Slot s = planned.pollLast();
+            if (s.state == SlotState.FETCHING) {
+                cancel(s.timeout);
+                app.backend().end(s.requestId);
+            }
+            s.state = SlotState.DROPPED;
+            s.block = null;
+        }
+        plannedEnd = Math.min(plannedEnd, Math.max(from, nextSeq));
+    }
+
+    // ---------------------------------------------------------------- scheduling (scheduler thread)
+
+    /** Runs on the scheduler executor; touches only the scheduler and the job. */
+    private Result runJob(Job job) {
+        try {
+            if (scheduler == null) {
+                // Creation is O(n) once per session; it is not counted as scheduling time per chunk.
+                scheduler = application.schedulerFactory().create(schedulerContext());
+                if (scheduler == null) {
+                    return error(job, now(), ErrorCode.INTERNAL_ERROR, "the scheduler factory returned null");
+                }
+            }
+        } catch (RuntimeException e) {
+            log.error("session {}: creating the scheduler failed", id, e);
+            return error(job, now(), ErrorCode.INTERNAL_ERROR, "creating the scheduler failed: " + e);
+        }
+        long t0 = now();
+        try {
+            Distribution installed = null;
+            if (job.state() != null) {
+                try {
+                    installed = application.predictor().decode(job.state());
+                } catch (RuntimeException e) {
+                    return error(job, t0, ErrorCode.INVALID_STATE, "state rejected by the predictor: "
+                            + e.getMessage());
+                }
+                if (installed == null || installed.requestCount() != source.requestCount()) {
+                    return error(job, t0, ErrorCode.INTERNAL_ERROR, "the predictor returned "
+                            + (installed == null ? "no distribution" : "a distribution over "
+                            + installed.requestCount() + " requests instead of " + source.requestCount()));
+                }
+            }
+            long from = -1;
+            if (job.replanFrom() >= 0) {
+                Distribution d = installed != null ? installed : job.current();
+                from = Math.min(job.replanFrom(), scheduler.nextSeq());
+                scheduler.replan(d, from, job.slotMillis());
+            }
+            ScheduleChunk chunk = scheduler.next(job.maxBlocks());
+            if (!chunk.isEmpty()) {
+                try {
+                    source.prefetch(chunk);
+                } catch (RuntimeException e) {
+                    log.debug("session {}: prefetch hint failed", id, e);
+                }
+            }
+            return new Result(job, installed, from, chunk, now() - t0, null, null);
+        } catch (RuntimeException e) {
+            log.error("session {}: scheduler failed", id, e);
+            return error(job, t0, ErrorCode.INTERNAL_ERROR, "scheduler failed: " + e);
+        }
+    }
+
+    private Result error(Job job, long t0, ErrorCode code, String message) {
+        return new Result(job, null, -1, ScheduleChunk.empty(0), now() - t0, code, message);
+    }
+
+    private SchedulerContext schedulerContext() {
+        BackendTracker backend = app.backend();
+        return new SchedulerContext(cacheBlocks, source.requestCount(), source::blockCount, application.utility(),
+                application.chunkSize(), application.discount(), server.newSchedulerSeed(),
+                application.backendConcurrency(), backend::inFlight, backend::isFetching);
+    }
+
+    // ---------------------------------------------------------------- fetching (event loop side)
+
+    private void startFetches() {
+        int examined = 0;
+        for (Iterator<Slot> it = planned.iterator(); it.hasNext() && examined < config.fetchWindow(); examined++) {
+            Slot s = it.next();
+            if (s.seq >= cut) {
+                break;
+            }
+            if (s.state == SlotState.NEW && !startFetch(s)) {
+                break;
+            }
+        }
+    }
+
+    private boolean startFetch(Slot s) {
+        s.state = SlotState.FETCHING;
+        s.fetchStartNanos = now();
+        app.backend().begin(s.requestId);
+        try {
+            server.fetchExecutor.execute(() -> fetchOffLoop(s));
+        } catch (RejectedExecutionException e) {
+            // The shared fetch queue is full: try again shortly rather than queue without bound.
+            app.backend().end(s.requestId);
+            s.state = SlotState.NEW;
+            wakeAt(now() + MIN_BACKOFF_NANOS);
+            return false;
+        }
+        s.timeout = loop.schedule(() -> onFetched(s, null, new TimeoutException("fetch timed out after "
+                + config.fetchTimeoutMillis() + " ms")), config.fetchTimeoutMillis(), TimeUnit.MILLISECONDS);
+        return true;
+    }
+
+    /** Runs on the fetch executor. */
+    private void fetchOffLoop(Slot s) {
+        CompletionStage<Block> stage;
+        try {
+            stage = source.fetch(s.requestId, s.blockIndex);
+            if (stage == null) {
+                stage = CompletableFuture.failedFuture(new NullPointerException("fetch returned null"));
+            }
+        } catch (RuntimeException e) {
+            stage = CompletableFuture.failedFuture(e);
+        }
+        stage.whenComplete((b, e) -> {
+            try {
+                loop.execute(() -> onFetched(s, b, e));
+            } catch (RejectedExecutionException gone) {
+                log.debug("session {}: event loop gone before a fetch completed", id);
+            }
+        });
+    }
+
+    private void onFetched(Slot s, Block b, Throwable error) {
+        if (s.state != SlotState.FETCHING) {
+            return;
+        }
+        cancel(s.timeout);
+        app.backend().end(s.requestId);
+        long took = now() - s.fetchStartNanos;
+        ewmaFetchNanos = ewmaFetchNanos == 0 ? took : (1 - EWMA) * ewmaFetchNanos + EWMA * took;
+        String problem = error != null ? String.valueOf(error) : check(s, b);
+        if (problem != null) {
+            s.state = SlotState.FAILED;
+            if (!failureLogged) {
+                failureLogged = true;
+                log.warn("session {}: fetch of block {} of request {} failed, skipping it (further failures of this"
+                        + " session are logged at debug): {}", id, s.blockIndex, s.requestId, problem);
+            } else {
+                log.debug("session {}: fetch of block {} of request {} failed: {}", id, s.blockIndex, s.requestId,
+                        problem);
+            }
+        } else {
+            s.state = SlotState.READY;
+            s.block = b;
+        }
+        pump();
+    }
+
+    private String check(Slot s, Block b) {
+        if (b == null) {
+            return "the block source returned no block";
+        }
+        if (b.requestId() != s.requestId || b.index() != s.blockIndex) {
+            return "the block source returned " + b + " for block " + s.blockIndex + " of request " + s.requestId;
+        }
+        if (b.size() != blockSize) {
+            return "the block source returned " + b.size() + " bytes, not the block size " + blockSize;
+        }
+        return null;
+    }
+
+    // ---------------------------------------------------------------- sending (event loop)
+
+    /** Writes ready blocks in order while the channel is writable and the pacer allows. */
+    private void pump() {
+        if (phase != Phase.ACTIVE) {
+            return;
+        }
+        startFetches();
+        boolean wrote = false;
+        while (!planned.isEmpty()) {
+            Slot s = planned.peekFirst();
+            if (s.seq >= cut) {
+                break;
+            }
+            if (s.state == SlotState.FAILED) {
+                skip(s);
+                break;
+            }
+            if (s.state != SlotState.READY) {
+                break;
+            }
+            if (!channel.isWritable()) {
+                armStallTimer();
+                break;
+            }
+            long wait = pacer.tryAcquire(frameBytes, now());
+            if (wait > 0) {
+                armPumpTimer(wait);
+                break;
+            }
+            planned.pollFirst();
+            if (s.seq != nextSeq) {
+                closeWithError(ErrorCode.INTERNAL_ERROR, "plan out of step with the ring: slot " + s.seq
+                        + " at sequence number " + nextSeq);
+                return;
+            }
+            write(s);
+            wrote = true;
+            startFetches();
+        }
+        if (wrote) {
+            channel.flush();
+            updateQueuedBytes();
+        }
+        maybeSchedule();
+    }
+
+    private void write(Slot s) {
+        Block b = s.block;
+        s.block = null;
+        ByteBuf buf = channel.alloc().buffer(frameBytes, frameBytes);
+        buf.writeBytes(BlockFrame.header(s.seq, b));
+        buf.writeBytes(b.payload());
+        channel.write(new BinaryWebSocketFrame(buf)).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+        nextSeq = s.seq + 1;
+        bytesPushed += frameBytes;
+        server.bytesPushed.add(frameBytes);
+        server.blocksPushed.increment();
+        failureBackoffNanos = MIN_BACKOFF_NANOS;
+        if (reflectFromSeq >= 0 && s.seq >= reflectFromSeq) {
+            replanDelayNanosTotal += now() - reflectArrivalNanos;
+            replanDelayCount++;
+            reflectFromSeq = -1;
+        }
+    }
+
+    private void updateQueuedBytes() {
+        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        long q = out == null ? 0 : out.totalPendingWriteBytes();
+        queuedBytes = q;
+        if (q > maxQueuedBytes) {
+            maxQueuedBytes = q;
+        }
+    }
+
+    /** The head slot's fetch failed: skip it without using its sequence number, and re-plan from there. */
+    private void skip(Slot s) {
+        blocksSkipped++;
+        server.blocksSkipped.increment();
+        dropFrom(s.seq);
+        failureFrom = failureFrom >= 0 ? Math.min(failureFrom, s.seq) : s.seq;
+        recomputeCut();
+        failureRetryAtNanos = now() + failureBackoffNanos;
+        failureBackoffNanos = Math.min(MAX_FAILURE_BACKOFF_NANOS, failureBackoffNanos * 2);
+    }
+
+    private void armPumpTimer(long waitNanos) {
+        if (pumpTimer != null && !pumpTimer.isDone()) {
+            return;
+        }
+        pumpTimer = loop.schedule(() -> {
+            pumpTimer = null;
+            pump();
+        }, waitNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void armStallTimer() {
+        updateQueuedBytes();
+        if (stallTimer != null) {
+            return;
+        }
+        stallTimer = loop.schedule(() -> {
+            stallTimer = null;
+            if (!channel.isWritable()) {
+                updateQueuedBytes();
+                closeWithError(ErrorCode.SLOW_CONSUMER, "the client stopped reading: nothing could be written for "
+                        + config.writeStallTimeoutMillis() + " ms, " + queuedBytes + " bytes queued");
+            }
+        }, config.writeStallTimeoutMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    // ---------------------------------------------------------------- metrics (any thread)
+
+    SessionMetrics metrics() {
+        long chunks = chunksPlanned;
+        long delays = replanDelayCount;
+        return new SessionMetrics(id, application.name(), String.valueOf(channel.remoteAddress()), cacheBlocks,
+                nextSeq, bytesPushed, nextSeq, blocksSkipped, replans, chunks,
+                chunks == 0 ? 0 : schedulingNanosTotal / 1e3 / chunks, schedulingNanosMax / 1e3, bandwidthEstimate,
+                queuedBytes, maxQueuedBytes, statesReceived, requestsReceived,
+                delays == 0 ? 0 : replanDelayNanosTotal / 1e3 / delays, maxReplanLagBlocks);
+    }
+}

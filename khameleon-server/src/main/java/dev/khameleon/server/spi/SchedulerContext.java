@@ -1,0 +1,51 @@
+package dev.khameleon.server.spi;
+
+import dev.khameleon.core.spi.UtilityFunction;
+
+import java.util.Objects;
+import java.util.function.IntPredicate;
+import java.util.function.IntSupplier;
+import java.util.function.IntUnaryOperator;
+
+/**
+ * Everything a {@link SchedulerFactory} needs to build one session's scheduler.
+ *
+ * @param cacheBlocks        {@code C}, the client's ring size in blocks (from its hello), {@code >= 1}
+ * @param requestCount       {@code n}, {@code >= 1}
+ * @param blockCounts        the block count of each request, each {@code >= 1}; cheap, thread-safe
+ * @param utility            the application's utility function
+ * @param chunkSize          the number of slots the server asks for at a time, {@code >= 1}
+ * @param discount           the per-slot discount {@code γ}, in {@code (0, 1]}
+ * @param seed               a seed for the scheduler's random source, distinct per session
+ * @param backendConcurrency {@code Cb}, the limit on distinct requests being fetched at once; 0 for none
+ * @param backendInFlight    the number of distinct requests being fetched now (across all sessions
+ *                           of the application); thread-safe and non-blocking
+ * @param backendIsFetching  whether a request is being fetched now; thread-safe and non-blocking
+ */
+public record SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperator blockCounts,
+                               UtilityFunction utility, int chunkSize, double discount, long seed,
+                               int backendConcurrency, IntSupplier backendInFlight,
+                               IntPredicate backendIsFetching) {
+    /** Validates the fields. */
+    public SchedulerContext {
+        if (cacheBlocks < 1) {
+            throw new IllegalArgumentException("cacheBlocks must be >= 1, was " + cacheBlocks);
+        }
+        if (requestCount < 1) {
+            throw new IllegalArgumentException("requestCount must be >= 1, was " + requestCount);
+        }
+        if (chunkSize < 1) {
+            throw new IllegalArgumentException("chunkSize must be >= 1, was " + chunkSize);
+        }
+        if (!(discount > 0 && discount <= 1)) {
+            throw new IllegalArgumentException("discount must be in (0, 1], was " + discount);
+        }
+        if (backendConcurrency < 0) {
+            throw new IllegalArgumentException("backendConcurrency must be >= 0, was " + backendConcurrency);
+        }
+        Objects.requireNonNull(blockCounts, "blockCounts");
+        Objects.requireNonNull(utility, "utility");
+        Objects.requireNonNull(backendInFlight, "backendInFlight");
+        Objects.requireNonNull(backendIsFetching, "backendIsFetching");
+    }
+}

@@ -1,0 +1,233 @@
+package dev.khameleon.server;
+
+import dev.khameleon.core.Block;
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.protocol.ControlMessage;
+import dev.khameleon.core.spi.BlockSource;
+import dev.khameleon.core.spi.ServerPredictor;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** End-to-end push behaviour over real loopback sockets, observed by an independent client. */
+class ServerPushTest {
+    private static final int N = 200;
+    private static final int BLOCKS = 4;
+    private static final int BLOCK_SIZE = 1024;
+    private static final long[] HORIZONS = {50, 150, 250, 500};
+
+    private KhameleonServer server;
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static Application.Builder app() {
+        return Application.builder("test")
+                .blockSource(TestApps.inMemory(N, BLOCKS, BLOCK_SIZE))
+                .predictor(ServerPredictor.point(N, HORIZONS))
+                .horizons(HORIZONS);
+    }
+
+    private URI start(KhameleonServer.Builder b) {
+        server = b.host("127.0.0.1").port(0).seed(42).build().start();
+        return URI.create("ws://127.0.0.1:" + server.port() + "/test");
+    }
+
+    @Test
+    void welcome_describesTheApplication() {
+        URI uri = start(KhameleonServer.builder().application(app().build()));
+        try (TestClient c = TestClient.connect(uri)) {
+            c.send(ControlMessage.Hello.of("test", 500));
+            ControlMessage.Welcome w = assertInstanceOf(ControlMessage.Welcome.class, c.nextControl());
+            assertEquals(BLOCK_SIZE, w.blockSize());
+            assertEquals(N, w.requestCount());
+            assertEquals(500, w.cacheBlocks());
+            assertEquals(List.of(50L, 150L, 250L, 500L), w.horizonsMillis());
+            assertEquals(0, w.firstSeq());
+            assertEquals(BLOCKS, w.blockCounts().defaultCount());
+            assertTrue(w.blockCounts().complete());
+        }
+    }
+
+    @Test
+    void push_sequenceNumbersAreConsecutiveFromZeroAndPayloadsIntact() {
+        URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(5e6).application(app().build()));
+        try (TestClient c = TestClient.open(uri, "test", 500)) {
+            for (int k = 0; k < 300; k++) {
+                TestClient.Received r = c.nextBlock();
+                assertEquals(k, r.frame().seq(), "sequence number of frame " + k);
+                var b = r.frame().block();
+                assertEquals(BLOCKS, b.count());
+                byte[] p = b.payloadBytes();
+                for (int i = 0; i < p.length; i += 97) {
+                    assertEquals(TestApps.payloadByte(b.requestId(), b.index(), i), p[i]);
+                }
+            }
+        }
+    }
+
+    @Test
+    void pointDistribution_getsThatRequestsBlocksFirst() {
+        URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(5e6)
+                .application(app().waitForState(true).build()));
+        try (TestClient c = TestClient.open(uri, "test", 500)) {
+            c.sendState(1, "{\"request\": 17}");
+            for (int k = 0; k < BLOCKS; k++) {
+                var b = c.nextBlock().frame().block();
+                assertEquals(17, b.requestId(), "block " + k);
+                assertEquals(k, b.index(), "blocks of a request go out in order");
+            }
+        }
+    }
+
+    @Test
+    void newDistribution_changesWhatIsPushedWithinAFewBlocks() {
+        int r = N - 1;
+        // The initial plan never picks r, so the first block of r marks the switch exactly.
+        Distribution.Builder allButR = Distribution.builder(N, HORIZONS);
+        for (int j = 0; j < HORIZONS.length; j++) {
+            for (int id = 0; id < N - 1; id++) {
+                allButR.explicit(j, id, 1.0 / (N - 1));
+            }
+        }
+        URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(1e6).writeBufferWaterMark(4096, 8192)
+                .application(app().initialDistribution(allButR.build()).build()));
+        try (TestClient c = TestClient.open(uri, "test", 2000)) {
+            for (int k = 0; k < 50; k++) {
+                c.nextBlock();
+            }
+            c.sendState(1, "{\"request\": " + r + "}");
+            List<Integer> after = new ArrayList<>();
+            long firstSeq = -1;
+            while (after.size() < BLOCKS) {
+                TestClient.Received got = c.nextBlock();
+                if (after.isEmpty() && got.frame().block().requestId() != r) {
+                    continue;
+                }
+                if (after.isEmpty()) {
+                    firstSeq = got.frame().seq();
+                }
+                after.add(got.frame().block().requestId());
+            }
+            assertEquals(List.of(r, r, r, r), after, "once switched, all of the point's blocks follow");
+            // The server writes at most a re-plan margin (16) of old blocks after the state arrives;
+            // how many the client sees on top of that were in flight, which depends on the machine's load.
+            SessionMetrics m = server.sessionMetrics().get(0);
+            assertTrue(m.maxReplanLagBlocks() <= 16, "old blocks written after the state: " + m.maxReplanLagBlocks());
+            assertTrue(firstSeq >= 50, "the switch came after the blocks received before the state: " + firstSeq);
+            assertEquals(2, m.replans(), "the initial plan and one re-plan for the state");
+        }
+    }
+
+    @Test
+    void pace_followsTheReportedRate() {
+        double rate = 300_000;
+        URI uri = start(KhameleonServer.builder().pacingGain(1.0).initialBytesPerSecond(50_000)
+                .application(app().build()));
+        try (TestClient c = TestClient.open(uri, "test", 500)) {
+            for (int k = 0; k < BandwidthEstimator.WINDOW; k++) {
+                c.send(new ControlMessage.RateReport(k, rate));
+            }
+            // Wait until the server has taken the reports in, then let the pace settle.
+            TestClient.await(() -> server.sessionMetrics().get(0).bandwidthBytesPerSecond() == rate,
+                    "the server takes the rate reports in");
+            assertEquals(rate, server.sessionMetrics().get(0).bandwidthBytesPerSecond(), 1e-6,
+                    "harmonic mean of equal reports");
+            long settle = System.nanoTime() + 200_000_000L;
+            while (c.nextBlock().nanos() < settle) {
+                c.blocks.clear();
+            }
+            long start = System.nanoTime();
+            long bytes = 0;
+            long end = start + 1_500_000_000L;
+            TestClient.Received got;
+            while ((got = c.nextBlock()).nanos() < end) {
+                bytes += got.bytes();
+            }
+            double measured = bytes / ((got.nanos() - start) / 1e9);
+            // Tolerance, not a speed claim: the client's own scheduling on a loaded machine adds jitter.
+            assertTrue(measured > 0.6 * rate && measured < 1.25 * rate,
+                    "received " + measured + " bytes/s at a reported " + rate);
+        }
+    }
+
+    @Test
+    void failedAndTimedOutFetches_areSkippedWithoutUsingSequenceNumbers() {
+        BlockSource healthy = TestApps.inMemory(N, BLOCKS, BLOCK_SIZE);
+        BlockSource flaky = new BlockSource() {
+            @Override
+            public int requestCount() {
+                return N;
+            }
+
+            @Override
+            public int blockSize() {
+                return BLOCK_SIZE;
+            }
+
+            @Override
+            public int blockCount(int requestId) {
+                return BLOCKS;
+            }
+
+            @Override
+            public CompletionStage<Block> fetch(int requestId, int blockIndex) {
+                if (requestId % 10 == 5) {
+                    return CompletableFuture.failedFuture(new IllegalStateException("disk on fire"));
+                }
+                if (requestId % 10 == 7) {
+                    return new CompletableFuture<>();
+                }
+                if (requestId % 10 == 9) {
+                    throw new IllegalStateException("thrown, not returned");
+                }
+                return healthy.fetch(requestId, blockIndex);
+            }
+        };
+        URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(5e6).fetchTimeout(Duration.ofMillis(50))
+                .application(app().blockSource(flaky).build()));
+        try (TestClient c = TestClient.open(uri, "test", 500)) {
+            for (int k = 0; k < 400; k++) {
+                TestClient.Received r = c.nextBlock();
+                assertEquals(k, r.frame().seq(), "a skipped block must not use a sequence number");
+                int id = r.frame().block().requestId();
+                assertTrue(id % 10 != 5 && id % 10 != 7 && id % 10 != 9, "block of a failing request: " + id);
+            }
+            SessionMetrics m = server.sessionMetrics().get(0);
+            assertTrue(m.blocksSkipped() > 0, "skips are counted");
+            assertTrue(server.metrics().blocksSkipped() >= m.blocksSkipped());
+        }
+    }
+
+    @Test
+    void close_closesEverySessionWithShutdownStatus() {
+        URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(1e6).application(app().build()));
+        TestClient a = TestClient.open(uri, "test", 500);
+        TestClient b = TestClient.open(uri, "test", 500);
+        a.nextBlock();
+        b.nextBlock();
+        assertEquals(2, server.metrics().activeSessions());
+        server.close();
+        for (TestClient c : List.of(a, b)) {
+            assertEquals("shutdown", c.awaitError().code());
+            TestClient.Close close = c.awaitClose();
+            assertEquals(1001, close.status());
+            assertEquals("shutdown", close.reason());
+        }
+        assertEquals(0, server.metrics().activeSessions());
+    }
+}

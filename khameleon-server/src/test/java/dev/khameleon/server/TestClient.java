@@ -1,0 +1,205 @@
+package dev.khameleon.server;
+
+import dev.khameleon.core.protocol.BlockFrame;
+import dev.khameleon.core.protocol.ControlCodec;
+import dev.khameleon.core.protocol.ControlMessage;
+
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * An independent test client over the JDK's {@link java.net.http.WebSocket}: it shares no code
+ * with the server except the protocol codecs, queues what it receives and records the close.
+ */
+final class TestClient implements AutoCloseable {
+    /** A close as the client saw it. */
+    record Close(int status, String reason) {
+    }
+
+    /** A received block frame with its arrival time and frame length. */
+    record Received(BlockFrame frame, long nanos, int bytes) {
+    }
+
+    static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    final BlockingQueue<ControlMessage> control = new LinkedBlockingQueue<>();
+    final BlockingQueue<Received> blocks = new LinkedBlockingQueue<>();
+    final CompletableFuture<Close> closed = new CompletableFuture<>();
+    final AtomicLong bytesReceived = new AtomicLong();
+    private final WebSocket ws;
+
+    private TestClient(WebSocket ws) {
+        this.ws = ws;
+    }
+
+    static CompletableFuture<TestClient> connectAsync(URI uri, Map<String, String> headers) {
+        CompletableFuture<TestClient> result = new CompletableFuture<>();
+        Listener listener = new Listener();
+        WebSocket.Builder b = HttpClient.newHttpClient().newWebSocketBuilder().connectTimeout(TIMEOUT);
+        headers.forEach(b::header);
+        b.buildAsync(uri, listener).whenComplete((ws, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+            } else {
+                result.complete(listener.client);
+            }
+        });
+        return result;
+    }
+
+    static TestClient connect(URI uri) {
+        return connectAsync(uri, Map.of()).orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS).join();
+    }
+
+    /** Connects and completes the hello/welcome exchange. */
+    static TestClient open(URI uri, String application, int cacheBlocks) {
+        TestClient c = connect(uri);
+        c.send(ControlMessage.Hello.of(application, cacheBlocks));
+        ControlMessage m = c.nextControl();
+        if (!(m instanceof ControlMessage.Welcome)) {
+            throw new AssertionError("expected welcome, got " + m);
+        }
+        return c;
+    }
+
+    /** Polls {@code condition} every 10 ms until it holds; fails after {@link #TIMEOUT}. */
+    static void await(java.util.function.BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    /** Waits for the error message the server sends before closing, skipping anything else. */
+    ControlMessage.ErrorMessage awaitError() {
+        while (true) {
+            if (nextControl() instanceof ControlMessage.ErrorMessage e) {
+                return e;
+            }
+        }
+    }
+
+    void send(ControlMessage m) {
+        sendText(ControlCodec.encode(m));
+    }
+
+    void sendText(String text) {
+        ws.sendText(text, true).orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS).join();
+    }
+
+    void sendBinary(byte[] bytes) {
+        ws.sendBinary(ByteBuffer.wrap(bytes), true).orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS).join();
+    }
+
+    void sendState(long time, String stateJson) {
+        sendText("{\"type\":\"state\",\"time\":" + time + ",\"state\":" + stateJson + "}");
+    }
+
+    ControlMessage nextControl() {
+        try {
+            ControlMessage m = control.poll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            if (m == null) {
+                throw new AssertionError("no control message within " + TIMEOUT);
+            }
+            return m;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    Received nextBlock() {
+        try {
+            Received r = blocks.poll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            if (r == null) {
+                throw new AssertionError("no block within " + TIMEOUT);
+            }
+            return r;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    Close awaitClose() {
+        return closed.orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS).join();
+    }
+
+    @Override
+    public void close() {
+        if (!ws.isOutputClosed()) {
+            ws.sendClose(WebSocket.NORMAL_CLOSURE, "done");
+        }
+        ws.abort();
+    }
+
+    private static final class Listener implements WebSocket.Listener {
+        TestClient client;
+        private final StringBuilder text = new StringBuilder();
+        private final ByteArrayOutputStream binary = new ByteArrayOutputStream();
+
+        @Override
+        public void onOpen(WebSocket webSocket) {
+            client = new TestClient(webSocket);
+            webSocket.request(1);
+        }
+
+        @Override
+        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+            text.append(data);
+            if (last) {
+                client.control.add(ControlCodec.decodeFromServer(text.toString()));
+                text.setLength(0);
+            }
+            webSocket.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
+            byte[] chunk = new byte[data.remaining()];
+            data.get(chunk);
+            binary.writeBytes(chunk);
+            if (last) {
+                byte[] frame = binary.toByteArray();
+                binary.reset();
+                client.bytesReceived.addAndGet(frame.length);
+                client.blocks.add(new Received(BlockFrame.decode(frame), System.nanoTime(), frame.length));
+            }
+            webSocket.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+            client.closed.complete(new Close(statusCode, reason));
+            return null;
+        }
+
+        @Override
+        public void onError(WebSocket webSocket, Throwable error) {
+            if (client != null) {
+                client.closed.completeExceptionally(error);
+            }
+        }
+    }
+}
