@@ -133,7 +133,11 @@ final class ReadAheadReader implements BlockReader {
                             + ": too many reads pending (" + queued + "); block " + blockIndex + " of request "
                             + requestId + " was not queued"));
                 }
-                e = newExtent(requestId, blockIndex, segments.index().entry(requestId).count());
+                // Blind read-ahead serves SERIALIZED_READAHEAD; with the schedule's hints a miss reads
+                // just its block: read-ahead past what was announced was measured to be mostly wasted
+                // and to evict announced data (docs/file-store.md).
+                int limit = useHints ? blockIndex + 1 : segments.index().entry(requestId).count();
+                e = newExtent(requestId, blockIndex, limit);
                 e.demanded = true;
                 demandQueue.put(e.position, e);
                 work.signal();
