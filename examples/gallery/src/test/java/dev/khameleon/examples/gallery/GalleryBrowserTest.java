@@ -10,11 +10,8 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.Rectangle;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.interactions.PointerInput;
 import org.openqa.selenium.interactions.Sequence;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -37,8 +34,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(300)
 class GalleryBrowserTest {
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long REPLAY_MILLIS = 20_000;
 
@@ -57,10 +52,8 @@ class GalleryBrowserTest {
 
     @Test
     void replayedPointerTrace_showsTheHoveredPicturesMostlyFromTheCache(@TempDir Path profile) throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM),
-                "Chromium absent: " + CHROMIUM + " (CI installs it: apt-get install chromium chromium-driver)");
-        Assumptions.assumeTrue(Files.isExecutable(CHROMEDRIVER),
-                "chromedriver absent: " + CHROMEDRIVER + " (CI installs it: apt-get install chromium-driver)");
+        Assumptions.assumeTrue(Files.isExecutable(BrowserSession.CHROMIUM),
+                "Chromium absent: " + BrowserSession.CHROMIUM + " (CI installs it: apt-get install chromium chromium-driver)");
         Path trace = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"),
                 "pointer", "gallery", "1M-30s.json");
         Assumptions.assumeTrue(Files.isRegularFile(trace), "pointer trace absent: " + trace.toAbsolutePath());
@@ -70,16 +63,8 @@ class GalleryBrowserTest {
 
         try (GalleryServer gallery = GalleryServer.builder().port(0).grid(16, 24).cacheBlocks(600)
                 .linkBytesPerSecond(1.5e6).latencyMillis(60).start()) {
-            ChromeDriverService service = new ChromeDriverService.Builder()
-                    .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
-            ChromeOptions options = new ChromeOptions();
-            options.setBinary(CHROMIUM.toFile());
-            options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                    "--no-first-run", "--disable-quic", "--user-data-dir=" + profile.toAbsolutePath(),
-                    "--window-size=1600,1000");
-            ChromeDriver driver = new ChromeDriver(service, options);
-            try {
+            try (BrowserSession browser = BrowserSession.start(profile)) {
+                ChromeDriver driver = browser.driver();
                 driver.get(gallery.pageUri().toString());
                 new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> Boolean.TRUE.equals(
                         ((JavascriptExecutor) d).executeScript("return !!(window.gallery && window.gallery.ready)")));
@@ -101,9 +86,6 @@ class GalleryBrowserTest {
                                 + " panel: document.getElementById('m-latency').textContent}");
                 JsonNode r = JSON.valueToTree(result);
                 check(r);
-            } finally {
-                driver.quit();
-                service.stop();
             }
         }
     }
@@ -133,10 +115,10 @@ class GalleryBrowserTest {
         int registrations = metrics.get("registrations").asInt();
         double hitRate = metrics.get("hitRate").asDouble();
         System.out.printf("gallery browser test: %d hovers, hit rate %.2f, mean latency %.1f ms, p95 %.1f ms,"
-                        + " mean utility %.2f, %d pictures drawn, %d blocks received, %.2f MB/s%n",
+                        + " mean utility %.2f, %d pictures drawn, %d blocks received, %d used, %.2f MB/s%n",
                 registrations, hitRate, metrics.get("meanLatencyMs").asDouble(), metrics.get("p95LatencyMs").asDouble(),
                 metrics.get("meanUtility").asDouble(), log.size(), metrics.get("blocksReceived").asInt(),
-                metrics.get("bytesPerSecond").asDouble() / 1e6);
+                metrics.get("blocksUsed").asInt(), metrics.get("bytesPerSecond").asDouble() / 1e6);
         assertTrue(registrations >= 20, "the trace hovered many tiles: " + registrations);
         assertTrue(hitRate > 0.5, "most hovers answered from the cache: hit rate " + hitRate);
 
