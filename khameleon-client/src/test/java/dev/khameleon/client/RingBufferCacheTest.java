@@ -135,7 +135,7 @@ class RingBufferCacheTest {
         RingBufferCache cache = new RingBufferCache(capacity);
         Block[] model = new Block[capacity];
         long seq = 0;
-        for (int step = 0; step < 3000; step++) {
+        for (int step = 0; step < 1500; step++) {
             seq += rnd.nextInt(10) == 0 ? 1 + rnd.nextInt(3) : 0; // sometimes skip sequence numbers
             for (long s = Math.max(cache.nextSeq(), seq - capacity + 1); s < seq; s++) {
                 model[(int) (s % capacity)] = null;

@@ -155,6 +155,10 @@ public final class KhameleonServer implements AutoCloseable {
         return config.applications();
     }
 
+    ServerRuntime runtime() {
+        return runtime;
+    }
+
     /** A snapshot of the server's counters. Cheap: no per-session work. */
     public ServerMetrics metrics() {
         return runtime.metrics();

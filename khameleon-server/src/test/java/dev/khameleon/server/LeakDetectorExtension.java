@@ -75,6 +75,11 @@ public final class LeakDetectorExtension implements AfterAllCallback {
         return new ArrayList<>(LEAKS);
     }
 
+    /** Forgets the reports collected so far (for the self-test that leaks on purpose). */
+    static void forget() {
+        LEAKS.clear();
+    }
+
     @Override
     public void afterAll(ExtensionContext context) {
         List<String> leaks = collectLeaks();

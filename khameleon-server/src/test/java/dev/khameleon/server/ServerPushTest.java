@@ -1,7 +1,9 @@
 package dev.khameleon.server;
 
+import dev.khameleon.core.Block;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.protocol.ControlMessage;
+import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.ServerPredictor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -10,6 +12,8 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -126,6 +130,120 @@ class ServerPushTest {
             assertTrue(m.maxReplanLagBlocks() <= 16, "old blocks written after the state: " + m.maxReplanLagBlocks());
             assertTrue(firstSeq >= 50, "the switch came after the blocks received before the state: " + firstSeq);
             assertEquals(2, m.replans(), "the initial plan and one re-plan for the state");
+        }
+    }
+
+    @Test
+    void pace_followsTheReportedRate() {
+        double rate = 300_000;
+        URI uri = start(KhameleonServer.builder().pacingGain(1.0).initialBytesPerSecond(50_000)
+                .application(app().build()));
+        try (TestClient c = TestClient.open(uri, "test", 500)) {
+            for (int k = 0; k < BandwidthEstimator.WINDOW; k++) {
+                c.send(new ControlMessage.RateReport(k, rate));
+            }
+            // Wait until the server has taken the reports in, then let the pace settle.
+            TestClient.await(() -> server.sessionMetrics().get(0).bandwidthBytesPerSecond() == rate,
+                    "the server takes the rate reports in");
+            assertEquals(rate, server.sessionMetrics().get(0).bandwidthBytesPerSecond(), 1e-6,
+                    "harmonic mean of equal reports");
+            long settle = System.nanoTime() + 200_000_000L;
+            while (c.nextBlock().nanos() < settle) {
+                c.blocks.clear();
+            }
+            long start = System.nanoTime();
+            long bytes = 0;
+            long end = start + 1_500_000_000L;
+            TestClient.Received got;
+            while ((got = c.nextBlock()).nanos() < end) {
+                bytes += got.bytes();
+            }
+            double measured = bytes / ((got.nanos() - start) / 1e9);
+            // Tolerance, not a speed claim: the client's own scheduling on a loaded machine adds jitter.
+            assertTrue(measured > 0.6 * rate && measured < 1.25 * rate,
+                    "received " + measured + " bytes/s at a reported " + rate);
+        }
+    }
+
+    @Test
+    void failedAndTimedOutFetches_areSkippedWithoutUsingSequenceNumbers() {
+        BlockSource healthy = TestApps.inMemory(N, BLOCKS, BLOCK_SIZE);
+        BlockSource flaky = new BlockSource() {
+            @Override
+            public int requestCount() {
+                return N;
+            }
+
+            @Override
+            public int blockSize() {
+                return BLOCK_SIZE;
+            }
+
+            @Override
+            public int blockCount(int requestId) {
+                return BLOCKS;
+            }
+
+            @Override
+            public CompletionStage<Block> fetch(int requestId, int blockIndex) {
+                if (requestId % 10 == 5) {
+                    return CompletableFuture.failedFuture(new IllegalStateException("disk on fire"));
+                }
+                if (requestId % 10 == 7) {
+                    return new CompletableFuture<>();
+                }
+                if (requestId % 10 == 9) {
+                    throw new IllegalStateException("thrown, not returned");
+                }
+                return healthy.fetch(requestId, blockIndex);
+            }
+        };
+        URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(5e6).fetchTimeout(Duration.ofMillis(50))
+                .application(app().blockSource(flaky).build()));
+        try (TestClient c = TestClient.open(uri, "test", 500)) {
+            for (int k = 0; k < 400; k++) {
+                TestClient.Received r = c.nextBlock();
+                assertEquals(k, r.frame().seq(), "a skipped block must not use a sequence number");
+                int id = r.frame().block().requestId();
+                assertTrue(id % 10 != 5 && id % 10 != 7 && id % 10 != 9, "block of a failing request: " + id);
+            }
+            SessionMetrics m = server.sessionMetrics().get(0);
+            assertTrue(m.blocksSkipped() > 0, "skips are counted");
+            assertTrue(server.metrics().blocksSkipped() >= m.blocksSkipped());
+        }
+    }
+
+    @Test
+    void close_closesEverySessionWithShutdownStatus() {
+        URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(1e6).application(app().build()));
+        TestClient a = TestClient.open(uri, "test", 500);
+        TestClient b = TestClient.open(uri, "test", 500);
+        a.nextBlock();
+        b.nextBlock();
+        assertEquals(2, server.metrics().activeSessions());
+        server.close();
+        for (TestClient c : List.of(a, b)) {
+            assertEquals("shutdown", c.awaitError().code());
+            TestClient.Close close = c.awaitClose();
+            assertEquals(1001, close.status());
+            assertEquals("shutdown", close.reason());
+        }
+        assertEquals(0, server.metrics().activeSessions());
+    }
+
+    @Test
+    void severalApplications_areServedAtTheirOwnPaths() {
+        server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(1).fixedBytesPerSecond(1e6)
+                .application(Application.builder("small").blockSource(TestApps.inMemory(10, 2, 100)).build())
+                .application(Application.builder("large").path("/big/one")
+                        .blockSource(TestApps.inMemory(10, 2, 3000)).build())
+                .build().start();
+        try (TestClient small = TestClient.open(URI.create("ws://127.0.0.1:" + server.port() + "/small"), "small", 50);
+             TestClient large = TestClient.open(URI.create("ws://127.0.0.1:" + server.port() + "/big/one"), "large",
+                     50)) {
+            assertEquals(100, small.nextBlock().frame().block().size());
+            assertEquals(3000, large.nextBlock().frame().block().size());
+            assertEquals(2, server.metrics().activeSessions());
         }
     }
 }

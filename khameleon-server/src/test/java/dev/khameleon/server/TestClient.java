@@ -73,6 +73,31 @@ final class TestClient implements AutoCloseable {
         return c;
     }
 
+    /** Polls {@code condition} every 10 ms until it holds; fails after {@link #TIMEOUT}. */
+    static void await(java.util.function.BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    /** Waits for the error message the server sends before closing, skipping anything else. */
+    ControlMessage.ErrorMessage awaitError() {
+        while (true) {
+            if (nextControl() instanceof ControlMessage.ErrorMessage e) {
+                return e;
+            }
+        }
+    }
+
     void send(ControlMessage m) {
         sendText(ControlCodec.encode(m));
     }

@@ -96,12 +96,7 @@ public final class ControlCodec {
      *     message types) or {@code invalid_message}
      */
     public static ControlMessage decodeFromClient(String text) {
-        ControlMessage m = decode(text);
-        if (!m.fromClient()) {
-            throw new ProtocolException(ErrorCode.UNKNOWN_TYPE,
-                    "message type \"" + m.type() + "\" is sent by servers, not clients");
-        }
-        return m;
+        return decode(text, Side.CLIENT);
     }
 
     /**
@@ -111,13 +106,14 @@ public final class ControlCodec {
      *     message types) or {@code invalid_message}
      */
     public static ControlMessage decodeFromServer(String text) {
-        ControlMessage m = decode(text);
-        if (m.fromClient()) {
-            throw new ProtocolException(ErrorCode.UNKNOWN_TYPE,
-                    "message type \"" + m.type() + "\" is sent by clients, not servers");
-        }
-        return m;
+        return decode(text, Side.SERVER);
     }
+
+    /** Which side sent a message, when the decoder knows. */
+    private enum Side { CLIENT, SERVER, ANY }
+
+    private static final java.util.Set<String> CLIENT_TYPES = java.util.Set.of("hello", "state", "rate", "request", "bye");
+    private static final java.util.Set<String> SERVER_TYPES = java.util.Set.of("welcome", "error");
 
     /**
      * Decodes any control message.
@@ -127,6 +123,10 @@ public final class ControlCodec {
      *     is missing, mistyped or out of range
      */
     public static ControlMessage decode(String text) {
+        return decode(text, Side.ANY);
+    }
+
+    private static ControlMessage decode(String text, Side side) {
         JsonNode root;
         try {
             root = MAPPER.readTree(text);
@@ -141,6 +141,14 @@ public final class ControlCodec {
         if (type == null || !type.isTextual()) {
             throw new ProtocolException(ErrorCode.UNKNOWN_TYPE, "field \"type\" must be a string, was "
                     + (type == null ? "missing" : type.toString()));
+        }
+        if (side == Side.CLIENT && SERVER_TYPES.contains(type.textValue())) {
+            throw new ProtocolException(ErrorCode.UNKNOWN_TYPE,
+                    "message type \"" + type.textValue() + "\" is sent by servers, not clients");
+        }
+        if (side == Side.SERVER && CLIENT_TYPES.contains(type.textValue())) {
+            throw new ProtocolException(ErrorCode.UNKNOWN_TYPE,
+                    "message type \"" + type.textValue() + "\" is sent by clients, not servers");
         }
         return switch (type.textValue()) {
             case "hello" -> new ControlMessage.Hello(intField(root, "protocol"),

@@ -24,6 +24,8 @@ final class GreedyScheduler extends BatchScheduler {
 
     private final int[] unionIndex;
     private int[] unionIds = new int[0];
+    private int unionSize;
+    private double[] scratch = new double[0];
     private double[][] unionProbability = new double[0][];
     private SumTree[] horizonTrees = new SumTree[0];
     private double[] residual = new double[0];
@@ -138,7 +140,8 @@ final class GreedyScheduler extends BatchScheduler {
 
     @Override
     void install(Distribution d) {
-        for (int id : unionIds) {
+        for (int x = 0; x < unionSize; x++) {
+            int id = unionIds[x];
             unionIndex[id] = -1;
             if (blocks[id] == 0) {
                 addAvailable(id);
@@ -147,69 +150,58 @@ final class GreedyScheduler extends BatchScheduler {
             }
         }
         int m = d.horizonCount();
-        int[] ids = unionOfExplicitIds(d);
-        int size = ids.length;
-        double[][] probability = new double[m][size];
-        residual = new double[m];
+        int capacity = 0;
         for (int j = 0; j < m; j++) {
-            residual[j] = d.residualPerRequest(j);
-            Arrays.fill(probability[j], residual[j]);
+            capacity += d.explicitCount(j);
+        }
+        if (unionIds.length < capacity) {
+            unionIds = new int[capacity];
+            scratch = new double[capacity];
+        }
+        // Number the union in order of first appearance: O(m·K), no sort needed.
+        int size = 0;
+        for (int j = 0; j < m; j++) {
             int count = d.explicitCount(j);
-            int k = 0;
             for (int e = 0; e < count; e++) {
                 int id = d.explicitId(j, e);
-                while (ids[k] != id) {
-                    k++;
+                if (unionIndex[id] < 0) {
+                    unionIndex[id] = size;
+                    unionIds[size++] = id;
+                    if (blocks[id] == 0) {
+                        removeAvailable(id);
+                    } else {
+                        touchedTree.set(touchedIndex[id], 0.0);
+                    }
                 }
-                probability[j][k] = d.explicitProbability(j, e);
             }
         }
-        double[] gains = new double[size];
+        unionSize = size;
+        boolean reuse = horizons == m && unionProbability.length == m && unionProbability[0].length >= size
+                && horizonTrees[0].leaves() >= size && horizonTrees[0].leaves() <= 4 * Math.max(64, size);
+        if (!reuse) {
+            unionProbability = new double[m][size];
+            horizonTrees = new SumTree[m];
+            for (int j = 0; j < m; j++) {
+                horizonTrees[j] = new SumTree(size);
+            }
+        }
+        residual = new double[m];
+        double[] gains = scratch;
         for (int k = 0; k < size; k++) {
-            int id = ids[k];
-            unionIndex[id] = k;
+            int id = unionIds[k];
             gains[k] = gain(id, blocks[id]);
-            if (blocks[id] == 0) {
-                removeAvailable(id);
-            } else {
-                touchedTree.set(touchedIndex[id], 0.0);
-            }
         }
-        SumTree[] trees = new SumTree[m];
-        double[] leaves = new double[size];
         for (int j = 0; j < m; j++) {
-            for (int k = 0; k < size; k++) {
-                leaves[k] = gains[k] * probability[j][k];
+            double[] probability = unionProbability[j];
+            residual[j] = d.residualPerRequest(j);
+            Arrays.fill(probability, 0, size, residual[j]);
+            int count = d.explicitCount(j);
+            for (int e = 0; e < count; e++) {
+                probability[unionIndex[d.explicitId(j, e)]] = d.explicitProbability(j, e);
             }
-            trees[j] = new SumTree(size);
-            trees[j].build(leaves);
+            horizonTrees[j].build(gains, probability, size);
         }
-        this.unionIds = ids;
-        this.unionProbability = probability;
-        this.horizonTrees = trees;
         this.horizons = m;
-    }
-
-    private static int[] unionOfExplicitIds(Distribution d) {
-        int total = 0;
-        for (int j = 0; j < d.horizonCount(); j++) {
-            total += d.explicitCount(j);
-        }
-        int[] all = new int[total];
-        int at = 0;
-        for (int j = 0; j < d.horizonCount(); j++) {
-            for (int e = 0; e < d.explicitCount(j); e++) {
-                all[at++] = d.explicitId(j, e);
-            }
-        }
-        Arrays.sort(all);
-        int distinct = 0;
-        for (int x = 0; x < total; x++) {
-            if (x == 0 || all[x] != all[x - 1]) {
-                all[distinct++] = all[x];
-            }
-        }
-        return Arrays.copyOf(all, distinct);
     }
 
     @Override

@@ -54,8 +54,23 @@ final class SumTree {
 
     /** Replaces all leaves at once from {@code weights[0..leaves)} in {@code O(K)}. */
     void build(double[] weights) {
-        Arrays.fill(node, 0.0);
         System.arraycopy(weights, 0, node, base, leaves);
+        rebuildInnerNodes();
+    }
+
+    /**
+     * Sets leaf {@code k} to {@code a[k] · b[k]} for {@code k < count} and every other leaf to
+     * zero, in {@code O(capacity)}.
+     */
+    void build(double[] a, double[] b, int count) {
+        for (int k = 0; k < count; k++) {
+            node[base + k] = a[k] * b[k];
+        }
+        Arrays.fill(node, base + count, 2 * base, 0.0);
+        rebuildInnerNodes();
+    }
+
+    private void rebuildInnerNodes() {
         for (int i = base - 1; i >= 1; i--) {
             node[i] = node[2 * i] + node[2 * i + 1];
         }

@@ -22,6 +22,11 @@ public interface Scheduler {
      * earlier slots are kept. Slot {@code fromSeq + k} is taken to happen
      * {@code k · slotMillis} milliseconds after the distribution's time origin.
      *
+     * <p>The built-in schedulers accept every {@code fromSeq} from {@code nextSeq() − C} up to
+     * {@code nextSeq()} that is not below the previous re-plan's {@code fromSeq} (they keep the
+     * planned slots of the current and the previous batch), which covers a caller that re-plans
+     * from its sender's never-decreasing position.
+     *
      * @param fromSeq    the first sequence number to re-plan; at least the first slot not yet
      *                   handed out for sending, at most {@link #nextSeq()}
      * @param slotMillis the time to put one block on the network, {@code > 0}

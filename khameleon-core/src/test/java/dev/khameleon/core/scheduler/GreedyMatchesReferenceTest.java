@@ -187,8 +187,10 @@ class GreedyMatchesReferenceTest {
         while (fast.nextSeq() < 4L * cache) {
             double[] pr = ref.nextSlotProbabilities();
             boolean exhausted = java.util.Arrays.stream(pr).sum() == 0;
-            if (exhausted || rng.nextInt(15) == 0) {
-                long from = Math.max(fast.oldestReplannableSeq(), fast.nextSeq() - rng.nextInt(cache));
+            if (exhausted || rng.nextInt(25) == 0) {
+                // Mostly short rewinds, sometimes into the previous batch; none when exhausted.
+                int back = exhausted ? 0 : rng.nextInt(5) == 0 ? rng.nextInt(cache) : rng.nextInt(8);
+                long from = Math.max(fast.oldestReplannableSeq(), fast.nextSeq() - back);
                 double slotMillis = 5 + 40 * rng.nextDouble();
                 d = TestInstances.randomDistribution(rng, n, 30);
                 fast.replan(d, from, slotMillis);

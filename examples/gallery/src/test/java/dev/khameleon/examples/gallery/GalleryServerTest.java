@@ -26,7 +26,7 @@ class GalleryServerTest {
 
     @BeforeAll
     static void start() throws IOException {
-        gallery = GalleryServer.builder().port(0).grid(4, 6).blockSize(2048).linkBytesPerSecond(0).latencyMillis(20)
+        gallery = GalleryServer.builder().port(0).grid(4, 6).linkBytesPerSecond(0).latencyMillis(20)
                 .start();
     }
 

@@ -1,0 +1,6 @@
+/**
+ * JMH benchmarks: {@link dev.khameleon.bench.jmh.SchedulerBenchmark} compares the fast greedy
+ * scheduler with the paper's Listing 1. Built into {@code khameleon-bench/target/benchmarks.jar};
+ * the commands and results are in {@code docs/benchmarks.md}.
+ */
+package dev.khameleon.bench.jmh;

@@ -1,0 +1,43 @@
+package dev.khameleon.client;
+
+import dev.khameleon.core.protocol.ControlMessage.ErrorMessage;
+import dev.khameleon.core.protocol.ControlMessage.Welcome;
+import dev.khameleon.core.protocol.ProtocolException;
+
+/**
+ * Tells the application what happens to the connection. Every method has an empty default;
+ * override the ones you need. Calls run on the client's upcall executor, in order; an exception
+ * thrown here is caught and logged.
+ */
+public interface ClientListener {
+
+    /** A session started: the server's welcome (block size, request count, horizons, …). */
+    default void onConnected(Welcome welcome) {
+    }
+
+    /**
+     * After a reconnect the cache was emptied and the ring restarts at {@code firstSeq}: responses
+     * the application holds are still valid, but it can no longer count on finding their blocks
+     * in the cache. Registered requests keep waiting for blocks from the new session.
+     */
+    default void onCacheInvalidated(long firstSeq) {
+    }
+
+    /**
+     * The connection ended ({@code status} as in RFC 6455, or 1006 when it broke without a close
+     * frame); {@code willReconnect} says whether the client will try again.
+     */
+    default void onDisconnected(int status, String reason, boolean willReconnect) {
+    }
+
+    /** The server sent an {@code error} message (it closes the connection next). */
+    default void onServerError(ErrorMessage error) {
+    }
+
+    /**
+     * The server sent something that breaks the protocol (a malformed block frame or control
+     * message). The client closes that connection with status 1007 and, if enabled, reconnects.
+     */
+    default void onProtocolError(ProtocolException error) {
+    }
+}

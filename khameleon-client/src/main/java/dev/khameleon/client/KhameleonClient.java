@@ -1,0 +1,801 @@
+package dev.khameleon.client;
+
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.PointerEvent;
+import dev.khameleon.core.protocol.BlockFrame;
+import dev.khameleon.core.protocol.ControlCodec;
+import dev.khameleon.core.protocol.ControlMessage;
+import dev.khameleon.core.protocol.ControlMessage.ErrorMessage;
+import dev.khameleon.core.protocol.ControlMessage.PredictionState;
+import dev.khameleon.core.protocol.ControlMessage.RateReport;
+import dev.khameleon.core.protocol.ControlMessage.Welcome;
+import dev.khameleon.core.protocol.ErrorCode;
+import dev.khameleon.core.protocol.Protocol;
+import dev.khameleon.core.protocol.ProtocolException;
+import dev.khameleon.core.spi.ClientPredictor;
+import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.core.spi.UtilityFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * The Khameleon Java client: connects to a Khameleon server over a WebSocket, streams its
+ * predictor's state upstream, caches the blocks the server pushes in a {@link RingBufferCache}
+ * and answers the application's requests from it with progressive {@link Upcall upcalls}.
+ *
+ * <pre>{@code
+ * KhameleonClient<PointerEvent> client = KhameleonClient.builder()
+ *         .uri(URI.create("ws://localhost:8080/gallery"))
+ *         .application("gallery")
+ *         .cacheBlocks(5000)
+ *         .build();
+ * client.connect().join();
+ * client.onEvent(x, y, System.currentTimeMillis());      // every pointer move
+ * client.request(cellId, response -> show(response));    // when the user asks for a cell
+ * }</pre>
+ *
+ * <p><b>Threading.</b> Every public method may be called from any thread. Blocks are received
+ * and cached on the WebSocket's listener thread; upcalls and {@link ClientListener} calls run on
+ * the upcall executor (by default one daemon thread owned by the client), never on the network
+ * thread. States and rate reports are sent from the client's scheduler.
+ *
+ * <p><b>Failures.</b> A malformed frame from the server is reported to the
+ * {@link ClientListener} and closes that connection with status 1007; a lost connection is
+ * re-established with exponential back-off (unless disabled). After a reconnect the cache is
+ * emptied, the ring restarts at the sequence number the server announces, and the listener's
+ * {@link ClientListener#onCacheInvalidated} tells the application that cached blocks may be gone.
+ *
+ * @param <E> the event type of the client half of the predictor
+ */
+public final class KhameleonClient<E> implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(KhameleonClient.class);
+    /** Largest control message accepted from the server, in characters. */
+    private static final int MAX_TEXT_CHARS = 1 << 20;
+    private static final int NORMAL_CLOSURE = 1000;
+    private static final int ABNORMAL_CLOSURE = 1006;
+
+    private final URI uri;
+    private final String application;
+    private final int cacheBlocks;
+    private final Optional<String> token;
+    private final ClientListener listener;
+    private final boolean reconnect;
+    private final long initialBackoffMillis;
+    private final long maxBackoffMillis;
+    private final Duration connectTimeout;
+    private final ServerPredictor predictionModel;
+    private final HttpClient httpClient;
+    private final LongSupplier millisClock;
+    private final Executor upcallExecutor;
+    private final ExecutorService ownedUpcallExecutor;
+    private final ScheduledExecutorService scheduler;
+    private final boolean ownsScheduler;
+    private final CacheManager cacheManager;
+    private final PredictorManager<E> predictorManager;
+
+    private final Object lock = new Object();
+    private Session session;
+    private Welcome lastWelcome;
+    private boolean everConnected;
+    private boolean closed;
+    private long backoffMillis;
+    private CompletableFuture<Welcome> firstWelcome;
+    private PredictionState modelState;
+    private Distribution modelDistribution;
+
+    private KhameleonClient(Builder<E> b) {
+        this.uri = b.uri;
+        this.application = b.application;
+        this.cacheBlocks = b.cacheBlocks;
+        this.token = Optional.ofNullable(b.token);
+        this.listener = b.listener;
+        this.reconnect = b.reconnect;
+        this.initialBackoffMillis = b.initialBackoff.toMillis();
+        this.maxBackoffMillis = b.maxBackoff.toMillis();
+        this.backoffMillis = initialBackoffMillis;
+        this.connectTimeout = b.connectTimeout;
+        this.predictionModel = b.predictionModel;
+        this.httpClient = b.httpClient != null ? b.httpClient : HttpClient.newHttpClient();
+        this.millisClock = b.millisClock;
+        if (b.upcallExecutor != null) {
+            this.upcallExecutor = b.upcallExecutor;
+            this.ownedUpcallExecutor = null;
+        } else {
+            this.ownedUpcallExecutor = Executors.newSingleThreadExecutor(daemon("khameleon-upcalls"));
+            this.upcallExecutor = ownedUpcallExecutor;
+        }
+        this.ownsScheduler = b.scheduler == null;
+        this.scheduler = ownsScheduler
+                ? Executors.newSingleThreadScheduledExecutor(daemon("khameleon-client")) : b.scheduler;
+        this.cacheManager = CacheManager.builder(new RingBufferCache(cacheBlocks))
+                .utility(b.utility).upcallExecutor(upcallExecutor).clock(b.nanoClock)
+                .maxActiveRegistrations(b.maxActiveRegistrations).build();
+        this.predictorManager = PredictorManager.builder(b.predictor, new PredictorManager.Sink() {
+            @Override
+            public void sendState(PredictionState state) {
+                Outbox out = currentOutbox();
+                if (out != null) {
+                    out.state(ControlCodec.encode(state));
+                }
+            }
+
+            @Override
+            public void sendRate(RateReport report) {
+                Outbox out = currentOutbox();
+                if (out != null) {
+                    out.rate(ControlCodec.encode(report));
+                }
+            }
+        }).clock(millisClock).stateInterval(b.stateInterval).rateInterval(b.rateInterval).scheduler(scheduler).build();
+    }
+
+    /** Starts a builder; the predictor defaults to a {@link KalmanPredictor} over pointer events. */
+    public static Builder<PointerEvent> builder() {
+        return new Builder<>(KalmanPredictor.create());
+    }
+
+    /**
+     * Opens the connection and starts streaming predictions. The future completes with the
+     * server's welcome, or exceptionally if the first attempt fails (the client does not retry a
+     * first connection; it does retry lost ones).
+     *
+     * @throws IllegalStateException if already connected or closed
+     */
+    public CompletableFuture<Welcome> connect() {
+        synchronized (lock) {
+            if (closed) {
+                throw new IllegalStateException("client is closed");
+            }
+            if (firstWelcome != null) {
+                throw new IllegalStateException("connect() was already called");
+            }
+            firstWelcome = new CompletableFuture<>();
+            predictorManager.start();
+            open();
+            return firstWelcome;
+        }
+    }
+
+    /** Feeds one interaction event to the client half of the predictor. Any thread. */
+    public void onEvent(E event) {
+        predictorManager.onEvent(event);
+    }
+
+    /**
+     * Feeds a pointer position, for clients whose predictor takes {@link PointerEvent}s (the
+     * default Kalman predictor); {@code timeMillis} is on the client's millisecond clock.
+     *
+     * @throws ClassCastException if this client's predictor takes another event type
+     */
+    @SuppressWarnings("unchecked")
+    public void onEvent(double x, double y, long timeMillis) {
+        predictorManager.onEvent((E) new PointerEvent(x, y, timeMillis));
+    }
+
+    /**
+     * Asks for request {@code requestId}: {@code upcall} receives the usable answer at once if
+     * block 0 is cached, otherwise as soon as it arrives, then every longer prefix until the
+     * response is complete. Preempts older requests that have had no answer yet. The request is
+     * also reported to the server as an event (for its metrics; it is never a fetch).
+     *
+     * @return whether it was a cache hit
+     * @throws IllegalArgumentException if {@code requestId} is negative or, once connected, not
+     *     below the server's request count
+     */
+    public boolean request(int requestId, Upcall upcall) {
+        Outbox out;
+        synchronized (lock) {
+            if (lastWelcome != null && requestId >= lastWelcome.requestCount()) {
+                throw new IllegalArgumentException("requestId " + requestId + " out of range [0, "
+                        + lastWelcome.requestCount() + ")");
+            }
+            out = session != null && session.welcomed ? session.outbox : null;
+        }
+        recordPredictionAccuracy(requestId);
+        boolean hit = cacheManager.register(requestId, upcall);
+        if (out != null) {
+            out.control(ControlCodec.encode(new ControlMessage.RequestEvent(Math.max(0, millisClock.getAsLong()),
+                    requestId)));
+        }
+        return hit;
+    }
+
+    /** A snapshot of the client metrics. Any thread. */
+    public ClientMetrics metrics() {
+        return cacheManager.metrics();
+    }
+
+    /** The block cache (read-only use: its reads are thread-safe). */
+    public RingBufferCache cache() {
+        return cacheManager.cache();
+    }
+
+    /** The current session's welcome, if connected. */
+    public Optional<Welcome> welcome() {
+        synchronized (lock) {
+            return session != null && session.welcomed ? Optional.of(lastWelcome) : Optional.empty();
+        }
+    }
+
+    /**
+     * Says goodbye to the server, closes the connection (waiting at most about a second for the
+     * close handshake), stops sending and shuts down the threads the client owns. Idempotent.
+     */
+    @Override
+    public void close() {
+        Session s;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            s = session;
+            session = null;
+            if (firstWelcome != null) {
+                firstWelcome.completeExceptionally(new IllegalStateException("client closed"));
+            }
+        }
+        predictorManager.close();
+        if (s != null && s.outbox != null) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            s.outbox.finish(ControlCodec.encode(new ControlMessage.Bye()), () -> {
+                s.webSocket.sendClose(NORMAL_CLOSURE, "bye").whenComplete((w, e) -> done.complete(null));
+            });
+            try {
+                done.get(1, TimeUnit.SECONDS);
+                s.closedByServer.get(1, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                LOG.debug("close handshake did not finish in time: {}", e.toString());
+            }
+            s.webSocket.abort();
+        }
+        if (ownsScheduler) {
+            scheduler.shutdownNow();
+        }
+        if (ownedUpcallExecutor != null) {
+            ownedUpcallExecutor.shutdown();
+        }
+    }
+
+    // ---- connection -------------------------------------------------------------------------
+
+    /** Starts one connection attempt; caller holds the lock. */
+    private void open() {
+        Session s = new Session();
+        session = s;
+        httpClient.newWebSocketBuilder().connectTimeout(connectTimeout).buildAsync(uri, s)
+                .whenComplete((ws, error) -> {
+                    if (error != null) {
+                        s.lost(ABNORMAL_CLOSURE, "connection failed: " + error.getMessage(), error);
+                    }
+                });
+    }
+
+    private Outbox currentOutbox() {
+        synchronized (lock) {
+            return session != null && session.welcomed ? session.outbox : null;
+        }
+    }
+
+    private void scheduleReconnect() {
+        long delay;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            delay = backoffMillis;
+            backoffMillis = Math.min(maxBackoffMillis, backoffMillis * 2);
+        }
+        try {
+            scheduler.schedule(() -> {
+                synchronized (lock) {
+                    if (!closed) {
+                        open();
+                    }
+                }
+            }, delay, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            LOG.debug("reconnect not scheduled: {}", e.toString());
+        }
+    }
+
+    private void tellListener(Consumer<ClientListener> call) {
+        try {
+            upcallExecutor.execute(() -> {
+                try {
+                    call.accept(listener);
+                } catch (RuntimeException e) {
+                    LOG.warn("client listener threw; contained", e);
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.debug("listener call not delivered: {}", e.toString());
+        }
+    }
+
+    private void recordPredictionAccuracy(int requestId) {
+        if (predictionModel == null) {
+            return;
+        }
+        Optional<PredictionState> sent = predictorManager.lastSent();
+        if (sent.isEmpty()) {
+            return;
+        }
+        try {
+            Distribution d;
+            synchronized (lock) {
+                if (modelState == null || !modelState.equals(sent.get())) {
+                    modelState = sent.get();
+                    modelDistribution = predictionModel.decode(modelState.state());
+                }
+                d = modelDistribution;
+            }
+            if (requestId < d.requestCount()) {
+                long elapsed = Math.max(0, millisClock.getAsLong() - sent.get().timeMillis());
+                cacheManager.recordPredictionAccuracy(Math.min(1, d.probabilityAt(elapsed, requestId)));
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("prediction accuracy not recorded: {}", e.toString());
+        }
+    }
+
+    /** One WebSocket connection attempt and what it received. Listener calls are sequential. */
+    private final class Session implements WebSocket.Listener {
+        WebSocket webSocket;
+        Outbox outbox;
+        volatile boolean welcomed;
+        private boolean ended;
+        private final StringBuilder text = new StringBuilder();
+        private byte[] binary = new byte[0];
+        private int binaryLength;
+        private int maxFrameBytes;
+        final CompletableFuture<Void> closedByServer = new CompletableFuture<>();
+
+        @Override
+        public void onOpen(WebSocket ws) {
+            synchronized (lock) {
+                webSocket = ws;
+                outbox = new Outbox(ws);
+                if (session != this) {
+                    ws.abort();
+                    return;
+                }
+            }
+            outbox.control(ControlCodec.encode(new ControlMessage.Hello(Protocol.VERSION, application, cacheBlocks,
+                    token)));
+            ws.request(1);
+        }
+
+        @Override
+        public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
+            if (text.length() + data.length() > MAX_TEXT_CHARS) {
+                protocolError(new ProtocolException(ErrorCode.INVALID_MESSAGE,
+                        "control message longer than " + MAX_TEXT_CHARS + " characters"));
+                return null;
+            }
+            text.append(data);
+            if (last) {
+                String message = text.toString();
+                text.setLength(0);
+                try {
+                    onControl(ControlCodec.decodeFromServer(message));
+                } catch (ProtocolException e) {
+                    protocolError(e);
+                    return null;
+                }
+            }
+            ws.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onBinary(WebSocket ws, ByteBuffer data, boolean last) {
+            if (!welcomed) {
+                protocolError(new ProtocolException(ErrorCode.INVALID_MESSAGE, "block frame before welcome"));
+                return null;
+            }
+            ByteBuffer frame;
+            if (last && binaryLength == 0) {
+                frame = data;
+            } else {
+                int n = data.remaining();
+                if (binaryLength + n > maxFrameBytes) {
+                    protocolError(new ProtocolException(ErrorCode.INVALID_MESSAGE, "block frame longer than "
+                            + maxFrameBytes + " bytes"));
+                    return null;
+                }
+                if (binary.length < binaryLength + n) {
+                    binary = java.util.Arrays.copyOf(binary, Math.min(maxFrameBytes, Math.max(binaryLength + n,
+                            binary.length * 2)));
+                }
+                data.get(binary, binaryLength, n);
+                binaryLength += n;
+                if (!last) {
+                    ws.request(1);
+                    return null;
+                }
+                frame = ByteBuffer.wrap(binary, 0, binaryLength);
+                binaryLength = 0;
+            }
+            int bytes = frame.remaining();
+            BlockFrame decoded;
+            try {
+                decoded = BlockFrame.decode(frame);
+                if (decoded.block().size() != lastWelcome.blockSize()) {
+                    throw new ProtocolException(ErrorCode.INVALID_MESSAGE, "block payload of "
+                            + decoded.block().size() + " bytes, but the welcome announced " + lastWelcome.blockSize());
+                }
+                if (decoded.block().requestId() >= lastWelcome.requestCount()) {
+                    throw new ProtocolException(ErrorCode.INVALID_MESSAGE, "requestId " + decoded.block().requestId()
+                            + " out of range [0, " + lastWelcome.requestCount() + ")");
+                }
+            } catch (ProtocolException e) {
+                protocolError(e);
+                return null;
+            }
+            predictorManager.recordReceived(bytes);
+            cacheManager.onBlock(decoded.seq(), decoded.block());
+            ws.request(1);
+            return null;
+        }
+
+        private void onControl(ControlMessage message) {
+            if (message instanceof Welcome w) {
+                if (welcomed) {
+                    throw new ProtocolException(ErrorCode.INVALID_MESSAGE, "a second welcome");
+                }
+                if (w.protocol() != Protocol.VERSION || w.cacheBlocks() != cacheBlocks
+                        || !w.application().equals(application)) {
+                    throw new ProtocolException(ErrorCode.INVALID_MESSAGE, "welcome does not match the hello: " + w);
+                }
+                boolean again;
+                CompletableFuture<Welcome> first;
+                synchronized (lock) {
+                    if (session != this) {
+                        return;
+                    }
+                    again = everConnected;
+                    everConnected = true;
+                    lastWelcome = w;
+                    backoffMillis = initialBackoffMillis;
+                    maxFrameBytes = w.blockSize() + 255;
+                    first = firstWelcome;
+                }
+                cacheManager.reset(w.firstSeq());
+                predictorManager.resend();
+                welcomed = true;
+                predictorManager.tick();
+                tellListener(l -> l.onConnected(w));
+                if (again) {
+                    tellListener(l -> l.onCacheInvalidated(w.firstSeq()));
+                }
+                first.complete(w);
+            } else if (message instanceof ErrorMessage e) {
+                LOG.warn("server error {}: {}", e.code(), e.message());
+                tellListener(l -> l.onServerError(e));
+                CompletableFuture<Welcome> first;
+                synchronized (lock) {
+                    first = firstWelcome;
+                }
+                if (!welcomed) {
+                    first.completeExceptionally(new IllegalStateException("server refused the session: "
+                            + e.code() + ": " + e.message()));
+                }
+            }
+        }
+
+        private void protocolError(ProtocolException e) {
+            LOG.warn("protocol error from server {}: {}", uri, e.getMessage());
+            tellListener(l -> l.onProtocolError(e));
+            WebSocket ws = webSocket;
+            outbox.abandon();
+            ws.sendClose(ErrorCode.INVALID_MESSAGE.closeStatus(), e.code().wireName())
+                    .whenComplete((w, error) -> ws.abort());
+            lost(ErrorCode.INVALID_MESSAGE.closeStatus(), e.getMessage(), e);
+        }
+
+        @Override
+        public CompletionStage<?> onClose(WebSocket ws, int statusCode, String reason) {
+            closedByServer.complete(null);
+            lost(statusCode, reason, null);
+            return null;
+        }
+
+        @Override
+        public void onError(WebSocket ws, Throwable error) {
+            closedByServer.complete(null);
+            lost(ABNORMAL_CLOSURE, String.valueOf(error.getMessage()), error);
+        }
+
+        /** This session is over; reconnect if it was the live one and the client is open. */
+        void lost(int status, String reason, Throwable error) {
+            boolean retry;
+            CompletableFuture<Welcome> first;
+            synchronized (lock) {
+                if (ended) {
+                    return;
+                }
+                ended = true;
+                if (outbox != null) {
+                    outbox.abandon();
+                }
+                if (session != this) {
+                    return;
+                }
+                session = null;
+                first = firstWelcome;
+                retry = reconnect && !closed && everConnected;
+            }
+            if (!welcomed && !first.isDone()) {
+                first.completeExceptionally(error != null ? error
+                        : new IllegalStateException("connection closed before welcome: " + status + " " + reason));
+            }
+            LOG.info("connection to {} ended: {} {}{}", uri, status, reason, retry ? "; reconnecting" : "");
+            tellListener(l -> l.onDisconnected(status, reason, retry));
+            if (retry) {
+                scheduleReconnect();
+            }
+        }
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /**
+     * Configures a {@link KhameleonClient}. Every setter validates its value at once and names the
+     * setting in its error message. Not thread-safe.
+     *
+     * @param <E> the predictor's event type
+     */
+    public static final class Builder<E> {
+        private URI uri;
+        private String application;
+        private int cacheBlocks = 1000;
+        private ClientPredictor<E> predictor;
+        private String token;
+        private UtilityFunction utility = UtilityFunction.linear();
+        private Duration stateInterval = Duration.ofMillis(150);
+        private Duration rateInterval = Duration.ofMillis(500);
+        private boolean reconnect = true;
+        private Duration initialBackoff = Duration.ofMillis(100);
+        private Duration maxBackoff = Duration.ofSeconds(10);
+        private Duration connectTimeout = Duration.ofSeconds(10);
+        private int maxActiveRegistrations = 64;
+        private ClientListener listener = new ClientListener() { };
+        private ServerPredictor predictionModel;
+        private HttpClient httpClient;
+        private Executor upcallExecutor;
+        private ScheduledExecutorService scheduler;
+        private LongSupplier millisClock = System::currentTimeMillis;
+        private LongSupplier nanoClock = System::nanoTime;
+
+        private Builder(ClientPredictor<E> predictor) {
+            this.predictor = predictor;
+        }
+
+        /**
+         * The server's WebSocket address, {@code ws://host:port/path} or {@code wss://…}. Required.
+         *
+         * @throws IllegalArgumentException if the scheme is not ws or wss
+         */
+        public Builder<E> uri(URI uri) {
+            Objects.requireNonNull(uri, "uri");
+            if (!"ws".equalsIgnoreCase(uri.getScheme()) && !"wss".equalsIgnoreCase(uri.getScheme())) {
+                throw new IllegalArgumentException("uri must be ws:// or wss://, was " + uri);
+            }
+            this.uri = uri;
+            return this;
+        }
+
+        /**
+         * The application's name, as mounted on the server. Required.
+         *
+         * @throws IllegalArgumentException if empty or longer than 256 characters
+         */
+        public Builder<E> application(String application) {
+            Objects.requireNonNull(application, "application");
+            if (application.isEmpty() || application.length() > Protocol.MAX_APPLICATION_LENGTH) {
+                throw new IllegalArgumentException("application must have 1.." + Protocol.MAX_APPLICATION_LENGTH
+                        + " characters, was \"" + application + "\"");
+            }
+            this.application = application;
+            return this;
+        }
+
+        /**
+         * {@code C}, the ring-buffer cache size in blocks (memory: {@code C × blockSize}). Default 1000.
+         *
+         * @throws IllegalArgumentException if {@code < 1}
+         */
+        public Builder<E> cacheBlocks(int cacheBlocks) {
+            if (cacheBlocks < 1) {
+                throw new IllegalArgumentException("cacheBlocks must be >= 1, was " + cacheBlocks);
+            }
+            this.cacheBlocks = cacheBlocks;
+            return this;
+        }
+
+        /**
+         * The client half of the predictor, matching the application's server half. Default a
+         * {@link KalmanPredictor} with its defaults (for a {@code GaussianGridPredictor} server half).
+         */
+        @SuppressWarnings("unchecked")
+        public <T> Builder<T> predictor(ClientPredictor<T> predictor) {
+            Objects.requireNonNull(predictor, "predictor");
+            Builder<T> self = (Builder<T>) this;
+            self.predictor = predictor;
+            return self;
+        }
+
+        /** An authentication token sent in the hello. Default none. */
+        public Builder<E> token(String token) {
+            Objects.requireNonNull(token, "token");
+            if (token.length() > Protocol.MAX_TOKEN_LENGTH) {
+                throw new IllegalArgumentException("token must have at most " + Protocol.MAX_TOKEN_LENGTH
+                        + " characters, had " + token.length());
+            }
+            this.token = token;
+            return this;
+        }
+
+        /** The utility of a prefix, reported in each {@link Response}. Default linear. */
+        public Builder<E> utility(UtilityFunction utility) {
+            this.utility = Objects.requireNonNull(utility, "utility");
+            return this;
+        }
+
+        /** The least time between two prediction states sent. Default 150 ms. */
+        public Builder<E> stateInterval(Duration interval) {
+            this.stateInterval = atLeastOneMilli("stateInterval", interval);
+            return this;
+        }
+
+        /** The interval of receive-rate reports. Default 500 ms. */
+        public Builder<E> rateInterval(Duration interval) {
+            this.rateInterval = atLeastOneMilli("rateInterval", interval);
+            return this;
+        }
+
+        /** Whether a lost connection is re-established. Default true. */
+        public Builder<E> reconnect(boolean reconnect) {
+            this.reconnect = reconnect;
+            return this;
+        }
+
+        /**
+         * The first reconnect delay, doubled after each failed attempt up to {@code max}.
+         * Default 100 ms and 10 s.
+         *
+         * @throws IllegalArgumentException if {@code initial < 1 ms} or {@code max < initial}
+         */
+        public Builder<E> backoff(Duration initial, Duration max) {
+            atLeastOneMilli("backoff initial", initial);
+            Objects.requireNonNull(max, "backoff max");
+            if (max.compareTo(initial) < 0) {
+                throw new IllegalArgumentException("backoff max must be >= initial " + initial + ", was " + max);
+            }
+            this.initialBackoff = initial;
+            this.maxBackoff = max;
+            return this;
+        }
+
+        /** How long one connection attempt may take. Default 10 s. */
+        public Builder<E> connectTimeout(Duration timeout) {
+            this.connectTimeout = atLeastOneMilli("connectTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * How many answered requests keep receiving improving upcalls at once. Default 64.
+         *
+         * @throws IllegalArgumentException if {@code < 1}
+         */
+        public Builder<E> maxActiveRegistrations(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxActiveRegistrations must be >= 1, was " + max);
+            }
+            this.maxActiveRegistrations = max;
+            return this;
+        }
+
+        /** Receives connection events. Default: none. */
+        public Builder<E> listener(ClientListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * A local copy of the application's server half of the predictor, used only to measure
+         * prediction accuracy (the mass the last state sent gave each request made). Default
+         * none: the accuracy metric stays empty.
+         */
+        public Builder<E> predictionModel(ServerPredictor model) {
+            this.predictionModel = Objects.requireNonNull(model, "predictionModel");
+            return this;
+        }
+
+        /** The JDK HTTP client to open WebSockets with. Default a new one. */
+        public Builder<E> httpClient(HttpClient httpClient) {
+            this.httpClient = Objects.requireNonNull(httpClient, "httpClient");
+            return this;
+        }
+
+        /**
+         * Where upcalls and listener calls run. Default: one daemon thread owned by the client.
+         * Must not be the WebSocket's own thread if upcalls may block.
+         */
+        public Builder<E> upcallExecutor(Executor executor) {
+            this.upcallExecutor = Objects.requireNonNull(executor, "upcallExecutor");
+            return this;
+        }
+
+        /** The scheduler for states, rate reports and reconnects. Default: one daemon thread owned by the client. */
+        public Builder<E> scheduler(ScheduledExecutorService scheduler) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /**
+         * The millisecond clock of states, reports and request events; events passed to
+         * {@link #onEvent} must be stamped on the same clock. Default {@link System#currentTimeMillis()}.
+         */
+        public Builder<E> clock(LongSupplier millisClock) {
+            this.millisClock = Objects.requireNonNull(millisClock, "clock");
+            return this;
+        }
+
+        /** The nanosecond clock of the latency metrics. Default {@link System#nanoTime()}. */
+        public Builder<E> nanoClock(LongSupplier nanoClock) {
+            this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+            return this;
+        }
+
+        /**
+         * Builds the client (not yet connected).
+         *
+         * @throws IllegalStateException if {@code uri} or {@code application} is missing
+         */
+        public KhameleonClient<E> build() {
+            if (uri == null) {
+                throw new IllegalStateException("uri is required");
+            }
+            if (application == null) {
+                throw new IllegalStateException("application is required");
+            }
+            return new KhameleonClient<>(this);
+        }
+
+        private static Duration atLeastOneMilli(String name, Duration d) {
+            Objects.requireNonNull(d, name);
+            if (d.toMillis() < 1) {
+                throw new IllegalArgumentException(name + " must be >= 1 ms, was " + d);
+            }
+            return d;
+        }
+    }
+}

@@ -1,0 +1,296 @@
+package dev.khameleon.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.khameleon.core.protocol.ControlMessage.PredictionState;
+import dev.khameleon.core.protocol.ControlMessage.RateReport;
+import dev.khameleon.core.protocol.Protocol;
+import dev.khameleon.core.spi.ClientPredictor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Streams the client half of the predictor upstream: feeds it the application's interaction
+ * events and, every {@code stateInterval} (default 150 ms), sends its state; every
+ * {@code rateInterval} (default 500 ms) it sends a receive-rate report of the block bytes
+ * received since the last one.
+ *
+ * <p><b>Never more often than configured.</b> Each send checks the injected clock: a state goes
+ * out only if at least {@code stateInterval} has passed since the last one, and only if it
+ * differs from the last state sent (a resting pointer costs nothing); likewise for rate reports.
+ * So a scheduler that fires early or twice cannot raise the rate. {@link #tick()} runs both
+ * checks once; {@link #start()} runs them on the injected scheduler.
+ *
+ * <p><b>Threading.</b> {@link #onEvent}, {@link #recordReceived}, {@link #tick()} and
+ * {@link #close()} may be called from any thread; the predictor is only ever called under this
+ * manager's lock, as {@link ClientPredictor} expects. An exception from the predictor or the
+ * sink is caught and logged; the manager keeps running. After {@link #close()} nothing is sent.
+ *
+ * @param <E> the predictor's event type
+ */
+public final class PredictorManager<E> implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(PredictorManager.class);
+
+    /** Where the manager's messages go (the connection). Called from the manager's threads. */
+    public interface Sink {
+        /** Sends a prediction state. Must not block. */
+        void sendState(PredictionState state);
+
+        /** Sends a receive-rate report. Must not block. */
+        void sendRate(RateReport report);
+    }
+
+    private final ClientPredictor<E> predictor;
+    private final Sink sink;
+    private final LongSupplier millisClock;
+    private final long stateIntervalMillis;
+    private final long rateIntervalMillis;
+    private final ScheduledExecutorService scheduler;
+
+    private final Object lock = new Object();
+    private JsonNode lastState;
+    private long lastStateMillis;
+    private boolean stateSent;
+    private long rateWindowStart;
+    private long bytesInWindow;
+    private boolean rateStarted;
+    private boolean closed;
+    private ScheduledFuture<?> stateTask;
+    private ScheduledFuture<?> rateTask;
+    private long statesSent;
+
+    private PredictorManager(Builder<E> b) {
+        this.predictor = b.predictor;
+        this.sink = b.sink;
+        this.millisClock = b.millisClock;
+        this.stateIntervalMillis = b.stateInterval.toMillis();
+        this.rateIntervalMillis = b.rateInterval.toMillis();
+        this.scheduler = b.scheduler;
+    }
+
+    /** Starts a builder for a manager of {@code predictor} that sends to {@code sink}. */
+    public static <E> Builder<E> builder(ClientPredictor<E> predictor, Sink sink) {
+        return new Builder<>(predictor, sink);
+    }
+
+    /** Feeds one interaction event to the predictor. Any thread. */
+    public void onEvent(E event) {
+        Objects.requireNonNull(event, "event");
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            try {
+                predictor.onEvent(event);
+            } catch (RuntimeException e) {
+                LOG.warn("client predictor {} rejected event {}; ignored", predictor, event, e);
+            }
+        }
+    }
+
+    /** Counts {@code bytes} of block frames received, for the next rate report. Any thread. */
+    public void recordReceived(long bytes) {
+        synchronized (lock) {
+            bytesInWindow += bytes;
+        }
+    }
+
+    /**
+     * Runs the checks on the scheduler: the state check every {@code stateInterval}, the rate
+     * check every {@code rateInterval}.
+     *
+     * @throws IllegalStateException if already started or closed, or no scheduler was configured
+     */
+    public void start() {
+        synchronized (lock) {
+            if (closed || stateTask != null) {
+                throw new IllegalStateException(closed ? "predictor manager is closed" : "already started");
+            }
+            if (scheduler == null) {
+                throw new IllegalStateException("no scheduler configured; call tick() yourself");
+            }
+            stateTask = scheduler.scheduleAtFixedRate(this::sendStateIfDue, 0, stateIntervalMillis, TimeUnit.MILLISECONDS);
+            rateTask = scheduler.scheduleAtFixedRate(this::sendRateIfDue, rateIntervalMillis, rateIntervalMillis,
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Sends the state and the rate report if each is due. Any thread. */
+    public void tick() {
+        sendStateIfDue();
+        sendRateIfDue();
+    }
+
+    /**
+     * Forgets what was sent, so the next due check sends the state even if unchanged and the
+     * rate window restarts: after a reconnect, the new session has no state yet.
+     */
+    public void resend() {
+        synchronized (lock) {
+            stateSent = false;
+            lastState = null;
+            rateStarted = false;
+            bytesInWindow = 0;
+        }
+    }
+
+    /** The last state sent and its time, if any. */
+    public Optional<PredictionState> lastSent() {
+        synchronized (lock) {
+            return stateSent ? Optional.of(new PredictionState(lastStateMillis, lastState)) : Optional.empty();
+        }
+    }
+
+    /** How many states were sent so far. */
+    public long statesSent() {
+        synchronized (lock) {
+            return statesSent;
+        }
+    }
+
+    /** Stops the scheduled checks; nothing is sent afterwards. Idempotent. */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            closed = true;
+            if (stateTask != null) {
+                stateTask.cancel(false);
+                rateTask.cancel(false);
+            }
+        }
+    }
+
+    private void sendStateIfDue() {
+        PredictionState message;
+        synchronized (lock) {
+            long now = Math.max(0, millisClock.getAsLong());
+            if (closed || stateSent && now - lastStateMillis < stateIntervalMillis) {
+                return;
+            }
+            JsonNode state;
+            try {
+                state = predictor.state(now);
+            } catch (RuntimeException e) {
+                LOG.warn("client predictor {} failed to produce a state; skipped", predictor, e);
+                return;
+            }
+            if (state == null || stateSent && state.equals(lastState)) {
+                return;
+            }
+            lastState = state;
+            lastStateMillis = now;
+            stateSent = true;
+            statesSent++;
+            message = new PredictionState(now, state);
+        }
+        try {
+            sink.sendState(message);
+        } catch (RuntimeException e) {
+            LOG.warn("sending the prediction state failed", e);
+        }
+    }
+
+    private void sendRateIfDue() {
+        RateReport report;
+        synchronized (lock) {
+            long now = Math.max(0, millisClock.getAsLong());
+            if (closed) {
+                return;
+            }
+            if (!rateStarted) {
+                rateStarted = true;
+                rateWindowStart = now;
+                bytesInWindow = 0;
+                return;
+            }
+            long elapsed = now - rateWindowStart;
+            if (elapsed < rateIntervalMillis || elapsed <= 0) {
+                return;
+            }
+            double rate = Math.min(bytesInWindow * 1000.0 / elapsed, Protocol.MAX_BYTES_PER_SECOND);
+            rateWindowStart = now;
+            bytesInWindow = 0;
+            report = new RateReport(now, rate);
+        }
+        try {
+            sink.sendRate(report);
+        } catch (RuntimeException e) {
+            LOG.warn("sending the rate report failed", e);
+        }
+    }
+
+    /**
+     * Configures a {@link PredictorManager}; each setter validates at once and names the
+     * setting. Not thread-safe.
+     *
+     * @param <E> the predictor's event type
+     */
+    public static final class Builder<E> {
+        private final ClientPredictor<E> predictor;
+        private final Sink sink;
+        private LongSupplier millisClock = System::currentTimeMillis;
+        private Duration stateInterval = Duration.ofMillis(150);
+        private Duration rateInterval = Duration.ofMillis(500);
+        private ScheduledExecutorService scheduler;
+
+        private Builder(ClientPredictor<E> predictor, Sink sink) {
+            this.predictor = Objects.requireNonNull(predictor, "predictor");
+            this.sink = Objects.requireNonNull(sink, "sink");
+        }
+
+        /**
+         * The clock in milliseconds that states and reports are stamped with; must be the clock
+         * of the events' timestamps. Default {@link System#currentTimeMillis()}.
+         */
+        public Builder<E> clock(LongSupplier millisClock) {
+            this.millisClock = Objects.requireNonNull(millisClock, "clock");
+            return this;
+        }
+
+        /**
+         * The least time between two states (default 150 ms).
+         *
+         * @throws IllegalArgumentException if shorter than 1 ms
+         */
+        public Builder<E> stateInterval(Duration interval) {
+            this.stateInterval = checkInterval("stateInterval", interval);
+            return this;
+        }
+
+        /**
+         * The receive-rate reporting interval (default 500 ms).
+         *
+         * @throws IllegalArgumentException if shorter than 1 ms
+         */
+        public Builder<E> rateInterval(Duration interval) {
+            this.rateInterval = checkInterval("rateInterval", interval);
+            return this;
+        }
+
+        /** The scheduler {@link #start()} uses; none by default (then drive {@link #tick()}). */
+        public Builder<E> scheduler(ScheduledExecutorService scheduler) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /** Builds the manager (not yet started). */
+        public PredictorManager<E> build() {
+            return new PredictorManager<>(this);
+        }
+
+        private static Duration checkInterval(String name, Duration interval) {
+            Objects.requireNonNull(interval, name);
+            if (interval.toMillis() < 1) {
+                throw new IllegalArgumentException(name + " must be >= 1 ms, was " + interval);
+            }
+            return interval;
+        }
+    }
+}

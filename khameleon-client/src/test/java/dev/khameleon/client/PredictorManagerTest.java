@@ -1,0 +1,154 @@
+package dev.khameleon.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.khameleon.core.PointerEvent;
+import dev.khameleon.core.protocol.ControlMessage.PredictionState;
+import dev.khameleon.core.protocol.ControlMessage.RateReport;
+import dev.khameleon.core.spi.ClientPredictor;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PredictorManagerTest {
+    private final AtomicLong now = new AtomicLong(1000);
+    private final List<PredictionState> states = new ArrayList<>();
+    private final List<RateReport> rates = new ArrayList<>();
+    private final PredictorManager.Sink sink = new PredictorManager.Sink() {
+        @Override
+        public synchronized void sendState(PredictionState state) {
+            states.add(state);
+        }
+
+        @Override
+        public synchronized void sendRate(RateReport report) {
+            rates.add(report);
+        }
+    };
+
+    private PredictorManager<PointerEvent> manager(ClientPredictor<PointerEvent> predictor) {
+        return PredictorManager.builder(predictor, sink).clock(now::get)
+                .stateInterval(Duration.ofMillis(150)).rateInterval(Duration.ofMillis(500)).build();
+    }
+
+    @Test
+    void states_neverMoreOftenThanTheInterval_evenIfTickedConstantly() {
+        PredictorManager<PointerEvent> m = manager(KalmanPredictor.create());
+        for (int t = 0; t < 1500; t++) {
+            now.set(1000 + t);
+            m.onEvent(new PointerEvent(t, t / 2.0, 1000 + t));
+            m.tick();
+        }
+        assertTrue(states.size() >= 9 && states.size() <= 10, "1.5 s at 150 ms: " + states.size());
+        for (int i = 1; i < states.size(); i++) {
+            assertTrue(states.get(i).timeMillis() - states.get(i - 1).timeMillis() >= 150, "spacing");
+        }
+    }
+
+    @Test
+    void unchangedState_isNotResent_untilResendRequested() {
+        ClientPredictor<PointerEvent> constant = new ClientPredictor<>() {
+            @Override
+            public void onEvent(PointerEvent event) {
+            }
+
+            @Override
+            public JsonNode state(long nowMillis) {
+                return JsonNodeFactory.instance.objectNode().put("request", 3);
+            }
+        };
+        PredictorManager<PointerEvent> m = manager(constant);
+        for (int i = 0; i < 5; i++) {
+            m.tick();
+            now.addAndGet(200);
+        }
+        assertEquals(1, states.size());
+        m.resend();
+        m.tick();
+        assertEquals(2, states.size());
+    }
+
+    @Test
+    void rateReports_measureBytesPerSecondOverTheInterval() {
+        PredictorManager<PointerEvent> m = manager(KalmanPredictor.create());
+        m.tick();                       // opens the first window at t=1000
+        now.set(1250);
+        m.recordReceived(50_000);
+        m.tick();
+        assertEquals(0, rates.size(), "not due before 500 ms");
+        now.set(1500);
+        m.recordReceived(50_000);
+        m.tick();
+        assertEquals(1, rates.size());
+        assertEquals(200_000.0, rates.get(0).bytesPerSecond(), 1e-9);
+        assertEquals(1500, rates.get(0).timeMillis());
+    }
+
+    @Test
+    void throwingPredictor_isContained() {
+        ClientPredictor<PointerEvent> broken = new ClientPredictor<>() {
+            @Override
+            public void onEvent(PointerEvent event) {
+                throw new IllegalStateException("bug");
+            }
+
+            @Override
+            public JsonNode state(long nowMillis) {
+                throw new IllegalStateException("bug");
+            }
+        };
+        PredictorManager<PointerEvent> m = manager(broken);
+        m.onEvent(new PointerEvent(1, 1, 1));
+        m.tick();
+        assertEquals(0, states.size());
+    }
+
+    @Test
+    void start_sendsOnTheScheduler_andCloseStopsIt() throws Exception {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        try {
+            CountDownLatch two = new CountDownLatch(2);
+            AtomicLong clock = new AtomicLong();
+            ClientPredictor<PointerEvent> clockState = new ClientPredictor<>() {
+                @Override
+                public void onEvent(PointerEvent event) {
+                }
+
+                @Override
+                public JsonNode state(long nowMillis) {
+                    return JsonNodeFactory.instance.objectNode().put("t", nowMillis);
+                }
+            };
+            PredictorManager<PointerEvent> m = PredictorManager.builder(clockState,
+                    new PredictorManager.Sink() {
+                        @Override
+                        public void sendState(PredictionState state) {
+                            two.countDown();
+                        }
+
+                        @Override
+                        public void sendRate(RateReport report) {
+                        }
+                    }).clock(() -> clock.addAndGet(200)).stateInterval(Duration.ofMillis(5)).scheduler(scheduler).build();
+            m.start();
+            m.onEvent(new PointerEvent(1, 1, 0));
+            assertTrue(two.await(10, TimeUnit.SECONDS));
+            m.close();
+            long sent = m.statesSent();
+            m.tick();
+            assertEquals(sent, m.statesSent(), "nothing is sent after close");
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+}

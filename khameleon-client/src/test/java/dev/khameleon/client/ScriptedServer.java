@@ -1,0 +1,102 @@
+package dev.khameleon.client;
+
+import dev.khameleon.core.Block;
+import dev.khameleon.core.protocol.BlockCounts;
+import dev.khameleon.core.protocol.BlockFrame;
+import dev.khameleon.core.protocol.ControlCodec;
+import dev.khameleon.core.protocol.ControlMessage;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+
+/**
+ * A minimal WebSocket server for client tests: it records every control message the client
+ * sends and, on each hello, runs a script that decides what to push (well-formed, fragmented or
+ * broken frames), so the client's connection handling can be tested frame by frame.
+ */
+final class ScriptedServer implements AutoCloseable {
+    /** What the test server does for the {@code n}-th connection's hello. */
+    interface Script extends BiConsumer<Integer, Channel> {
+    }
+
+    final BlockingQueue<ControlMessage> received = new LinkedBlockingQueue<>();
+    private final AtomicInteger connections = new AtomicInteger();
+    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final Channel channel;
+
+    ScriptedServer(Script script) throws InterruptedException {
+        channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(65536),
+                                new WebSocketServerProtocolHandler("/app"),
+                                new SimpleChannelInboundHandler<TextWebSocketFrame>() {
+                                    @Override
+                                    protected void channelRead0(ChannelHandlerContext ctx, TextWebSocketFrame frame) {
+                                        ControlMessage m = ControlCodec.decodeFromClient(frame.text());
+                                        received.add(m);
+                                        if (m instanceof ControlMessage.Hello) {
+                                            script.accept(connections.getAndIncrement(), ctx.channel());
+                                        }
+                                    }
+                                });
+                    }
+                }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+    }
+
+    URI uri() {
+        return URI.create("ws://127.0.0.1:" + ((InetSocketAddress) channel.localAddress()).getPort() + "/app");
+    }
+
+    static ControlMessage.Welcome welcome(int cacheBlocks, long firstSeq, int blockSize) {
+        return new ControlMessage.Welcome(1, "s" + firstSeq, "app", blockSize, 10, cacheBlocks,
+                List.of(50L, 150L, 250L, 500L), firstSeq, BlockCounts.uniform(2));
+    }
+
+    static void sendText(Channel ch, ControlMessage m) {
+        ch.writeAndFlush(new TextWebSocketFrame(ControlCodec.encode(m)));
+    }
+
+    static void sendBlock(Channel ch, long seq, Block block) {
+        ch.writeAndFlush(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(BlockFrame.encode(seq, block))));
+    }
+
+    /** Sends the frame in three WebSocket fragments. */
+    static void sendFragmented(Channel ch, long seq, Block block) {
+        byte[] f = BlockFrame.encode(seq, block);
+        int a = 5;
+        int b = f.length / 2;
+        ch.write(new BinaryWebSocketFrame(false, 0, Unpooled.wrappedBuffer(f, 0, a)));
+        ch.write(new ContinuationWebSocketFrame(false, 0, Unpooled.wrappedBuffer(f, a, b - a)));
+        ch.writeAndFlush(new ContinuationWebSocketFrame(true, 0, Unpooled.wrappedBuffer(f, b, f.length - b)));
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        channel.close().sync();
+        group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).sync();
+    }
+}

@@ -1,0 +1,55 @@
+package dev.khameleon.server;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Every builder setting rejects a bad value at once, naming the setting and the value. */
+class BuilderValidationTest {
+
+    private static void rejects(String setting, String value, Executable call) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
+        assertTrue(e.getMessage().contains(setting) && e.getMessage().contains(value), e.getMessage());
+    }
+
+    @Test
+    void serverBuilder_rejectsOutOfRangeSettings() {
+        KhameleonServer.Builder b = KhameleonServer.builder();
+        rejects("port", "70000", () -> b.port(70_000));
+        rejects("maxSessions", "0", () -> b.maxSessions(0));
+        rejects("maxFramePayloadBytes", "10", () -> b.maxFramePayloadBytes(10));
+        rejects("writeBufferWaterMark", "high=10", () -> b.writeBufferWaterMark(100, 10));
+        rejects("initialBytesPerSecond", "NaN", () -> b.initialBytesPerSecond(Double.NaN));
+        rejects("maxBytesPerSecond", "-1", () -> b.maxBytesPerSecond(-1));
+        rejects("pacingGain", "0.5", () -> b.pacingGain(0.5));
+        rejects("fetchWindow", "0", () -> b.fetchWindow(0));
+        rejects("fetchTimeout", "PT0S", () -> b.fetchTimeout(Duration.ZERO));
+        rejects("readIdleTimeout", "PT-1S", () -> b.readIdleTimeout(Duration.ofSeconds(-1)));
+        rejects("schedulerThreads", "0", () -> b.schedulerThreads(0));
+        rejects("allowedOrigins", "[ ]", () -> b.allowedOrigins(" "));
+        rejects("application", "required", b::build);
+    }
+
+    @Test
+    void applicationBuilder_rejectsBadSettings() {
+        rejects("name", "\"\"", () -> Application.builder(""));
+        Application.Builder b = Application.builder("a");
+        rejects("path", "nope", () -> b.path("nope"));
+        rejects("horizons", "[50, 50]", () -> b.horizons(50, 50));
+        rejects("chunkSize", "0", () -> b.chunkSize(0));
+        rejects("discount", "1.5", () -> b.discount(1.5));
+        rejects("blockSource", "required", b::build);
+    }
+
+    @Test
+    void serverBuilder_rejectsTwoApplicationsOnOnePath() {
+        Application a = Application.builder("a").path("/x").blockSource(TestApps.inMemory(2, 1, 8)).build();
+        Application b = Application.builder("b").path("/x").blockSource(TestApps.inMemory(2, 1, 8)).build();
+        KhameleonServer.Builder builder = KhameleonServer.builder().application(a);
+        rejects("/x", "already taken", () -> builder.application(b));
+    }
+}

@@ -1,0 +1,63 @@
+package dev.khameleon.server;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The bandwidth estimator and the pacer, on injected time. */
+class PacingTest {
+
+    @Test
+    void estimator_isHarmonicMeanOfLastFiveNonZeroReports() {
+        BandwidthEstimator e = new BandwidthEstimator(1000, Double.POSITIVE_INFINITY, 0);
+        assertEquals(1000, e.bytesPerSecond(), "initial estimate before any report");
+        e.report(0);
+        assertEquals(1000, e.bytesPerSecond(), "a zero report is ignored");
+        e.report(100);
+        e.report(400);
+        assertEquals(2 / (1 / 100.0 + 1 / 400.0), e.bytesPerSecond(), 1e-9);
+        for (int i = 0; i < 5; i++) {
+            e.report(500);
+        }
+        assertEquals(500, e.bytesPerSecond(), 1e-9, "old reports leave the window");
+        assertEquals(5, e.reportCount());
+    }
+
+    @Test
+    void estimator_respectsCapAndFixedRate() {
+        BandwidthEstimator capped = new BandwidthEstimator(1000, 300, 0);
+        assertEquals(300, capped.bytesPerSecond());
+        capped.report(10_000);
+        assertEquals(300, capped.bytesPerSecond());
+        BandwidthEstimator fixed = new BandwidthEstimator(1000, Double.POSITIVE_INFINITY, 42);
+        fixed.report(10_000);
+        assertEquals(42, fixed.bytesPerSecond());
+    }
+
+    @Test
+    void pacer_admitsBytesAtItsRateOverTime() {
+        long t = 0;
+        Pacer p = new Pacer(1_000_000, 2000, t);
+        long sent = 0;
+        // Ask for 1000-byte frames over one simulated second, advancing time as the pacer says.
+        while (t < 1_000_000_000L) {
+            long wait = p.tryAcquire(1000, t);
+            if (wait == 0) {
+                sent += 1000;
+            } else {
+                t += wait;
+            }
+        }
+        assertTrue(Math.abs(sent - 1_000_000) <= 3000, "sent " + sent + " bytes in one second at 1 MB/s");
+    }
+
+    @Test
+    void pacer_waitIsTheTimeToEarnTheMissingTokens() {
+        Pacer p = new Pacer(1000, 100, 0);
+        assertEquals(0, p.tryAcquire(100, 0));
+        long wait = p.tryAcquire(100, 0);
+        assertEquals(100_000_000L, wait, 1000, "100 bytes at 1000 B/s take 100 ms");
+        assertEquals(0, p.tryAcquire(100, wait));
+    }
+}

@@ -1,0 +1,88 @@
+package dev.khameleon.server;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+
+/**
+ * A WebSocket client written against RFC 6455 on a plain socket, for what the JDK client cannot do:
+ * stop reading entirely, with a small receive buffer. Only sends; reads just the handshake.
+ */
+final class RawClient implements AutoCloseable {
+    private final Socket socket;
+    private final OutputStream out;
+
+    RawClient(int port, String path, int receiveBufferBytes) throws IOException {
+        socket = new Socket();
+        socket.setReceiveBufferSize(receiveBufferBytes);
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+        socket.setSoTimeout(10_000);
+        out = socket.getOutputStream();
+        String key = Base64.getEncoder().encodeToString("0123456789abcdef".getBytes(StandardCharsets.US_ASCII));
+        out.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nUpgrade: websocket\r\n"
+                + "Connection: Upgrade\r\nSec-WebSocket-Key: " + key + "\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        InputStream in = socket.getInputStream();
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("connection closed during the handshake: " + head);
+            }
+            head.append((char) b);
+        }
+        if (!head.toString().startsWith("HTTP/1.1 101")) {
+            throw new IOException("handshake refused: " + head);
+        }
+    }
+
+    /** Sends one masked text frame (payload below 65,536 bytes). */
+    void sendText(String text) throws IOException {
+        byte[] payload = text.getBytes(StandardCharsets.UTF_8);
+        byte[] mask = {1, 2, 3, 4};
+        int headerLength = payload.length < 126 ? 2 : 4;
+        byte[] frame = new byte[headerLength + 4 + payload.length];
+        frame[0] = (byte) 0x81;
+        if (payload.length < 126) {
+            frame[1] = (byte) (0x80 | payload.length);
+        } else {
+            frame[1] = (byte) (0x80 | 126);
+            frame[2] = (byte) (payload.length >>> 8);
+            frame[3] = (byte) payload.length;
+        }
+        System.arraycopy(mask, 0, frame, headerLength, 4);
+        for (int i = 0; i < payload.length; i++) {
+            frame[headerLength + 4 + i] = (byte) (payload[i] ^ mask[i % 4]);
+        }
+        out.write(frame);
+        out.flush();
+    }
+
+    /** Whether the server has closed the connection (reads what is buffered to find out). */
+    boolean serverClosed() {
+        try {
+            socket.setSoTimeout(1);
+            InputStream in = socket.getInputStream();
+            byte[] sink = new byte[1 << 16];
+            while (true) {
+                if (in.read(sink) < 0) {
+                    return true;
+                }
+            }
+        } catch (java.net.SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}

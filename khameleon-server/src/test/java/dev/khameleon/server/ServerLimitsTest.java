@@ -1,0 +1,93 @@
+package dev.khameleon.server;
+
+import dev.khameleon.core.protocol.ControlMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Limits that protect the server: session cap, clients that stop reading, idle clients. */
+class ServerLimitsTest {
+    private static final int BLOCK_SIZE = 1024;
+    private static final int FRAME = BLOCK_SIZE + 32;
+
+    private KhameleonServer server;
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private URI start(KhameleonServer.Builder b) {
+        server = b.host("127.0.0.1").port(0).seed(3)
+                .application(Application.builder("test").blockSource(TestApps.inMemory(100, 4, BLOCK_SIZE)).build())
+                .build().start();
+        return URI.create("ws://127.0.0.1:" + server.port() + "/test");
+    }
+
+    @Test
+    void sessionCap_refusesTheExtraSessionWith1013AndRecovers() {
+        URI uri = start(KhameleonServer.builder().maxSessions(2).fixedBytesPerSecond(100_000));
+        try (TestClient a = TestClient.open(uri, "test", 100); TestClient b = TestClient.open(uri, "test", 100)) {
+            try (TestClient c = TestClient.connect(uri)) {
+                ControlMessage.ErrorMessage e = c.awaitError();
+                assertEquals("too_many_sessions", e.code());
+                assertEquals(1013, c.awaitClose().status());
+            }
+            assertEquals(1, server.metrics().sessionsRejected());
+            a.nextBlock();
+            b.nextBlock();
+            a.close();
+            TestClient.await(() -> server.metrics().activeSessions() == 1, "the closed session frees its place");
+            try (TestClient d = TestClient.open(uri, "test", 100)) {
+                d.nextBlock();
+            }
+        }
+    }
+
+    @Test
+    void clientThatStopsReading_isClosedAndQueuedBytesStayBounded() throws Exception {
+        int high = 16 * 1024;
+        URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(50e6).writeBufferWaterMark(8 * 1024, high)
+                .sendBufferBytes(16 * 1024).writeStallTimeout(Duration.ofMillis(500)).closeTimeout(Duration.ofMillis(200)));
+        try (TestClient healthy = TestClient.open(uri, "test", 100);
+             RawClient stalled = new RawClient(server.port(), "/test", 4096)) {
+            stalled.sendText("{\"type\":\"hello\",\"protocol\":1,\"application\":\"test\",\"cacheBlocks\":400}");
+            long[] maxQueued = new long[1];
+            TestClient.await(() -> {
+                for (SessionMetrics m : server.sessionMetrics()) {
+                    maxQueued[0] = Math.max(maxQueued[0], m.maxQueuedBytes());
+                }
+                return server.metrics().errorsByCode().getOrDefault("slow_consumer", 0L) == 1;
+            }, "the stalled session is closed as a slow consumer");
+            // The stalled session filled its socket buffers and then its Netty buffer up to the high
+            // water mark (plus the frame that crossed it), and no further.
+            assertTrue(maxQueued[0] > 0, "the stalled session did queue bytes");
+            assertTrue(maxQueued[0] <= high + 2 * FRAME, "queued " + maxQueued[0] + " bytes");
+            TestClient.await(stalled::serverClosed, "the server drops the stalled connection");
+            healthy.blocks.clear();
+            healthy.nextBlock();
+            assertFalse(healthy.closed.isDone(), "the healthy session is unaffected");
+            assertEquals(1, server.metrics().activeSessions());
+        }
+    }
+
+    @Test
+    void idleClient_isClosedWithIdleTimeout() {
+        URI uri = start(KhameleonServer.builder().readIdleTimeout(Duration.ofMillis(300)).fixedBytesPerSecond(10_000));
+        try (TestClient c = TestClient.connect(uri)) {
+            c.send(ControlMessage.Hello.of("test", 10));
+            assertInstanceOf(ControlMessage.Welcome.class, c.nextControl());
+            assertEquals("idle_timeout", c.awaitError().code());
+            assertEquals(1001, c.awaitClose().status());
+        }
+    }
+}
