@@ -42,7 +42,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *   each session is limited only by write-buffer back-pressure; reports MB/s per session and in
  *   total, and the server threads' CPU in cores.</li>
  *   <li><b>latency</b>: {@code S} sessions paced at a share of a total rate; each client sends a
- *   point-predictor state for a random request every 150 ms and measures the time from sending it
+ *   point-predictor state for a random request every 150 ms (or every 5 slots if slower) and measures the time from sending it
  *   until the first block of that request arrives (the first block that reflects the new
  *   distribution, since the point predictor gives the request all the mass); reports p50/p99/max,
  *   and how many states were superseded before any block of theirs arrived.</li>
@@ -86,8 +86,8 @@ public final class ServerLoad {
         }
         if (mode.equals("both") || mode.equals("latency")) {
             System.out.println();
-            System.out.println("| sessions | rate per session (KB/s) | states | p50 ms | p99 ms | max ms | not reflected |");
-            System.out.println("|---:|---:|---:|---:|---:|---:|---:|");
+            System.out.println("| sessions | rate per session (KB/s) | slot ms | states | p50 ms | p99 ms | max ms | not reflected |");
+            System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|");
             for (int s : sessionCounts) {
                 latency(s, warmup, seconds, Math.min(2e6, totalRate / s));
             }
@@ -160,9 +160,12 @@ public final class ServerLoad {
             List<Client> clients = connect(server, sessions, new Latency(delays, missed));
             ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
             long start = System.nanoTime() + warmup * 1_000_000_000L;
+            // A state every 150 ms, or every 5 slots when slots are longer, so a state can show at all.
+            long interval = Math.max(150, (long) Math.ceil(5 * (BlockFrame.HEADER_LENGTH + BLOCK_SIZE)
+                    / ratePerSession * 1000));
             for (int i = 0; i < clients.size(); i++) {
                 Client c = clients.get(i);
-                ticker.scheduleAtFixedRate(() -> c.sendState(start), (150L * i) / clients.size(), 150,
+                ticker.scheduleAtFixedRate(() -> c.sendState(start), (interval * i) / clients.size(), interval,
                         TimeUnit.MILLISECONDS);
             }
             Thread.sleep((warmup + seconds) * 1000L);
@@ -171,8 +174,9 @@ public final class ServerLoad {
             synchronized (delays) {
                 h = delays.copy();
             }
-            System.out.printf(Locale.ROOT, "| %d | %.0f | %d | %.1f | %.1f | %.1f | %d |%n", sessions,
-                    ratePerSession / 1e3, h.getTotalCount(), h.getValueAtPercentile(50) / 1e6,
+            System.out.printf(Locale.ROOT, "| %d | %.0f | %.1f | %d | %.1f | %.1f | %.1f | %d |%n", sessions,
+                    ratePerSession / 1e3, (BlockFrame.HEADER_LENGTH + BLOCK_SIZE) / ratePerSession * 1e3,
+                    h.getTotalCount(), h.getValueAtPercentile(50) / 1e6,
                     h.getValueAtPercentile(99) / 1e6, h.getMaxValue() / 1e6, missed.get());
             close(clients);
         }
