@@ -3,6 +3,7 @@ package dev.khameleon.bench;
 import dev.khameleon.bench.image.UtilityCommand;
 import dev.khameleon.bench.sim.cli.ExperimentCommand;
 import dev.khameleon.bench.sim.cli.SimulateCommand;
+import dev.khameleon.bench.store.StoreBench;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -12,7 +13,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "khameleon-bench", mixinStandardHelpOptions = true, version = "khameleon-bench 0.1.0",
         description = "Khameleon simulator and evaluation harness.",
-        subcommands = {SimulateCommand.class, ExperimentCommand.class, UtilityCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {SimulateCommand.class, ExperimentCommand.class, UtilityCommand.class, StoreBench.class,
+                CommandLine.HelpCommand.class})
 public final class Cli implements Runnable {
 
     /** Runs the command line and exits with its status. */

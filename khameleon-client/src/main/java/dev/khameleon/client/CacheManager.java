@@ -255,17 +255,22 @@ public final class CacheManager {
 
     /** Drops {@code reg} from every structure; caller holds the lock. */
     private void remove(Registration reg) {
-        reg.finished = true;
         active.remove(reg);
+        unindex(reg);
+        if (waiting == reg) {
+            waiting = null;
+        }
+    }
+
+    /** Ends {@code reg} and drops it from the by-request index; caller holds the lock. */
+    private void unindex(Registration reg) {
+        reg.finished = true;
         List<Registration> regs = byRequest.get(reg.requestId);
         if (regs != null) {
             regs.remove(reg);
             if (regs.isEmpty()) {
                 byRequest.remove(reg.requestId);
             }
-        }
-        if (waiting == reg) {
-            waiting = null;
         }
     }
 
@@ -277,12 +282,7 @@ public final class CacheManager {
                 continue;
             }
             oldest.remove();
-            reg.finished = true;
-            List<Registration> regs = byRequest.get(reg.requestId);
-            regs.remove(reg);
-            if (regs.isEmpty()) {
-                byRequest.remove(reg.requestId);
-            }
+            unindex(reg);
         }
     }
 

@@ -98,6 +98,8 @@ public final class KhameleonClient<E> implements AutoCloseable {
     private boolean closed;
     private long backoffMillis;
     private CompletableFuture<Welcome> firstWelcome;
+    /** Guards the decoded copy of the last state, apart from {@link #lock} so decoding never holds up the network thread. */
+    private final Object modelLock = new Object();
     private PredictionState modelState;
     private Distribution modelDistribution;
 
@@ -343,7 +345,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
         }
         try {
             Distribution d;
-            synchronized (lock) {
+            synchronized (modelLock) {
                 if (modelState == null || !modelState.equals(sent.get())) {
                     modelState = sent.get();
                     modelDistribution = predictionModel.decode(modelState.state());

@@ -18,12 +18,12 @@ import java.util.Map;
  * longest prefix of blocks {@code 0..j}: a progressive decoder cannot use block {@code j+1}
  * without block {@code j}.
  *
- * <p><b>Threading.</b> Single writer, many readers: {@link #put}, {@link #markUsed} and
- * {@link #reset} must be called by one thread at a time (the connection's delivery thread,
- * or the simulator), in increasing sequence order. Every read ({@link #prefix},
- * {@link #prefixLength}, {@link #contains}, …) may be called from any thread at any time and
- * sees a consistent state; results are immutable snapshots. Internally every method holds
- * one short lock, so readers never see a half-applied {@code put}.
+ * <p><b>Threading.</b> Single writer, many readers: {@link #put} and {@link #reset} must be
+ * called by one thread at a time (the connection's receiving thread, or the simulator), in
+ * increasing sequence order. Every read ({@link #prefix}, {@link #prefixLength},
+ * {@link #contains}, …) and {@link #markUsed} may be called from any thread at any time and sees
+ * a consistent state; results are immutable snapshots. Internally every method holds one short
+ * lock, so readers never see a half-applied {@code put}.
  *
  * <p><b>Untrusted input.</b> Blocks come from the network. A block that contradicts what the
  * cache holds (a different block count for the same request) or a sequence number that goes
@@ -138,7 +138,8 @@ public final class RingBufferCache {
 
     /**
      * Marks the blocks {@code 0..prefixLength-1} of {@code requestId} currently present as used
-     * in an upcall, for the over-push metric. Writer side (the cache manager).
+     * in an upcall, for the over-push metric. Any thread (the cache manager calls it from its
+     * upcall executor).
      *
      * @return how many of them had not been marked before
      */

@@ -426,8 +426,10 @@ export class CacheManager {
  * `{"x", "y", "horizons": [ms...], "mean": [[x, y]...], "cov": [[varX, covXY, varY]...]}`,
  * or `{}` before the first event. Pure computation: no timers.
  *
- * Model per axis (the axes are independent): position and velocity, white-noise acceleration
- * of spectral density `processNoise` (px^2/s^3, default 1e6), position measured with variance
+ * Model per axis (the axes are independent): position and velocity driven by white noise of
+ * spectral density `processNoise` (px^2/s^3, default 1e7), the velocity relaxing towards 0 with
+ * time constant `velocityDecayMillis` (default 50; 0 for a pure constant-velocity model, since
+ * pointer strokes stop and undamped extrapolation overshoots); position measured with variance
  * `measurementNoise` (px^2, default 4). Deterministic start: the first event sets the position,
  * velocity 0 with standard deviation `initialVelocitySigma` (px/s, default 1000). A gap longer
  * than `resetAfterMillis` (1000) starts afresh; an event at the same instant as the previous
@@ -437,15 +439,22 @@ export class CacheManager {
 export class KalmanPredictor {
   /**
    * @param {{horizons?: number[], processNoise?: number, measurementNoise?: number,
-   *          initialVelocitySigma?: number, resetAfterMillis?: number, idleMillis?: number}} [options]
+   *          initialVelocitySigma?: number, resetAfterMillis?: number, idleMillis?: number,
+   *          velocityDecayMillis?: number}} [options]
    */
   constructor(options = {}) {
     this.horizons = options.horizons ?? [50, 150, 250, 500];
-    this.q = options.processNoise ?? 1e6;
+    this.q = options.processNoise ?? 1e7;
     this.r = options.measurementNoise ?? 4;
     this.velocitySigma = options.initialVelocitySigma ?? 1000;
     this.resetAfterMillis = options.resetAfterMillis ?? 1000;
     this.idleMillis = options.idleMillis ?? 250;
+    const decayMillis = options.velocityDecayMillis ?? 50;
+    if (!(Number.isFinite(decayMillis) && decayMillis >= 0)) {
+      throw new RangeError(`velocityDecayMillis must be finite and >= 0, was ${decayMillis}`);
+    }
+    /** velocity decay time constant in seconds; 0 for a pure constant-velocity model */
+    this.tau = decayMillis / 1000;
     for (let j = 0; j < this.horizons.length; j++) {
       if (!Number.isInteger(this.horizons[j]) || this.horizons[j] < 0 || (j > 0 && this.horizons[j] <= this.horizons[j - 1])) {
         throw new RangeError(`horizons must be non-negative integers, strictly increasing: ${this.horizons}`);
@@ -509,17 +518,41 @@ export class KalmanPredictor {
     return { x: this.ax.m[0], y: this.ay.m[0], horizons: [...this.horizons], mean, cov };
   }
 
-  /** One axis: mean <- F mean, cov <- F cov F^T + Q for a step of `dt` seconds. */
+  /**
+   * One axis: mean <- F mean, cov <- F cov F^T + Q for a step of `dt` seconds, exactly
+   * discretised; with a velocity decay time constant tau > 0 the velocity is an
+   * Ornstein-Uhlenbeck process (it relaxes towards 0), else white-noise acceleration.
+   */
   _predict(a, dt) {
     const [p, v] = a.m;
     const [pp, pv, vv] = a.P;
     const q = this.q;
+    const tau = this.tau;
+    let f01;
+    let f11;
+    let qpp;
+    let qpv;
+    let qvv;
+    if (tau > 0) {
+      const decay = Math.exp(-dt / tau);
+      f01 = tau * (1 - decay);
+      f11 = decay;
+      qpp = q * tau * tau * tau / 2 * (2 * dt / tau - 3 + 4 * decay - decay * decay);
+      qpv = q * tau * tau / 2 * (1 - decay) * (1 - decay);
+      qvv = q * tau / 2 * (1 - decay * decay);
+    } else {
+      f01 = dt;
+      f11 = 1;
+      qpp = q * dt * dt * dt / 3;
+      qpv = q * dt * dt / 2;
+      qvv = q * dt;
+    }
     return {
-      m: [p + v * dt, v],
+      m: [p + f01 * v, f11 * v],
       P: [
-        pp + 2 * dt * pv + dt * dt * vv + q * dt * dt * dt / 3,
-        pv + dt * vv + q * dt * dt / 2,
-        vv + q * dt,
+        pp + 2 * f01 * pv + f01 * f01 * vv + qpp,
+        f11 * pv + f01 * f11 * vv + qpv,
+        f11 * f11 * vv + qvv,
       ],
     };
   }

@@ -94,19 +94,30 @@ class KalmanBalabitTest {
         return new double[] {a.x(), a.y()};
     }
 
-    @Test
-    void kalman_onRealTraces_beatsStayingPutAtShortHorizons() {
-        Path dir = BalabitTraces.directoryOrSkip();
-        List<Path> sessions = BalabitTraces.sessions(dir);
-        assertTrue(!sessions.isEmpty(), "no session files under " + dir);
-        double[][] r = evaluate(sessions, KalmanPredictor.builder());
+    private static String table(double[][] r) {
         StringBuilder table = new StringBuilder("| horizon | Kalman mean error (px) | stay-put error (px) "
                 + "| truth within 2σ ellipse | samples |\n|---|---|---|---|---|\n");
         for (int j = 0; j < HORIZONS.length; j++) {
             table.append(String.format(Locale.ROOT, "| %d ms | %.1f | %.1f | %.1f %% | %d |%n",
                     HORIZONS[j], r[0][j], r[1][j], 100 * r[2][j], (long) r[3][j]));
         }
-        System.out.println("Kalman on " + sessions.size() + " balabit sessions:\n" + table);
+        return table.toString();
+    }
+
+    @Test
+    void kalman_onRealTraces_beatsStayingPutAtShortHorizons() {
+        Path dir = BalabitTraces.directoryOrSkip();
+        List<Path> sessions = BalabitTraces.sessions(dir);
+        assertTrue(!sessions.isEmpty(), "no session files under " + dir);
+        double[][] r = evaluate(sessions, KalmanPredictor.builder());
+        String table = table(r);
+        System.out.println("Kalman (defaults) on " + sessions.size() + " balabit sessions:\n" + table);
+        if (Boolean.getBoolean("khameleon.kalman.compare")) {
+            System.out.println("Undamped constant velocity, q=1e6:\n" + table(evaluate(sessions,
+                    KalmanPredictor.builder().velocityDecayMillis(0).processNoise(1e6))));
+            System.out.println("Constant acceleration, defaults:\n" + table(evaluate(sessions,
+                    KalmanPredictor.builder().model(KalmanPredictor.Model.CONSTANT_ACCELERATION))));
+        }
         assertTrue(r[0][0] < r[1][0], "at 50 ms the Kalman forecast must beat the stay-put guess: " + table);
         assertTrue(r[0][1] < r[1][1], "at 150 ms the Kalman forecast must beat the stay-put guess: " + table);
         for (int j = 1; j < HORIZONS.length; j++) {

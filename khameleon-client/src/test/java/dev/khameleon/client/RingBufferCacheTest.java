@@ -135,7 +135,7 @@ class RingBufferCacheTest {
         RingBufferCache cache = new RingBufferCache(capacity);
         Block[] model = new Block[capacity];
         long seq = 0;
-        for (int step = 0; step < 1500; step++) {
+        for (int step = 0; step < 3000; step++) {
             seq += rnd.nextInt(10) == 0 ? 1 + rnd.nextInt(3) : 0; // sometimes skip sequence numbers
             for (long s = Math.max(cache.nextSeq(), seq - capacity + 1); s < seq; s++) {
                 model[(int) (s % capacity)] = null;
@@ -159,17 +159,19 @@ class RingBufferCacheTest {
             }
         }
         assertEquals(occupied, cache.size());
-        for (int q = 0; q < requests; q++) {
+        for (int request = 0; request < requests; request++) {
+            int q = request;
             List<Integer> idx = present.getOrDefault(q, List.of());
             int prefix = 0;
             while (idx.contains(prefix)) {
                 prefix++;
             }
-            assertEquals(prefix, cache.prefixLength(q), "prefix of request " + q);
+            assertEquals(prefix, cache.prefixLength(q), () -> "prefix of request " + q);
             assertEquals(prefix, cache.prefix(q).size());
-            assertEquals(idx.stream().distinct().count(), cache.presentCount(q), "distinct blocks of " + q);
-            for (int b = 0; b < 8; b++) {
-                assertEquals(idx.contains(b), cache.contains(q, b), "block " + b + " of " + q);
+            assertEquals(idx.stream().distinct().count(), cache.presentCount(q), () -> "distinct blocks of " + q);
+            for (int block = 0; block < 8; block++) {
+                int b = block;
+                assertEquals(idx.contains(b), cache.contains(q, b), () -> "block " + b + " of " + q);
             }
         }
     }

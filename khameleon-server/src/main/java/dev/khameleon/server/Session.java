@@ -431,8 +431,9 @@ final class Session {
      */
     private int replanMargin() {
         double slotNanos = frameBytes / pacer.rate() * 1e9;
-        long m = (long) Math.ceil(ewmaTaskNanos / slotNanos) + 1;
-        return (int) Math.max(1, Math.min(MAX_REPLAN_MARGIN, m));
+        // On a slow link (a slot longer than a job) waiting for the job beats sending an old block.
+        long m = (long) Math.ceil(ewmaTaskNanos / slotNanos);
+        return (int) Math.max(0, Math.min(MAX_REPLAN_MARGIN, m));
     }
 
     /** Starts the next scheduler job if none is running and one is due. */

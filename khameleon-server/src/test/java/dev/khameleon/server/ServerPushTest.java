@@ -230,4 +230,20 @@ class ServerPushTest {
         }
         assertEquals(0, server.metrics().activeSessions());
     }
+
+    @Test
+    void severalApplications_areServedAtTheirOwnPaths() {
+        server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(1).fixedBytesPerSecond(1e6)
+                .application(Application.builder("small").blockSource(TestApps.inMemory(10, 2, 100)).build())
+                .application(Application.builder("large").path("/big/one")
+                        .blockSource(TestApps.inMemory(10, 2, 3000)).build())
+                .build().start();
+        try (TestClient small = TestClient.open(URI.create("ws://127.0.0.1:" + server.port() + "/small"), "small", 50);
+             TestClient large = TestClient.open(URI.create("ws://127.0.0.1:" + server.port() + "/big/one"), "large",
+                     50)) {
+            assertEquals(100, small.nextBlock().frame().block().size());
+            assertEquals(3000, large.nextBlock().frame().block().size());
+            assertEquals(2, server.metrics().activeSessions());
+        }
+    }
 }

@@ -115,25 +115,20 @@ final class TestClient implements AutoCloseable {
     }
 
     ControlMessage nextControl() {
-        try {
-            ControlMessage m = control.poll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            if (m == null) {
-                throw new AssertionError("no control message within " + TIMEOUT);
-            }
-            return m;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        return poll(control, "control message");
     }
 
     Received nextBlock() {
+        return poll(blocks, "block");
+    }
+
+    private static <T> T poll(BlockingQueue<T> queue, String what) {
         try {
-            Received r = blocks.poll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            if (r == null) {
-                throw new AssertionError("no block within " + TIMEOUT);
+            T t = queue.poll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            if (t == null) {
+                throw new AssertionError("no " + what + " within " + TIMEOUT);
             }
-            return r;
+            return t;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);

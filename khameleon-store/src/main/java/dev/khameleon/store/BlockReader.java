@@ -18,11 +18,13 @@ interface BlockReader extends AutoCloseable {
     /** A hint that {@code chunk}'s blocks will be fetched soon, in order. */
     void prefetch(ScheduleChunk chunk);
 
-    /** Bytes of read buffers allocated now, and the most ever allocated. */
+    /** Bytes of read buffers allocated now. */
     long allocatedBytes();
 
+    /** The most bytes of read buffers that held data at once. */
     long peakBytes();
 
+    /** The bound on read buffer bytes. */
     long capacityBytes();
 
     /**

@@ -43,14 +43,18 @@ public final class FileBlockStore implements BlockSource, Closeable {
         this.strategy = b.strategy;
         this.index = StoreIndex.read(b.dir);
         this.segments = Segments.open(b.dir, index, b.directIo, b.refuseDirectForTesting);
+        if (b.beforeReadForTesting != null) {
+            segments.beforeReadForTesting(b.beforeReadForTesting);
+        }
         this.counters = new BlockReader.Counters();
         String name = b.dir.getFileName() == null ? b.dir.toString() : b.dir.getFileName().toString();
         try {
             this.reader = switch (b.strategy) {
                 case NAIVE -> new NaiveReader(segments, counters, name, b.ioThreads.orElse(64), b.maxPendingReads);
-                case SERIALIZED_READAHEAD, SCHEDULE_AWARE -> new ReadAheadReader(segments, counters, name,
-                        b.strategy == ReadStrategy.SCHEDULE_AWARE, b.ioThreads.orElse(1), b.readAheadBytes, b.poolBytes,
-                        b.maxPendingReads);
+                case SERIALIZED_READAHEAD -> new ReadAheadReader(segments, counters, name, false,
+                        b.ioThreads.orElse(1), b.readAheadBytes, b.poolBytes, b.maxPendingReads);
+                case SCHEDULE_AWARE -> new ReadAheadReader(segments, counters, name, true,
+                        b.ioThreads.orElse(4), b.readAheadBytes, b.poolBytes, b.maxPendingReads);
             };
         } catch (RuntimeException e) {
             segments.close();
@@ -211,6 +215,7 @@ public final class FileBlockStore implements BlockSource, Closeable {
         private int maxPendingReads = 1 << 16;
         private DirectIo directIo = DirectIo.OFF;
         private boolean refuseDirectForTesting;
+        private Runnable beforeReadForTesting;
 
         private Builder(Path dir) {
             this.dir = Objects.requireNonNull(dir, "dir");
@@ -224,7 +229,9 @@ public final class FileBlockStore implements BlockSource, Closeable {
 
         /**
          * The number of I/O threads; default 64 for {@link ReadStrategy#NAIVE} (reads in flight
-         * as a thread-per-request server would have), 1 for the others (fully serialized reads).
+         * as a thread-per-request server would have), 1 for
+         * {@link ReadStrategy#SERIALIZED_READAHEAD} (Libception's full serialization) and 4 for
+         * {@link ReadStrategy#SCHEDULE_AWARE} (the best measured, see {@code docs/file-store.md}).
          *
          * @throws IllegalArgumentException if not in {@code [1, 4096]}
          */
@@ -251,14 +258,17 @@ public final class FileBlockStore implements BlockSource, Closeable {
         }
 
         /**
-         * The cap on read-ahead memory (direct buffers), default 64 MiB; it must hold at least
-         * {@code ioThreads + 1} read-ahead reads (checked by {@link #build()}).
+         * The read-ahead memory of {@link ReadStrategy#SERIALIZED_READAHEAD} and
+         * {@link ReadStrategy#SCHEDULE_AWARE}: one direct-memory arena allocated when the store
+         * opens, handed out in power-of-two blocks (so a read of {@code b} bytes holds less than
+         * {@code 2b}); default 64 MiB. It must hold at least {@code ioThreads + 1} of the largest
+         * reads (checked by {@link #build()}).
          *
-         * @throws IllegalArgumentException if not positive
+         * @throws IllegalArgumentException if not in {@code [1, 1 GiB]}
          */
         public Builder poolBytes(long poolBytes) {
-            if (poolBytes < 1) {
-                throw new IllegalArgumentException("poolBytes must be >= 1, was " + poolBytes);
+            if (poolBytes < 1 || poolBytes > (1L << 30)) {
+                throw new IllegalArgumentException("poolBytes must be in [1, 1073741824], was " + poolBytes);
             }
             this.poolBytes = poolBytes;
             return this;
@@ -281,6 +291,12 @@ public final class FileBlockStore implements BlockSource, Closeable {
         /** Whether to bypass the page cache; default {@link DirectIo#OFF}. */
         public Builder directIo(DirectIo directIo) {
             this.directIo = Objects.requireNonNull(directIo, "directIo");
+            return this;
+        }
+
+        /** Test hook: run {@code hook} on the I/O thread before every read. */
+        Builder beforeReadForTesting(Runnable hook) {
+            this.beforeReadForTesting = hook;
             return this;
         }
 

@@ -27,9 +27,11 @@ final class NaiveReader implements BlockReader {
     private final int bufferBytes;
     private final int threads;
     private final ThreadPoolExecutor executor;
-    private final ThreadLocal<ByteBuffer> buffers;
+    /** One aligned buffer per thread, allocated up front; a worker always finds one. */
+    private final ArrayBlockingQueue<ByteBuffer> buffers;
     private final Set<FetchTask> running = ConcurrentHashMap.newKeySet();
-    private final AtomicInteger buffersAllocated = new AtomicInteger();
+    private final AtomicInteger busyBuffers = new AtomicInteger();
+    private final AtomicInteger peakBusy = new AtomicInteger();
     private volatile boolean closed;
 
     NaiveReader(Segments segments, Counters counters, String name, int threads, int maxPendingReads) {
@@ -45,10 +47,11 @@ final class NaiveReader implements BlockReader {
                     t.setDaemon(true);
                     return t;
                 }, new ThreadPoolExecutor.AbortPolicy());
-        this.buffers = ThreadLocal.withInitial(() -> {
-            buffersAllocated.incrementAndGet();
-            return Segments.allocateAligned(bufferBytes);
-        });
+        this.buffers = new ArrayBlockingQueue<>(threads);
+        for (int i = 0; i < threads; i++) {
+            buffers.add(Segments.allocateAligned(bufferBytes));
+        }
+        executor.prestartAllCoreThreads();
     }
 
     @Override
@@ -76,12 +79,12 @@ final class NaiveReader implements BlockReader {
 
     @Override
     public long allocatedBytes() {
-        return (long) buffersAllocated.get() * (bufferBytes + StoreIndex.ALIGNMENT);
+        return capacityBytes();
     }
 
     @Override
     public long peakBytes() {
-        return allocatedBytes();
+        return (long) peakBusy.get() * (bufferBytes + StoreIndex.ALIGNMENT);
     }
 
     @Override
@@ -128,19 +131,24 @@ final class NaiveReader implements BlockReader {
 
         @Override
         public void run() {
+            // Register before checking: close() sets the flag, then fails whatever is registered.
+            running.add(this);
             if (closed) {
+                running.remove(this);
                 future.completeExceptionally(BlockReader.closedError(name, requestId, blockIndex));
                 return;
             }
-            running.add(this);
+            ByteBuffer buf = buffers.poll();
+            peakBusy.accumulateAndGet(busyBuffers.incrementAndGet(), Math::max);
             try {
-                ByteBuffer buf = buffers.get();
                 int at = segments.read(requestId, blockIndex, blockIndex + 1, buf);
                 counters.readCalls.increment();
                 counters.bytesRead.add(segments.readLength(requestId, blockIndex, blockIndex + 1));
                 Block block = segments.decode(requestId, blockIndex, buf, at);
                 counters.blocksServed.increment();
-                future.complete(block);
+                if (!future.complete(block)) {
+                    counters.blocksServed.decrement();
+                }
             } catch (BlockCorruptedException e) {
                 counters.corruptBlocks.increment();
                 future.completeExceptionally(e);
@@ -148,6 +156,8 @@ final class NaiveReader implements BlockReader {
                 future.completeExceptionally(new IOException("reading block " + blockIndex + " of request "
                         + requestId + " from " + segments.path(requestId) + " failed: " + e, e));
             } finally {
+                busyBuffers.decrementAndGet();
+                buffers.add(buf);
                 running.remove(this);
             }
         }

@@ -4,7 +4,6 @@ import dev.khameleon.core.Block;
 import dev.khameleon.core.ScheduleChunk;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,16 +18,16 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * {@link ReadStrategy#SERIALIZED_READAHEAD} and {@link ReadStrategy#SCHEDULE_AWARE}: a few I/O
- * threads read whole ranges of responses ("extents") into slabs of a bounded pool, and fetches
- * are served from the slabs.
+ * threads read whole ranges of responses ("extents") into a bounded {@link BuddyPool}, and fetches
+ * are served from that memory.
  *
  * <p>State machine of an {@link Extent}: QUEUED (waiting in the demand queue, sorted by disk
- * position, or the hint queue, in schedule order) → LOADING (an I/O thread owns it and its slab)
- * → READY (in the pool, evictable when unpinned) → evicted (its slab reused). A failed read drops
+ * position, or the hint queue, in schedule order) → LOADING (an I/O thread owns it and its memory)
+ * → READY (in the pool, evictable when unpinned) → evicted (its memory freed). A failed read drops
  * the extent. All state is guarded by {@link #lock}; byte copies happen outside it, protected by
- * the extent's pin count, so a slab is never reused while a block is copied out of it.
+ * the extent's pin count, so memory is never reused while a block is copied out of it.
  *
- * <p>Bounds: at most {@code slabCount} slabs (the pool capacity), at most
+ * <p>Bounds: the pool's bytes, allocated when the reader opens, at most
  * {@code maxPendingReads} queued extents (fetches beyond fail at once), at most
  * {@code maxPendingReads} queued hints (further hints are dropped and counted).
  */
@@ -53,7 +52,7 @@ final class ReadAheadReader implements BlockReader {
         final long position;
         State state = State.QUEUED;
         boolean demanded;
-        ByteBuffer slab;
+        BuddyPool.Allocation memory;
         int dataStart;
         int pins;
         /** Slots of announced chunks that still expect a block of this extent. */
@@ -77,8 +76,7 @@ final class ReadAheadReader implements BlockReader {
     private final String name;
     private final boolean useHints;
     private final int readAheadBlocks;
-    private final int slabBytes;
-    private final int slabCount;
+    private final BuddyPool pool;
     private final int maxPending;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -88,10 +86,7 @@ final class ReadAheadReader implements BlockReader {
     private final ArrayDeque<Extent> hintQueue = new ArrayDeque<>();
     /** READY extents in least-recently-used order (access moves to the end). */
     private final LinkedHashSet<Extent> ready = new LinkedHashSet<>();
-    private final ArrayDeque<ByteBuffer> freeSlabs = new ArrayDeque<>();
     private final Thread[] threads;
-    private int slabsAllocated;
-    private int peakSlabs;
     private int queued;
     private long head;
     private boolean closed;
@@ -104,12 +99,16 @@ final class ReadAheadReader implements BlockReader {
         this.useHints = useHints;
         int blockSize = segments.index().blockSize;
         this.readAheadBlocks = Math.max(1, readAheadBytes / blockSize);
-        this.slabBytes = Segments.envelopeBytes(blockSize, readAheadBlocks);
-        this.slabCount = (int) Math.min(Integer.MAX_VALUE, poolBytes / slabBytes);
-        if (slabCount < ioThreads + 1) {
-            throw new IllegalArgumentException("poolBytes " + poolBytes + " holds " + slabCount + " read-ahead slabs of "
-                    + slabBytes + " bytes; at least ioThreads + 1 = " + (ioThreads + 1) + " are needed");
+        int largestRead = Segments.envelopeBytes(blockSize, readAheadBlocks);
+        int largestBlock = Integer.highestOneBit(largestRead - 1) << 1;
+        if (poolBytes / largestBlock < ioThreads + 1L) {
+            throw new IllegalArgumentException("poolBytes " + poolBytes + " holds " + (poolBytes / largestBlock)
+                    + " read-ahead reads of up to " + largestBlock + " bytes; at least ioThreads + 1 = "
+                    + (ioThreads + 1) + " are needed");
         }
+        // Allocated up front: first-touch of fresh memory is slow (milliseconds per MiB on a busy
+        // VM) and must not sit on the read path; the bound is then also the footprint.
+        this.pool = new BuddyPool(poolBytes, largestRead);
         this.maxPending = maxPendingReads;
         this.threads = new Thread[ioThreads];
         for (int i = 0; i < ioThreads; i++) {
@@ -279,22 +278,22 @@ final class ReadAheadReader implements BlockReader {
     }
 
     /**
-     * Picks the next extent to read and gives it a slab, or returns null if there is nothing to
+     * Picks the next extent to read and gives it memory, or returns null if there is nothing to
      * do now. Demand reads go first, in elevator order from the last read position; hinted reads
      * follow in schedule order, but only into memory not holding other unconsumed hints. Lock held.
      */
     private Extent takeNext() {
         if (!demandQueue.isEmpty()) {
-            ByteBuffer slab = acquireSlab(true);
-            if (slab == null) {
-                return null;
-            }
             Map.Entry<Long, Extent> next = demandQueue.ceilingEntry(head);
             if (next == null) {
                 next = demandQueue.firstEntry();
             }
+            BuddyPool.Allocation memory = acquire(next.getValue(), true);
+            if (memory == null) {
+                return null;
+            }
             demandQueue.remove(next.getKey());
-            return start(next.getValue(), slab);
+            return start(next.getValue(), memory);
         }
         while (!hintQueue.isEmpty()) {
             Extent e = hintQueue.peekFirst();
@@ -308,59 +307,60 @@ final class ReadAheadReader implements BlockReader {
                 drop(e);
                 continue;
             }
-            ByteBuffer slab = acquireSlab(false);
-            if (slab == null) {
+            BuddyPool.Allocation memory = acquire(e, false);
+            if (memory == null) {
                 return null;
             }
             hintQueue.pollFirst();
-            return start(e, slab);
+            return start(e, memory);
         }
         return null;
     }
 
-    private Extent start(Extent e, ByteBuffer slab) {
+    private Extent start(Extent e, BuddyPool.Allocation memory) {
         e.state = State.LOADING;
-        e.slab = slab;
+        e.memory = memory;
         queued--;
         head = segments.diskPosition(e.request, e.to);
         return e;
     }
 
-    /** A free slab, a newly allocated one, or the least recently used evictable one. Lock held. */
-    private ByteBuffer acquireSlab(boolean demand) {
-        ByteBuffer slab = freeSlabs.pollFirst();
-        if (slab != null) {
-            return slab;
-        }
-        if (slabsAllocated < slabCount) {
-            slabsAllocated++;
-            peakSlabs = Math.max(peakSlabs, slabsAllocated);
-            return Segments.allocateAligned(slabBytes);
-        }
-        Extent victim = null;
-        for (Extent e : ready) {
-            if (e.pins == 0 && e.hinted == 0) {
-                victim = e;
-                break;
+    /**
+     * Memory for {@code e}'s read: a free block of the pool, made by evicting least recently used
+     * READY extents that are not being copied from (and, for a hinted read, that hold no
+     * announced-but-unfetched blocks), or null if that is not possible now. Lock held.
+     */
+    private BuddyPool.Allocation acquire(Extent e, boolean demand) {
+        int bytes = (int) segments.readLength(e.request, e.from, e.to);
+        while (true) {
+            BuddyPool.Allocation a = pool.allocate(bytes);
+            if (a != null) {
+                return a;
             }
-        }
-        if (victim == null && demand) {
-            for (Extent e : ready) {
-                if (e.pins == 0) {
-                    victim = e;
+            Extent victim = null;
+            for (Extent r : ready) {
+                if (r.pins == 0 && r.hinted == 0) {
+                    victim = r;
                     break;
                 }
             }
+            if (victim == null && demand) {
+                for (Extent r : ready) {
+                    if (r.pins == 0) {
+                        victim = r;
+                        break;
+                    }
+                }
+            }
+            if (victim == null) {
+                return null;
+            }
+            ready.remove(victim);
+            byRequest.get(victim.request).remove(victim);
+            cleanup(victim.request);
+            pool.free(victim.memory);
+            victim.memory = null;
         }
-        if (victim == null) {
-            return null;
-        }
-        ready.remove(victim);
-        byRequest.get(victim.request).remove(victim);
-        cleanup(victim.request);
-        ByteBuffer s = victim.slab;
-        victim.slab = null;
-        return s;
     }
 
     private void drop(Extent e) {
@@ -384,7 +384,7 @@ final class ReadAheadReader implements BlockReader {
     private void load(Extent e) {
         IOException failure = null;
         try {
-            e.dataStart = segments.read(e.request, e.from, e.to, e.slab);
+            e.dataStart = segments.read(e.request, e.from, e.to, e.memory.buffer());
             counters.readCalls.increment();
             counters.bytesRead.add(segments.readLength(e.request, e.from, e.to));
         } catch (IOException | RuntimeException ex) {
@@ -398,8 +398,8 @@ final class ReadAheadReader implements BlockReader {
             e.waiters = new ArrayList<>(0);
             if (failure != null || closed) {
                 drop(e);
-                freeSlabs.addLast(e.slab);
-                e.slab = null;
+                pool.free(e.memory);
+                e.memory = null;
                 work.signal();
             } else {
                 e.state = State.READY;
@@ -429,9 +429,12 @@ final class ReadAheadReader implements BlockReader {
     private void serve(Extent e, int block, CompletableFuture<Block> f) {
         int at = e.dataStart + (block - e.from) * segments.index().blockSize;
         try {
-            Block b = segments.decode(e.request, block, e.slab, at);
+            Block b = segments.decode(e.request, block, e.memory.buffer(), at);
+            // Counted before completing, so a caller that sees the block also sees the count.
             counters.blocksServed.increment();
-            f.complete(b);
+            if (!f.complete(b)) {
+                counters.blocksServed.decrement();
+            }
         } catch (BlockCorruptedException ex) {
             counters.corruptBlocks.increment();
             f.completeExceptionally(ex);
@@ -451,19 +454,14 @@ final class ReadAheadReader implements BlockReader {
 
     @Override
     public long allocatedBytes() {
-        lock.lock();
-        try {
-            return (long) slabsAllocated * slabBytes;
-        } finally {
-            lock.unlock();
-        }
+        return pool.capacityBytes();
     }
 
     @Override
     public long peakBytes() {
         lock.lock();
         try {
-            return (long) peakSlabs * slabBytes;
+            return pool.peakBytes();
         } finally {
             lock.unlock();
         }
@@ -471,21 +469,17 @@ final class ReadAheadReader implements BlockReader {
 
     @Override
     public long capacityBytes() {
-        return (long) slabCount * slabBytes;
+        return pool.capacityBytes();
     }
 
-    /** Test view: the number of slabs that are allocated (never more than the pool holds). */
-    int slabsAllocated() {
+    /** Test view: bytes of the pool holding or awaiting data (never more than its capacity). */
+    long bytesInUse() {
         lock.lock();
         try {
-            return slabsAllocated;
+            return pool.usedBytes();
         } finally {
             lock.unlock();
         }
-    }
-
-    int slabCount() {
-        return slabCount;
     }
 
     @Override
@@ -534,7 +528,6 @@ final class ReadAheadReader implements BlockReader {
         try {
             ready.clear();
             byRequest.clear();
-            freeSlabs.clear();
         } finally {
             lock.unlock();
         }

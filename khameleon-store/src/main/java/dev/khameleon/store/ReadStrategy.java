@@ -24,7 +24,7 @@ public enum ReadStrategy {
      */
     SERIALIZED_READAHEAD("serialized-readahead"),
     /**
-     * {@link #SERIALIZED_READAHEAD} plus the scheduler's hint: each planned schedule chunk
+     * {@link #SERIALIZED_READAHEAD} (with 4 I/O threads by default) plus the scheduler's hint: each planned schedule chunk
      * ({@link dev.khameleon.core.spi.BlockSource#prefetch}) is turned into reads, one merged
      * range per response, issued in schedule order ahead of the sender; prefetched data is kept
      * in the pool until it is fetched, in preference to other data.

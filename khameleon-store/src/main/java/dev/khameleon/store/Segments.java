@@ -27,6 +27,7 @@ final class Segments implements Closeable {
     private final FileChannel[] channels;
     private final int[] segmentOf;
     private final boolean direct;
+    private volatile Runnable beforeRead = () -> { };
 
     private Segments(StoreIndex index, long[] generations, Path[] paths, FileChannel[] channels, boolean direct) {
         this.index = index;
@@ -122,7 +123,14 @@ final class Segments implements Closeable {
 
     /** The buffer capacity a read of {@code blocks} consecutive blocks may need (aligned envelope). */
     static int envelopeBytes(int blockSize, int blocks) {
-        return (int) StoreIndex.alignUp((long) blockSize * blocks) + StoreIndex.ALIGNMENT;
+        // Responses start aligned, so with an aligned block size every block does too.
+        int misalignment = blockSize % StoreIndex.ALIGNMENT == 0 ? 0 : StoreIndex.ALIGNMENT;
+        return (int) StoreIndex.alignUp((long) blockSize * blocks) + misalignment;
+    }
+
+    /** Test hook: runs on the I/O thread before every read. */
+    void beforeReadForTesting(Runnable hook) {
+        this.beforeRead = hook;
     }
 
     boolean direct() {
@@ -152,6 +160,7 @@ final class Segments implements Closeable {
      * @throws IOException if the read fails or the file is shorter than the index says
      */
     int read(int requestId, int from, int to, ByteBuffer dst) throws IOException {
+        beforeRead.run();
         StoreIndex.Entry e = index.entry(requestId);
         long start = e.offset() + (long) from * index.blockSize;
         long end = e.offset() + (long) to * index.blockSize;

@@ -13,8 +13,8 @@ package dev.khameleon.store;
  * @param corruptBlocks fetches that failed a checksum
  * @param hintsDropped prefetch hints ignored because the hint queue was full
  * @param poolCapacityBytes the configured bound on read buffer memory
- * @param poolAllocatedBytes read buffer memory allocated now
- * @param poolPeakBytes the most read buffer memory ever allocated
+ * @param poolAllocatedBytes read buffer memory allocated now (pools are allocated when the store opens)
+ * @param poolPeakBytes the most read buffer memory that held or awaited data at once
  */
 public record StoreStats(ReadStrategy strategy, boolean directIo, long readCalls, long bytesRead, long blocksServed,
         long blocksFromMemory, long corruptBlocks, long hintsDropped, long poolCapacityBytes, long poolAllocatedBytes,

@@ -2,6 +2,7 @@ package dev.khameleon.store;
 
 import dev.khameleon.core.Block;
 import dev.khameleon.core.ScheduleChunk;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -14,10 +15,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class MemoryPoolBoundTest {
     private static final int BLOCK = 4096;
+    private static final int LARGEST = 32768;
 
     @ParameterizedTest
     @EnumSource(value = ReadStrategy.class, names = {"SERIALIZED_READAHEAD", "SCHEDULE_AWARE"})
@@ -25,11 +29,9 @@ class MemoryPoolBoundTest {
             throws Exception {
         Corpus corpus = Corpus.random(5, 80, BLOCK, 24 * BLOCK);
         corpus.importInto(dir);
-        int slab = Segments.envelopeBytes(BLOCK, 4);
         try (FileBlockStore store = FileBlockStore.builder(dir).strategy(strategy).ioThreads(2)
-                .readAheadBytes(4 * BLOCK).poolBytes(6L * slab).build()) {
+                .readAheadBytes(4 * BLOCK).poolBytes(6L * LARGEST).build()) {
             ReadAheadReader reader = (ReadAheadReader) store.reader();
-            assertEquals(6, reader.slabCount());
             SplittableRandom rnd = new SplittableRandom(77);
             List<CompletableFuture<Block>> futures = new ArrayList<>();
             int[] ids = new int[3000];
@@ -40,20 +42,45 @@ class MemoryPoolBoundTest {
             }
             // Hints far larger than the pool: prefetching must stall rather than overrun it.
             store.prefetch(ScheduleChunk.of(0, ids, idx));
-            int maxSeen = 0;
+            long maxSeen = 0;
             for (int k = 0; k < ids.length; k++) {
                 futures.add(store.fetch(ids[k], idx[k]).toCompletableFuture());
-                maxSeen = Math.max(maxSeen, reader.slabsAllocated());
+                maxSeen = Math.max(maxSeen, reader.bytesInUse());
             }
             for (int k = 0; k < ids.length; k++) {
                 assertEquals(corpus.block(ids[k], idx[k]), futures.get(k).get(30, TimeUnit.SECONDS));
-                maxSeen = Math.max(maxSeen, reader.slabsAllocated());
+                maxSeen = Math.max(maxSeen, reader.bytesInUse());
             }
-            assertTrue(maxSeen <= 6, "slabs allocated " + maxSeen);
+            assertTrue(maxSeen <= 6L * LARGEST, "bytes in use " + maxSeen);
             StoreStats stats = store.stats();
-            assertEquals(6L * slab, stats.poolCapacityBytes());
+            assertEquals(6L * LARGEST, stats.poolCapacityBytes());
             assertTrue(stats.poolPeakBytes() <= stats.poolCapacityBytes(), stats.toString());
-            assertTrue(stats.readCalls() > 6, "the pool was reused, not grown: " + stats);
+            assertTrue(stats.bytesRead() > stats.poolCapacityBytes(), "the pool was reused, not grown: " + stats);
         }
+    }
+
+    @Test
+    void buddyPool_splitsMergesAndRefusesWhenFull() {
+        BuddyPool pool = new BuddyPool(4 * 16384, 16384);
+        assertEquals(16384, pool.maxBlockBytes());
+        List<BuddyPool.Allocation> small = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            BuddyPool.Allocation a = pool.allocate(4000);
+            assertNotNull(a, "allocation " + i);
+            assertEquals(0, a.offset() % 4096);
+            assertEquals(4096, a.buffer().capacity());
+            small.add(a);
+        }
+        assertNull(pool.allocate(1));
+        assertEquals(pool.capacityBytes(), pool.usedBytes());
+        for (BuddyPool.Allocation a : small) {
+            pool.free(a);
+        }
+        assertEquals(0, pool.usedBytes());
+        for (int i = 0; i < 4; i++) {
+            assertNotNull(pool.allocate(16384), "buddies merged back into whole blocks");
+        }
+        assertNull(pool.allocate(4096));
+        assertEquals(4L * 16384, pool.peakBytes());
     }
 }

@@ -65,7 +65,7 @@ class ReadAheadConsistencyTest {
     void concurrentRandomFetches_neverServeAStaleOrWrongBlock(ReadStrategy strategy, int ioThreads, long seed)
             throws Exception {
         try (FileBlockStore store = FileBlockStore.builder(dir).strategy(strategy).ioThreads(ioThreads)
-                .readAheadBytes(8 * BLOCK).poolBytes(5L * Segments.envelopeBytes(BLOCK, 8)).build()) {
+                .readAheadBytes(8 * BLOCK).poolBytes(5L * 16384).build()) {
             List<Future<Integer>> workers = new ArrayList<>();
             for (int w = 0; w < 4; w++) {
                 SplittableRandom rnd = new SplittableRandom(seed * 31 + w);

@@ -118,7 +118,11 @@ final class PushSystem implements SimSystem {
         GridLayout layout = w.layout();
         switch (predictor) {
             case KALMAN -> {
-                this.kalman = KalmanPredictor.builder().horizons(horizons).build();
+                KalmanPredictor.Builder kb = KalmanPredictor.builder().horizons(horizons);
+                if (!Double.isNaN(context.config().kalmanProcessNoise())) {
+                    kb.processNoise(context.config().kalmanProcessNoise());
+                }
+                this.kalman = kb.build();
                 this.gaussian = GaussianGridPredictor.builder(layout).horizons(horizons).build();
                 context.loop().at(0, this::predictTick);
             }

@@ -30,11 +30,14 @@ import java.util.Objects;
  * @param alignHorizons            shift each distribution's time origin to when the first
  *                                 re-planned block lands on the client (not what the library's
  *                                 server does; off by default)
+ * @param kalmanProcessNoise       the Kalman filter's process noise {@code q} (px²/s³), or NaN
+ *                                 for the library's default
  */
 public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blockBytes, UtilityFunction utility,
                         double bandwidthMBps, double latencyMillis, double cacheMB, double thinkTimeMillis,
                         MahimahiTrace networkTrace, long seed, long predictionIntervalMillis, long[] horizonsMillis,
-                        int chunkSize, double warmupMillis, double drainMillis, boolean alignHorizons) {
+                        int chunkSize, double warmupMillis, double drainMillis, boolean alignHorizons,
+                        double kalmanProcessNoise) {
 
     /** Copies the horizons. */
     public SimConfig {
@@ -76,6 +79,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         b.warmupMillis = warmupMillis;
         b.drainMillis = drainMillis;
         b.alignHorizons = alignHorizons;
+        b.kalmanProcessNoise = kalmanProcessNoise;
         return b;
     }
 
@@ -134,6 +138,8 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         // re-planned slot although the client made the prediction about one round trip before
         // that slot lands. true: shift them by that lag (an experiment, see docs/simulator.md).
         private boolean alignHorizons = false;
+        // NaN: the KalmanPredictor's own default process noise (a sensitivity knob, not a fix).
+        private double kalmanProcessNoise = Double.NaN;
 
         private Builder() {
         }
@@ -277,11 +283,20 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
             return this;
         }
 
+        /** Sets the Kalman process noise {@code q} (px²/s³), finite and {@code > 0}; NaN for the library default. */
+        public Builder kalmanProcessNoise(double q) {
+            if (!Double.isNaN(q) && (!(q > 0) || Double.isInfinite(q))) {
+                throw new IllegalArgumentException("kalmanProcessNoise must be finite and > 0 (or NaN), was " + q);
+            }
+            this.kalmanProcessNoise = q;
+            return this;
+        }
+
         /** Builds the configuration. */
         public SimConfig build() {
             return new SimConfig(mosaicRows, mosaicCols, imageBytes, blockBytes, utility, bandwidthMBps,
                     latencyMillis, cacheMB, thinkTimeMillis, networkTrace, seed, predictionIntervalMillis,
-                    horizonsMillis, chunkSize, warmupMillis, drainMillis, alignHorizons);
+                    horizonsMillis, chunkSize, warmupMillis, drainMillis, alignHorizons, kalmanProcessNoise);
         }
     }
 }

@@ -330,17 +330,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
          * @throws IllegalArgumentException if empty, negative or not strictly increasing
          */
         public Builder horizons(long... horizonsMillis) {
-            if (horizonsMillis.length == 0 || horizonsMillis.length > PointerForecast.MAX_HORIZONS) {
-                throw new IllegalArgumentException("horizons must have 1.." + PointerForecast.MAX_HORIZONS
-                        + " entries, had " + horizonsMillis.length);
-            }
-            for (int j = 0; j < horizonsMillis.length; j++) {
-                if (horizonsMillis[j] < 0 || (j > 0 && horizonsMillis[j] <= horizonsMillis[j - 1])) {
-                    throw new IllegalArgumentException("horizons must be >= 0 and strictly increasing, was "
-                            + Arrays.toString(horizonsMillis));
-                }
-            }
-            this.horizonsMillis = horizonsMillis.clone();
+            this.horizonsMillis = PointerForecast.checkHorizons("horizons", horizonsMillis);
             return this;
         }
 

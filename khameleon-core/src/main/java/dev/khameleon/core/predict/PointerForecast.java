@@ -52,6 +52,26 @@ public record PointerForecast(double x, double y, List<GaussianAtHorizon> horizo
         }
     }
 
+    /**
+     * Validates a horizon list for a forecast: 1 to {@link #MAX_HORIZONS} entries, non-negative,
+     * strictly increasing. Returns a copy.
+     *
+     * @throws IllegalArgumentException naming {@code setting} and the bad list
+     */
+    public static long[] checkHorizons(String setting, long... horizonsMillis) {
+        if (horizonsMillis.length == 0 || horizonsMillis.length > MAX_HORIZONS) {
+            throw new IllegalArgumentException(setting + " must have 1.." + MAX_HORIZONS + " entries, had "
+                    + horizonsMillis.length);
+        }
+        for (int j = 0; j < horizonsMillis.length; j++) {
+            if (horizonsMillis[j] < 0 || (j > 0 && horizonsMillis[j] <= horizonsMillis[j - 1])) {
+                throw new IllegalArgumentException(setting + " must be >= 0 and strictly increasing, was "
+                        + java.util.Arrays.toString(horizonsMillis));
+            }
+        }
+        return horizonsMillis.clone();
+    }
+
     /** Whether {@code state} is the "no position yet" state {@code {}}. */
     public static boolean isEmptyState(JsonNode state) {
         return state != null && state.isObject() && state.isEmpty();

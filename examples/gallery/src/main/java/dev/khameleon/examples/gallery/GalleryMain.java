@@ -1,10 +1,13 @@
 package dev.khameleon.examples.gallery;
 
+import dev.khameleon.client.ClientMetrics;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -46,6 +49,12 @@ public final class GalleryMain implements Callable<Integer> {
     @Option(names = "--latency-ms", description = "emulated round-trip time in ms, 0 for none (default: ${DEFAULT-VALUE})")
     long latencyMs = 100;
 
+    @Option(names = "--replay", paramLabel = "TRACE",
+            description = "instead of waiting for a browser, replay this pointer trace (the gallery JSON format,"
+                    + " e.g. ../shared/data/pointer/gallery/1M-30s.json) with the Java client, print its metrics"
+                    + " and exit")
+    Path replay;
+
     /** Runs the gallery; see {@code --help}. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new GalleryMain()).execute(args));
@@ -65,6 +74,23 @@ public final class GalleryMain implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
         System.out.println("Building the gallery (" + rows + " x " + cols + " pictures) ...");
+        if (replay != null) {
+            PointerTrace trace = PointerTrace.read(replay);
+            try (GalleryServer gallery = builder.start()) {
+                System.out.println("Replaying " + replay + " (" + trace.samples().size() + " samples) against "
+                        + gallery.webSocketUri() + " with the Java client ...");
+                ClientMetrics m = TraceReplay.replay(gallery,
+                        trace.scaledTo(cols * GalleryServer.Config.THUMB_WIDTH, rows * GalleryServer.Config.THUMB_HEIGHT),
+                        Duration.ofSeconds(1));
+                System.out.printf(Locale.ROOT, "hovers %d, cache hit rate %.2f, preempted %.2f, response latency"
+                                + " mean %.1f ms p50 %.1f ms p95 %.1f ms, utility at first upcall %.2f,"
+                                + " blocks received %d, used %d, over-push %.2f%n",
+                        m.registrations(), m.hitRate(), m.preemptedFraction(), m.meanLatencyMillis(),
+                        m.latencyMillis(50), m.latencyMillis(95), m.meanUtilityAtFirstUpcall(), m.blocksReceived(),
+                        m.blocksUsed(), m.overPushFraction());
+            }
+            return 0;
+        }
         GalleryServer gallery = builder.start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

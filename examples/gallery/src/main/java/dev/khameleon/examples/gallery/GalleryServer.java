@@ -44,6 +44,7 @@ public final class GalleryServer implements AutoCloseable {
     private final KhameleonServer khameleon;
     private final WebSite site;
     private final List<AutoCloseable> links = new ArrayList<>();
+    private boolean closed;
     private final int pagePort;
     private final int wsPort;
 
@@ -101,25 +102,32 @@ public final class GalleryServer implements AutoCloseable {
         }
         this.khameleon = server.build().start();
         boolean emulate = config.emulatesLink();
-        this.site = new WebSite(emulate ? 0 : config.port(), corpus, this::info);
+        WebSite startedSite = null;
         try {
+            startedSite = new WebSite(emulate ? 0 : config.port(), corpus, this::info);
             if (emulate) {
                 LinkEmulator.Link link = new LinkEmulator.Link(config.linkBytesPerSecond(), config.latencyMillis() / 2);
                 InetAddress loopback = InetAddress.getLoopbackAddress();
-                LinkEmulator page = new LinkEmulator(config.port(), new InetSocketAddress(loopback, site.port()), link, 64);
+                LinkEmulator page = new LinkEmulator(config.port(), new InetSocketAddress(loopback, startedSite.port()),
+                        link, 64);
                 links.add(page);
                 LinkEmulator push = new LinkEmulator(0, new InetSocketAddress(loopback, khameleon.port()), link, 64);
                 links.add(push);
                 this.pagePort = page.port();
                 this.wsPort = push.port();
             } else {
-                this.pagePort = site.port();
+                this.pagePort = startedSite.port();
                 this.wsPort = khameleon.port();
             }
         } catch (IOException | RuntimeException e) {
-            close();
+            closeLinks();
+            if (startedSite != null) {
+                startedSite.close();
+            }
+            khameleon.close();
             throw e;
         }
+        this.site = startedSite;
     }
 
     /** A builder with the defaults of the command line. */
@@ -182,8 +190,19 @@ public final class GalleryServer implements AutoCloseable {
         }
     }
 
+    /** Stops the link emulators, the web site and the Khameleon server. Idempotent. */
     @Override
     public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closeLinks();
+        site.close();
+        khameleon.close();
+    }
+
+    private void closeLinks() {
         for (AutoCloseable link : links) {
             try {
                 link.close();
@@ -192,12 +211,6 @@ public final class GalleryServer implements AutoCloseable {
             }
         }
         links.clear();
-        if (site != null) {
-            site.close();
-        }
-        if (khameleon != null) {
-            khameleon.close();
-        }
     }
 
     /** Collects and validates {@link Config} settings; each setter names a bad value at once. */

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -38,6 +39,7 @@ final class WebSite implements AutoCloseable {
 
     private final HttpServer server;
     private final ThreadPoolExecutor pool;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
      * Starts the site on {@code port} (0 for any free port) of the loopback address.
@@ -137,7 +139,9 @@ final class WebSite implements AutoCloseable {
 
     @Override
     public void close() {
-        server.stop(0);
-        pool.shutdownNow();
+        if (closed.compareAndSet(false, true)) {
+            server.stop(0);
+            pool.shutdownNow();
+        }
     }
 }

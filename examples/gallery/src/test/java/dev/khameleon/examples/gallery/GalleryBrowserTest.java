@@ -10,11 +10,8 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.Rectangle;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.interactions.PointerInput;
 import org.openqa.selenium.interactions.Sequence;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -24,7 +21,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -37,54 +33,29 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(300)
 class GalleryBrowserTest {
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long REPLAY_MILLIS = 20_000;
 
-    /** One pointer sample of a recorded trace. */
-    record Sample(double x, double y, long timeMillis) {
-    }
-
-    static List<Sample> readTrace(Path file) throws Exception {
-        List<Sample> samples = new ArrayList<>();
-        for (JsonNode event : JSON.readTree(file.toFile())) {
-            JsonNode e = event.get("e");
-            samples.add(new Sample(e.get(0).asDouble(), e.get(1).asDouble(), e.get(2).asLong()));
-        }
-        return samples;
-    }
-
     @Test
     void replayedPointerTrace_showsTheHoveredPicturesMostlyFromTheCache(@TempDir Path profile) throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM),
-                "Chromium absent: " + CHROMIUM + " (CI installs it: apt-get install chromium chromium-driver)");
-        Assumptions.assumeTrue(Files.isExecutable(CHROMEDRIVER),
-                "chromedriver absent: " + CHROMEDRIVER + " (CI installs it: apt-get install chromium-driver)");
+        Assumptions.assumeTrue(Files.isExecutable(BrowserSession.CHROMIUM),
+                "Chromium absent: " + BrowserSession.CHROMIUM + " (CI installs it: apt-get install chromium chromium-driver)");
         Path trace = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"),
                 "pointer", "gallery", "1M-30s.json");
         Assumptions.assumeTrue(Files.isRegularFile(trace), "pointer trace absent: " + trace.toAbsolutePath());
-        List<Sample> all = readTrace(trace);
         // The first 20 s of the trace: enough hovers, a bounded test time.
-        List<Sample> samples = all.stream().filter(s -> s.timeMillis() - all.get(0).timeMillis() <= REPLAY_MILLIS).toList();
+        PointerTrace replayed = PointerTrace.read(trace).first(REPLAY_MILLIS);
 
         try (GalleryServer gallery = GalleryServer.builder().port(0).grid(16, 24).cacheBlocks(600)
                 .linkBytesPerSecond(1.5e6).latencyMillis(60).start()) {
-            ChromeDriverService service = new ChromeDriverService.Builder()
-                    .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
-            ChromeOptions options = new ChromeOptions();
-            options.setBinary(CHROMIUM.toFile());
-            options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                    "--no-first-run", "--disable-quic", "--user-data-dir=" + profile.toAbsolutePath(),
-                    "--window-size=1600,1000");
-            ChromeDriver driver = new ChromeDriver(service, options);
-            try {
+            try (BrowserSession browser = BrowserSession.start(profile)) {
+                ChromeDriver driver = browser.driver();
                 driver.get(gallery.pageUri().toString());
                 new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> Boolean.TRUE.equals(
                         ((JavascriptExecutor) d).executeScript("return !!(window.gallery && window.gallery.ready)")));
                 WebElement mosaic = driver.findElement(By.id("mosaic"));
-                replay(driver, mosaic.getRect(), samples);
+                Rectangle area = mosaic.getRect();
+                replay(driver, area, replayed.scaledTo(area.getWidth(), area.getHeight()));
                 // The last hovers' answers may still be decoding: wait for the log to settle.
                 new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> {
                     Object n = ((JavascriptExecutor) d).executeScript("return window.gallery.log.length");
@@ -101,30 +72,45 @@ class GalleryBrowserTest {
                                 + " panel: document.getElementById('m-latency').textContent}");
                 JsonNode r = JSON.valueToTree(result);
                 check(r);
-            } finally {
-                driver.quit();
-                service.stop();
+                checkPlainMode(driver, area, PointerTrace.read(trace).first(4_000));
             }
         }
     }
 
-    /** Moves the real mouse through the trace, scaled onto the mosaic, at the trace's own pace. */
-    private static void replay(ChromeDriver driver, Rectangle mosaic, List<Sample> samples) {
-        double minX = samples.stream().mapToDouble(Sample::x).min().orElseThrow();
-        double maxX = samples.stream().mapToDouble(Sample::x).max().orElseThrow();
-        double minY = samples.stream().mapToDouble(Sample::y).min().orElseThrow();
-        double maxY = samples.stream().mapToDouble(Sample::y).max().orElseThrow();
+    /** Moves the real mouse through the trace (in mosaic coordinates) at the trace's own pace. */
+    private static void replay(ChromeDriver driver, Rectangle mosaic, PointerTrace trace) {
         PointerInput mouse = new PointerInput(PointerInput.Kind.MOUSE, "mouse");
         Sequence moves = new Sequence(mouse, 0);
-        long previous = samples.get(0).timeMillis();
-        for (Sample s : samples) {
-            int x = mosaic.getX() + 2 + (int) Math.round((s.x() - minX) / Math.max(1, maxX - minX) * (mosaic.getWidth() - 5));
-            int y = mosaic.getY() + 2 + (int) Math.round((s.y() - minY) / Math.max(1, maxY - minY) * (mosaic.getHeight() - 5));
+        long previous = trace.samples().get(0).timeMillis();
+        for (PointerTrace.Sample s : trace.samples()) {
             long dt = Math.max(0, Math.min(1000, s.timeMillis() - previous));
             previous = s.timeMillis();
-            moves.addAction(mouse.createPointerMove(Duration.ofMillis(dt), PointerInput.Origin.viewport(), x, y));
+            moves.addAction(mouse.createPointerMove(Duration.ofMillis(dt), PointerInput.Origin.viewport(),
+                    mosaic.getX() + (int) s.x(), mosaic.getY() + (int) s.y()));
         }
         driver.perform(List.of(moves));
+    }
+
+    /** The toggle: in plain request/response mode the same gestures fetch and show whole pictures. */
+    private static void checkPlainMode(ChromeDriver driver, Rectangle area, PointerTrace gestures) {
+        driver.findElement(By.cssSelector("input[name=mode][value=plain]")).click();
+        replay(driver, area, gestures.scaledTo(area.getWidth(), area.getHeight()));
+        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> ((Number) driver.executeScript(
+                "return window.gallery.log.filter((e) => e.mode === 'plain').length")).intValue() > 0);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> result = (Map<String, Object>) driver.executeScript(
+                "return {log: window.gallery.log.filter((e) => e.mode === 'plain'), metrics: window.gallery.metrics()}");
+        JsonNode r = JSON.valueToTree(result);
+        assertEquals("plain", r.get("metrics").get("mode").asText());
+        for (JsonNode entry : r.get("log")) {
+            assertEquals(entry.get("tile").asInt(), entry.get("hovered").asInt(), "drew a tile that was not hovered");
+            assertEquals(entry.get("blockCount").asInt(), entry.get("blocks").asInt(), "plain mode shows whole pictures");
+            assertTrue(entry.get("thumbDiff").asDouble() < entry.get("neighbourDiff").asDouble(),
+                    "plain picture looks like its thumbnail: " + entry);
+        }
+        System.out.printf("gallery browser test, plain mode: %d hovers, %d answered, mean latency %.1f ms%n",
+                r.get("metrics").get("registrations").asInt(), r.get("metrics").get("answered").asInt(),
+                r.get("metrics").get("meanLatencyMs").asDouble());
     }
 
     private static void check(JsonNode r) {
@@ -133,10 +119,10 @@ class GalleryBrowserTest {
         int registrations = metrics.get("registrations").asInt();
         double hitRate = metrics.get("hitRate").asDouble();
         System.out.printf("gallery browser test: %d hovers, hit rate %.2f, mean latency %.1f ms, p95 %.1f ms,"
-                        + " mean utility %.2f, %d pictures drawn, %d blocks received, %.2f MB/s%n",
+                        + " mean utility %.2f, %d pictures drawn, %d blocks received, %d used, %.2f MB/s%n",
                 registrations, hitRate, metrics.get("meanLatencyMs").asDouble(), metrics.get("p95LatencyMs").asDouble(),
                 metrics.get("meanUtility").asDouble(), log.size(), metrics.get("blocksReceived").asInt(),
-                metrics.get("bytesPerSecond").asDouble() / 1e6);
+                metrics.get("blocksUsed").asInt(), metrics.get("bytesPerSecond").asDouble() / 1e6);
         assertTrue(registrations >= 20, "the trace hovered many tiles: " + registrations);
         assertTrue(hitRate > 0.5, "most hovers answered from the cache: hit rate " + hitRate);
 

@@ -217,7 +217,8 @@ public final class ExperimentCommand implements Callable<Integer> {
                 panels.add(new SvgChart.Panel(v.title() + " — " + g.getKey(), exp.xAxis(), exp.logX(), v.log(), series));
             }
         }
-        return SvgChart.render(exp.title(), groups.size(), panels);
+        // One panel column per condition, as in the paper; a single condition gets its metrics side by side.
+        return SvgChart.render(exp.title(), groups.size() == 1 ? views.size() : groups.size(), panels);
     }
 
     /** Mean utility of the last request {@code elapsed} ms after its registration. */

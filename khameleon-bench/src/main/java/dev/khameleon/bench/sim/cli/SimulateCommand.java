@@ -75,6 +75,9 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--align-horizons", description = "Shift predictions to when the first re-planned block lands (not the library's behaviour).")
     boolean alignHorizons;
 
+    @Option(names = "--kalman-q", description = "Kalman process noise q in px^2/s^3 (default: the library's).")
+    Double kalmanQ;
+
     @Option(names = "--seed", defaultValue = "1", description = "Random seed (default ${DEFAULT-VALUE}).")
     long seed;
 
@@ -91,7 +94,8 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         SimConfig.Builder b = SimConfig.builder().bandwidthMBps(bandwidthMBps).latencyMillis(latencyMillis)
                 .cacheMB(cacheMB).thinkTimeMillis(thinkTimeMillis).blockBytes(blockBytes).warmupMillis(warmupMillis)
-                .seed(seed).alignHorizons(alignHorizons);
+                .seed(seed).alignHorizons(alignHorizons)
+                .kalmanProcessNoise(kalmanQ == null ? Double.NaN : kalmanQ);
         if (networkTrace != null) {
             b.networkTrace(MahimahiTrace.read(networkTrace)).latencyMillis(minRttMillis == null ? 100 : minRttMillis);
         } else if (minRttMillis != null) {

@@ -20,7 +20,7 @@ public final class SvgChart {
     private static final int MARGIN_L = 58;
     private static final int MARGIN_T = 28;
     private static final int GAP_X = 30;
-    private static final int GAP_Y = 46;
+    private static final int GAP_Y = 58;
 
     private SvgChart() {
     }

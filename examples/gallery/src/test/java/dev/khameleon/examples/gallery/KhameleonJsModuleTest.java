@@ -1,0 +1,288 @@
+package dev.khameleon.examples.gallery;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import dev.khameleon.client.KalmanPredictor;
+import dev.khameleon.core.Block;
+import dev.khameleon.core.PointerEvent;
+import dev.khameleon.core.protocol.BlockFrame;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.chrome.ChromeDriver;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The browser client module ({@code khameleon.js}) unit by unit, in a real browser: its frame
+ * decoder against the Java protocol codec, its ring buffer and cache manager, and its Kalman
+ * predictor against the Java {@link KalmanPredictor} on a real pointer trace.
+ */
+@Timeout(120)
+class KhameleonJsModuleTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    @TempDir
+    static Path profile;
+    private static HttpServer site;
+    private static BrowserSession browser;
+
+    @BeforeAll
+    static void start() throws IOException {
+        site = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 8);
+        site.createContext("/", exchange -> {
+            try (exchange) {
+                byte[] body;
+                String type;
+                if (exchange.getRequestURI().getPath().equals("/khameleon/khameleon.js")) {
+                    try (InputStream in = KhameleonJsModuleTest.class.getClassLoader()
+                            .getResourceAsStream("META-INF/resources/khameleon/khameleon.js")) {
+                        body = in.readAllBytes();
+                    }
+                    type = "text/javascript";
+                } else {
+                    body = "<!doctype html><title>khameleon.js</title>".getBytes(StandardCharsets.UTF_8);
+                    type = "text/html";
+                }
+                exchange.getResponseHeaders().set("Content-Type", type);
+                exchange.sendResponseHeaders(200, body.length);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(body);
+                }
+            }
+        });
+        site.start();
+        browser = BrowserSession.start(profile);
+        ChromeDriver driver = browser.driver();
+        driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(30));
+        driver.get("http://127.0.0.1:" + site.getAddress().getPort() + "/");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (browser != null) {
+            browser.close();
+        }
+        if (site != null) {
+            site.stop(0);
+        }
+    }
+
+    /** Runs {@code body} (an async function body with the module as {@code k}) and returns its JSON result. */
+    private static JsonNode run(String body, Object... args) {
+        String script = "const done = arguments[arguments.length - 1];"
+                + "const args = Array.from(arguments).slice(0, -1);"
+                + "import('/khameleon/khameleon.js').then(async (k) => {" + body + "})"
+                + ".then((r) => done(JSON.stringify(r === undefined ? null : r)), (e) => done(JSON.stringify({error: String(e)})));";
+        Object result = browser.driver().executeAsyncScript(script, args);
+        try {
+            return JSON.readTree((String) result);
+        } catch (IOException e) {
+            throw new AssertionError("not JSON: " + result, e);
+        }
+    }
+
+    private static String frame(long seq, int request, int index, int count, byte[] payload, int padding) {
+        return Base64.getEncoder().encodeToString(
+                BlockFrame.encode(seq, Block.of(request, index, count, payload, padding)));
+    }
+
+    private static final String DECODE = "const bytes = Uint8Array.from(atob(args[0]), (c) => c.charCodeAt(0));"
+            + "try { const f = k.decodeBlockFrame(bytes.buffer);"
+            + " return {seq: f.seq, requestId: f.requestId, index: f.index, count: f.count, padding: f.padding,"
+            + " payload: Array.from(f.payload), frameBytes: f.frameBytes}; }"
+            + " catch (e) { return {code: e.code, message: e.message}; }";
+
+    @Test
+    void decodeBlockFrame_readsWhatTheJavaCodecWrites() {
+        JsonNode f = run(DECODE, frame(123_456_789_012L, 7, 2, 3, new byte[] {1, 2, 3, 0}, 1));
+        assertEquals(123_456_789_012L, f.get("seq").asLong());
+        assertEquals(7, f.get("requestId").asInt());
+        assertEquals(2, f.get("index").asInt());
+        assertEquals(3, f.get("count").asInt());
+        assertEquals(1, f.get("padding").asInt());
+        assertEquals("[1,2,3,0]", f.get("payload").toString());
+        assertEquals(36, f.get("frameBytes").asInt());
+    }
+
+    @Test
+    void decodeBlockFrame_rejectsEachBrokenFieldNamingIt() {
+        byte[] good = BlockFrame.encode(5, Block.of(1, 0, 2, new byte[] {9, 9, 9, 9}, 0));
+        String[][] cases = {
+            {"0", "magic"}, {"1", "version"}, {"2", "flags"}, {"28", "padding"}, {"27", "payloadLength"},
+        };
+        for (String[] c : cases) {
+            byte[] bad = good.clone();
+            int at = Integer.parseInt(c[0]);
+            bad[at] = (byte) (at == 28 ? 0x7F : at == 2 ? 1 : bad[at] + 1);
+            JsonNode r = run(DECODE, Base64.getEncoder().encodeToString(bad));
+            assertEquals("invalid_message", r.path("code").asText(), c[1] + ": " + r);
+            assertTrue(r.get("message").asText().contains(c[1]), r.toString());
+        }
+        JsonNode shortFrame = run(DECODE, Base64.getEncoder().encodeToString(new byte[10]));
+        assertEquals("invalid_message", shortFrame.path("code").asText());
+    }
+
+    @Test
+    void ringBufferCache_isFifoBySequenceNumberAndServesTheLongestPrefix() {
+        JsonNode r = run("""
+                const frame = (seq, requestId, index, count) => ({seq, requestId, index, count, padding: 0,
+                    payload: new Uint8Array([index]), frameBytes: 33});
+                const c = new k.RingBufferCache(3);
+                c.put(frame(0, 5, 0, 3)); c.put(frame(1, 5, 2, 3)); c.put(frame(2, 5, 1, 3));
+                const full = c.prefix(5).map((b) => b.index);
+                const evicted = c.put(frame(3, 6, 0, 1));          // slot 0: evicts block 0 of 5
+                const afterEviction = c.prefix(5).length;
+                c.put(frame(4, 5, 0, 3));                           // slot 1: evicts block 2, re-adds block 0
+                const again = c.prefix(5).map((b) => b.index);
+                c.put(frame(5, 5, 1, 3));                           // slot 2: a newer copy of block 1
+                c.put(frame(6, 7, 0, 1));                           // slot 0: evicts request 6
+                return {full, evictedIndex: evicted.index, afterEviction, again, present5: c.presentCount(5),
+                        present6: c.presentCount(6), stored: c.stored, evictions: c.evicted,
+                        content: Array.from(k.concatContent(c.prefix(5)))};
+                """);
+        assertEquals("[0,1,2]", r.get("full").toString());
+        assertEquals(0, r.get("evictedIndex").asInt());
+        assertEquals(0, r.get("afterEviction").asInt(), "block 0 gone: no usable prefix");
+        assertEquals("[0,1]", r.get("again").toString());
+        assertEquals(2, r.get("present5").asInt());
+        assertEquals(0, r.get("present6").asInt());
+        assertEquals(7, r.get("stored").asInt());
+        assertEquals(4, r.get("evictions").asInt());
+        assertEquals("[0,1]", r.get("content").toString());
+    }
+
+    @Test
+    void cacheManager_upcallsOnHitAndArrivalPreemptsAndMeasuresLatency() {
+        JsonNode r = run("""
+                const frame = (seq, requestId, index, count, padding = 0) => ({seq, requestId, index, count, padding,
+                    payload: new Uint8Array([index + 1, index + 1, 0]), frameBytes: 35});
+                let now = 100;
+                const cache = new k.RingBufferCache(10);
+                const m = new k.CacheManager(cache, {now: () => now, utility: (f) => Math.sqrt(f)});
+                const put = (f) => { cache.put(f); m.onBlock(f); };
+                put(frame(0, 1, 0, 2, 1));
+                const calls = [];
+                const hit = m.register(1, (r) => calls.push({id: 1, blocks: r.blocks, hit: r.hit, first: r.first,
+                    latency: r.latencyMs, utility: r.utility, bytes: Array.from(r.bytes)}));
+                const synchronous = calls.length;
+                await null;
+                now = 130;
+                const lost = m.register(2, () => calls.push({id: 2}));   // preempted by the next one
+                now = 150;
+                m.register(3, (r) => calls.push({id: 3, blocks: r.blocks, hit: r.hit, latency: r.latencyMs}));
+                now = 190;
+                put(frame(1, 3, 0, 1));
+                put(frame(2, 2, 0, 1));
+                put(frame(3, 1, 1, 2));
+                hit.cancel();
+                put(frame(4, 1, 1, 2));
+                return {synchronous, calls, lostActive: lost.active, metrics: m.metrics()};
+                """);
+        assertEquals(0, r.get("synchronous").asInt(), "upcalls are never re-entrant from register()");
+        JsonNode calls = r.get("calls");
+        assertEquals(3, calls.size(), calls.toString());
+        JsonNode first = calls.get(0);
+        assertEquals(1, first.get("id").asInt());
+        assertTrue(first.get("hit").asBoolean());
+        assertEquals(0.0, first.get("latency").asDouble());
+        assertEquals(Math.sqrt(0.5), first.get("utility").asDouble(), 1e-12);
+        assertEquals("[1,1]", first.get("bytes").toString(), "padding removed");
+        JsonNode third = calls.get(1);
+        assertEquals(3, third.get("id").asInt());
+        assertEquals(40.0, third.get("latency").asDouble());
+        assertTrue(!third.get("hit").asBoolean());
+        JsonNode improved = calls.get(2);
+        assertEquals(1, improved.get("id").asInt());
+        assertEquals(2, improved.get("blocks").asInt());
+        assertTrue(!improved.get("first").asBoolean());
+        assertTrue(!r.get("lostActive").asBoolean());
+        JsonNode metrics = r.get("metrics");
+        assertEquals(3, metrics.get("registrations").asInt());
+        assertEquals(1, metrics.get("hits").asInt());
+        assertEquals(1, metrics.get("preempted").asInt());
+        assertEquals(2, metrics.get("answered").asInt());
+        assertEquals(20.0, metrics.get("meanLatencyMs").asDouble(), 1e-9);
+        assertEquals(5, metrics.get("blocksReceived").asInt());
+        assertEquals(3, metrics.get("blocksUsed").asInt());
+    }
+
+    @Test
+    void kalmanPredictor_matchesTheJavaKalmanPredictorOnARealTrace() throws IOException {
+        Path trace = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"),
+                "pointer", "gallery", "1M-30s.json");
+        Assumptions.assumeTrue(Files.isRegularFile(trace), "pointer trace absent: " + trace.toAbsolutePath());
+        List<double[]> samples = new ArrayList<>();
+        for (JsonNode event : JSON.readTree(trace.toFile())) {
+            JsonNode e = event.get("e");
+            samples.add(new double[] {e.get(0).asDouble(), e.get(1).asDouble(), e.get(2).asLong()});
+            if (samples.size() == 400) {
+                break;
+            }
+        }
+        long[] queries = {0, 40, 300};   // ms after every 25th sample: moving, and at rest
+        KalmanPredictor java = KalmanPredictor.create();
+        List<JsonNode> expected = new ArrayList<>();
+        for (int i = 0; i < samples.size(); i++) {
+            double[] s = samples.get(i);
+            java.onEvent(new PointerEvent(s[0], s[1], (long) s[2]));
+            if (i % 25 == 24) {
+                for (long q : queries) {
+                    expected.add(java.state((long) s[2] + q));
+                }
+            }
+        }
+        JsonNode actual = run("""
+                const samples = JSON.parse(args[0]);
+                const queries = JSON.parse(args[1]);
+                const p = new k.KalmanPredictor();
+                const states = [];
+                samples.forEach((s, i) => {
+                  p.onEvent({x: s[0], y: s[1], timeMillis: s[2]});
+                  if (i % 25 === 24) {
+                    for (const q of queries) states.push(p.state(s[2] + q));
+                  }
+                });
+                return states;
+                """, JSON.writeValueAsString(samples), JSON.writeValueAsString(queries));
+        assertEquals(expected.size(), actual.size());
+        for (int i = 0; i < expected.size(); i++) {
+            assertStatesClose(expected.get(i), actual.get(i), "state " + i);
+        }
+    }
+
+    private static void assertStatesClose(JsonNode expected, JsonNode actual, String where) {
+        if (expected.isNumber()) {
+            double e = expected.asDouble();
+            double a = actual.asDouble();
+            assertTrue(Math.abs(e - a) <= 1e-6 * Math.max(1, Math.abs(e)), where + ": Java " + e + ", JS " + a);
+            return;
+        }
+        assertEquals(expected.size(), actual.size(), where + ": " + expected + " vs " + actual);
+        if (expected.isObject()) {
+            expected.fieldNames().forEachRemaining(name ->
+                    assertStatesClose(expected.get(name), actual.get(name), where + "." + name));
+        } else {
+            for (int i = 0; i < expected.size(); i++) {
+                assertStatesClose(expected.get(i), actual.get(i), where + "[" + i + "]");
+            }
+        }
+    }
+}

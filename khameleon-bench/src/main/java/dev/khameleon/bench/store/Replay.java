@@ -1,0 +1,170 @@
+package dev.khameleon.bench.store;
+
+import dev.khameleon.core.Block;
+import dev.khameleon.core.ScheduleChunk;
+import dev.khameleon.store.FileBlockStore;
+import dev.khameleon.store.StoreStats;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Replays recorded block streams against one store: {@code sessions} closed-loop senders, each
+ * keeping {@code depth} fetches in flight and announcing each 100-slot chunk to
+ * {@link FileBlockStore#prefetch} one chunk before it starts fetching it (the server announces a
+ * chunk when it is planned, ahead of the sender). Session {@code s} of {@code S} plays recorded
+ * users {@code s, s + S, s + 2S, ...} back to back, so few sessions still never repeat a block
+ * stream. Completions are handed to a two-thread driver pool, so no strategy runs the driver on
+ * its I/O threads.
+ */
+final class Replay {
+    static final int CHUNK = 100;
+
+    /** What one run measured. */
+    record Result(int sessions, double seconds, long blocks, long errors, Histogram latencyNanos, StoreStats before,
+            StoreStats after, int blockSize) {
+        double mbPerSecond() {
+            return blocks * (double) blockSize / seconds / 1e6;
+        }
+
+        double blocksPerSecond() {
+            return blocks / seconds;
+        }
+
+        double diskMbPerSecond() {
+            return (after.bytesRead() - before.bytesRead()) / seconds / 1e6;
+        }
+
+        double readsPerSecond() {
+            return (after.readCalls() - before.readCalls()) / seconds;
+        }
+    }
+
+    private final RecordedSchedules schedules;
+
+    Replay(RecordedSchedules schedules) {
+        this.schedules = schedules;
+    }
+
+    Result run(FileBlockStore store, int sessions, int depth, double warmupSeconds, double measureSeconds)
+            throws InterruptedException {
+        int perUser = schedules.length();
+        int streamsPerSession = Math.max(1, schedules.users() / sessions);
+        long streamLength = (long) streamsPerSession * perUser;
+        ThreadPoolExecutor driver = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(sessions * depth + 16), r -> {
+                    Thread t = new Thread(r, "store-bench-driver");
+                    t.setDaemon(true);
+                    return t;
+                });
+        ConcurrentHistogram latency = new ConcurrentHistogram(3);
+        AtomicLong measured = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        AtomicInteger outstanding = new AtomicInteger();
+        CountDownLatch drained = new CountDownLatch(1);
+        long start = System.nanoTime();
+        long warmEnd = start + (long) (warmupSeconds * 1e9);
+        long end = warmEnd + (long) (measureSeconds * 1e9);
+        Session[] all = new Session[sessions];
+
+        final class Sender {
+            void issue(Session s) {
+                long pos = s.next++;
+                if (pos % CHUNK == 0) {
+                    announce(s, pos + CHUNK);
+                }
+                int user = s.user(pos);
+                int k = (int) ((pos % streamLength) % perUser);
+                long t0 = System.nanoTime();
+                outstanding.incrementAndGet();
+                store.fetch(schedules.request(user, k), schedules.block(user, k)).whenCompleteAsync((Block b, Throwable e) -> {
+                    long t1 = System.nanoTime();
+                    if (t0 >= warmEnd && t1 <= end) {
+                        latency.recordValue(t1 - t0);
+                        if (e == null) {
+                            measured.incrementAndGet();
+                        }
+                    }
+                    if (e != null) {
+                        errors.incrementAndGet();
+                    }
+                    if (t1 < end) {
+                        issue(s);
+                    }
+                    if (outstanding.decrementAndGet() == 0 && t1 >= end) {
+                        drained.countDown();
+                    }
+                }, driver);
+            }
+
+            void announce(Session s, long from) {
+                int n = CHUNK;
+                int[] r = new int[n];
+                int[] b = new int[n];
+                for (int i = 0; i < n; i++) {
+                    long pos = from + i;
+                    int user = s.user(pos);
+                    int k = (int) ((pos % streamLength) % perUser);
+                    r[i] = schedules.request(user, k);
+                    b[i] = schedules.block(user, k);
+                }
+                store.prefetch(ScheduleChunk.of(from, r, b));
+            }
+        }
+        Sender sender = new Sender();
+        StoreStats before = null;
+        for (int s = 0; s < sessions; s++) {
+            all[s] = new Session(s, sessions, perUser, streamLength, schedules.users());
+            sender.announce(all[s], 0);
+        }
+        for (Session s : all) {
+            for (int d = 0; d < depth; d++) {
+                driver.execute(() -> sender.issue(s));
+            }
+        }
+        long now;
+        while ((now = System.nanoTime()) < warmEnd) {
+            TimeUnit.NANOSECONDS.sleep(warmEnd - now);
+        }
+        before = store.stats();
+        while ((now = System.nanoTime()) < end) {
+            TimeUnit.NANOSECONDS.sleep(end - now);
+        }
+        StoreStats after = store.stats();
+        if (!drained.await(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("fetches still outstanding 60 s after the run: " + outstanding.get());
+        }
+        driver.shutdown();
+        driver.awaitTermination(10, TimeUnit.SECONDS);
+        return new Result(sessions, measureSeconds, measured.get(), errors.get(), latency, before, after,
+                store.blockSize());
+    }
+
+    private static final class Session {
+        final int index;
+        final int sessions;
+        final int perUser;
+        final long streamLength;
+        final int users;
+        long next;
+
+        Session(int index, int sessions, int perUser, long streamLength, int users) {
+            this.index = index;
+            this.sessions = sessions;
+            this.perUser = perUser;
+            this.streamLength = streamLength;
+            this.users = users;
+        }
+
+        int user(long pos) {
+            long p = pos % streamLength;
+            return (int) ((index + (p / perUser) * sessions) % users);
+        }
+    }
+}
