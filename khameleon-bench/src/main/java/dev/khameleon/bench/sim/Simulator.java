@@ -71,6 +71,26 @@ public final class Simulator {
 
     /** The ids of the cells the pointer enters, in order. */
     static int[] requestIds(PointerTrace trace, GridLayout layout) {
+        int[] entries = cellEntries(trace, layout);
+        int[] ids = new int[entries.length];
+        for (int k = 0; k < entries.length; k++) {
+            ids[k] = layout.requestAt(trace.x(entries[k]), trace.y(entries[k]));
+        }
+        return ids;
+    }
+
+    /** The times (ms) at which the pointer enters a new cell. */
+    static double[] requestTimes(PointerTrace trace, GridLayout layout) {
+        int[] entries = cellEntries(trace, layout);
+        double[] times = new double[entries.length];
+        for (int k = 0; k < entries.length; k++) {
+            times[k] = trace.timeMillis(entries[k]);
+        }
+        return times;
+    }
+
+    /** The indexes of the samples at which the pointer enters a new cell (leaving the mosaic resets). */
+    private static int[] cellEntries(PointerTrace trace, GridLayout layout) {
         int[] out = new int[16];
         int n = 0;
         int cell = -1;
@@ -82,27 +102,7 @@ public final class Simulator {
                     if (n == out.length) {
                         out = java.util.Arrays.copyOf(out, n * 2);
                     }
-                    out[n++] = id;
-                }
-            }
-        }
-        return java.util.Arrays.copyOf(out, n);
-    }
-
-    /** The times (ms) at which the pointer enters a new cell. */
-    static double[] requestTimes(PointerTrace trace, GridLayout layout) {
-        double[] out = new double[16];
-        int n = 0;
-        int cell = -1;
-        for (int i = 0; i < trace.size(); i++) {
-            int id = layout.requestAt(trace.x(i), trace.y(i));
-            if (id != cell) {
-                cell = id;
-                if (id >= 0) {
-                    if (n == out.length) {
-                        out = java.util.Arrays.copyOf(out, n * 2);
-                    }
-                    out[n++] = trace.timeMillis(i);
+                    out[n++] = i;
                 }
             }
         }

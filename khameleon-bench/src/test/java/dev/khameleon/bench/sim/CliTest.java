@@ -2,6 +2,7 @@ package dev.khameleon.bench.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.khameleon.bench.Cli;
 import dev.khameleon.bench.sim.report.CsvReporter;
@@ -11,6 +12,8 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class CliTest {
 
@@ -27,6 +30,21 @@ class CliTest {
         assertEquals(CsvReporter.HEADER, a.get(0));
         assertEquals(3, a.size());
         assertEquals(Files.readString(dir.resolve("a/results.csv")), Files.readString(dir.resolve("b/results.csv")));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"fig12", "fig10"})
+    void experiment_writesCsvMarkdownAndSvg(String name, @TempDir Path dir) throws IOException {
+        Path data = SharedData.require("pointer/balabit").getParent().getParent();
+        assertEquals(0, Cli.run("experiment", name, "--data", data.toString(), "--users", "1", "--segment-s", "20",
+                "--pauses", "1", "--systems", "khameleon,baseline", "--out", dir.toString()));
+        List<String> csv = Files.readAllLines(dir.resolve(name + ".csv"));
+        assertEquals(CsvReporter.HEADER + ",think_time_ms,setting", csv.get(0));
+        assertEquals(1 + 3 * 2, csv.size(), "3 settings x 2 systems x 1 trace");
+        String md = Files.readString(dir.resolve(name + ".md"));
+        assertTrue(md.contains("experiment " + name) && md.contains("| khameleon"), md);
+        String svg = Files.readString(dir.resolve(name + ".svg"));
+        assertTrue(svg.startsWith("<svg") && svg.contains("polyline"), "chart has lines");
     }
 
     @Test

@@ -80,14 +80,8 @@ public final class BalabitReader {
     }
 
     static Session parse(String name, BufferedReader reader, String source) throws IOException {
-        DoubleList t = new DoubleList();
-        DoubleList x = new DoubleList();
-        DoubleList y = new DoubleList();
+        Samples samples = new Samples();
         int sentinel = 0;
-        int backwards = 0;
-        int collapsed = 0;
-        double maxX = 0;
-        double maxY = 0;
         String line = reader.readLine();
         if (line == null || !line.startsWith("record timestamp")) {
             throw new IllegalArgumentException(source + ": not a Balabit session (header is " + line + ")");
@@ -123,27 +117,13 @@ public final class BalabitReader {
             if (!Double.isFinite(time)) {
                 throw new IllegalArgumentException(source + ":" + lineNo + ": bad client timestamp " + f[1]);
             }
-            int n = t.size();
-            if (n > 0 && time < t.get(n - 1)) {
-                backwards++;
-                continue;
-            }
-            if (n > 0 && time == t.get(n - 1)) {
-                collapsed++;
-                x.set(n - 1, px);
-                y.set(n - 1, py);
-            } else {
-                t.add(time);
-                x.add(px);
-                y.add(py);
-            }
-            maxX = Math.max(maxX, px);
-            maxY = Math.max(maxY, py);
+            samples.add(time, px, py);
         }
-        if (t.size() == 0) {
+        if (samples.size() == 0) {
             throw new IllegalArgumentException(source + ": no Move/Drag rows with valid coordinates");
         }
-        return new Session(name, t.toArray(), x.toArray(), y.toArray(), maxX + 1, maxY + 1, sentinel, backwards, collapsed);
+        return new Session(name, samples.times(), samples.xs(), samples.ys(), samples.maxX() + 1, samples.maxY() + 1,
+                sentinel, samples.backwards(), samples.collapsed());
     }
 
     /**
@@ -162,9 +142,7 @@ public final class BalabitReader {
         }
         double[] src = session.timesMillis();
         List<PointerTrace> out = new ArrayList<>();
-        DoubleList t = new DoubleList();
-        DoubleList x = new DoubleList();
-        DoubleList y = new DoubleList();
+        Samples seg = new Samples();
         double removed = 0;
         double segStart = 0;
         for (int i = 0; i < src.length; i++) {
@@ -172,57 +150,23 @@ public final class BalabitReader {
                 removed += src[i] - src[i - 1] - idleGapMillis;
             }
             double ti = src[i] - removed;
-            if (t.size() == 0) {
+            if (seg.size() == 0) {
                 segStart = ti;
             } else if (ti - segStart > segmentMillis) {
-                out.add(PointerTrace.of(session.name() + "#" + out.size(), t.toArray(), x.toArray(), y.toArray(),
-                        session.screenWidth(), session.screenHeight()));
-                t.clear();
-                x.clear();
-                y.clear();
+                out.add(segment(session, out.size(), seg));
+                seg.clear();
                 segStart = ti;
             }
-            t.add(ti);
-            x.add(session.xs()[i]);
-            y.add(session.ys()[i]);
+            seg.add(ti, session.xs()[i], session.ys()[i]);
         }
-        if (t.size() > 1 && t.get(t.size() - 1) - segStart >= segmentMillis / 2) {
-            out.add(PointerTrace.of(session.name() + "#" + out.size(), t.toArray(), x.toArray(), y.toArray(),
-                    session.screenWidth(), session.screenHeight()));
+        if (seg.size() > 1 && seg.lastTime() - segStart >= segmentMillis / 2) {
+            out.add(segment(session, out.size(), seg));
         }
         return out;
     }
 
-    /** Growable primitive list; avoids boxing millions of samples. */
-    static final class DoubleList {
-        private double[] a = new double[1024];
-        private int size;
-
-        void add(double v) {
-            if (size == a.length) {
-                a = java.util.Arrays.copyOf(a, size * 2);
-            }
-            a[size++] = v;
-        }
-
-        double get(int i) {
-            return a[i];
-        }
-
-        void set(int i, double v) {
-            a[i] = v;
-        }
-
-        int size() {
-            return size;
-        }
-
-        void clear() {
-            size = 0;
-        }
-
-        double[] toArray() {
-            return java.util.Arrays.copyOf(a, size);
-        }
+    private static PointerTrace segment(Session session, int index, Samples seg) {
+        return PointerTrace.of(session.name() + "#" + index, seg.times(), seg.xs(), seg.ys(), session.screenWidth(),
+                session.screenHeight());
     }
 }

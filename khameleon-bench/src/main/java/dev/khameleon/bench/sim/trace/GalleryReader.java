@@ -38,11 +38,7 @@ public final class GalleryReader {
         if (root == null || !root.isArray()) {
             throw new IllegalArgumentException(file + ": expected a JSON array of pointer events");
         }
-        BalabitReader.DoubleList t = new BalabitReader.DoubleList();
-        BalabitReader.DoubleList x = new BalabitReader.DoubleList();
-        BalabitReader.DoubleList y = new BalabitReader.DoubleList();
-        double maxX = 0;
-        double maxY = 0;
+        Samples samples = new Samples();
         int index = 0;
         for (JsonNode event : root) {
             JsonNode e = event.get("e");
@@ -62,25 +58,13 @@ public final class GalleryReader {
             if (!Double.isFinite(px) || !Double.isFinite(py) || px < 0 || py < 0) {
                 continue;
             }
-            int n = t.size();
-            if (n > 0 && time < t.get(n - 1)) {
-                continue;
-            }
-            if (n > 0 && time == t.get(n - 1)) {
-                x.set(n - 1, px);
-                y.set(n - 1, py);
-            } else {
-                t.add(time);
-                x.add(px);
-                y.add(py);
-            }
-            maxX = Math.max(maxX, px);
-            maxY = Math.max(maxY, py);
+            samples.add(time, px, py);
         }
-        if (t.size() == 0) {
+        if (samples.size() == 0) {
             throw new IllegalArgumentException(file + ": no pointer events");
         }
         String name = "gallery/" + file.getFileName().toString().replaceFirst("\\.json$", "");
-        return PointerTrace.of(name, t.toArray(), x.toArray(), y.toArray(), Math.floor(maxX) + 1, Math.floor(maxY) + 1);
+        return PointerTrace.of(name, samples.times(), samples.xs(), samples.ys(), Math.floor(samples.maxX()) + 1,
+                Math.floor(samples.maxY()) + 1);
     }
 }
