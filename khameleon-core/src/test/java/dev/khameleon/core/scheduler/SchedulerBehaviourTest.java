@@ -43,7 +43,7 @@ class SchedulerBehaviourTest {
             assertEquals(7, chunk.requestId(k));
             assertEquals(k, chunk.blockIndex(k));
         }
-        assertTrue(scheduler.next(10).isEmpty(), "an exhausted batch plans nothing more");
+        assertTrue(scheduler.next(Integer.MAX_VALUE).isEmpty(), "an exhausted batch plans nothing more");
         assertEquals(5, scheduler.nextSeq());
     }
 
@@ -267,8 +267,9 @@ class SchedulerBehaviourTest {
         Set<Integer> distinct = new HashSet<>();
         int planned = 0;
         while (planned < 2 * cache) {
-            ScheduleChunk c = s.next(100);
-            assertEquals(100, c.size());
+            int ask = planned == 0 ? 2500 : 100;
+            ScheduleChunk c = s.next(ask);
+            assertEquals(ask, c.size());
             for (int k = 0; k < c.size(); k++) {
                 distinct.add(c.requestId(k));
             }
