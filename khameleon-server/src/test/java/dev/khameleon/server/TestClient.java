@@ -44,9 +44,13 @@ final class TestClient implements AutoCloseable {
     }
 
     static CompletableFuture<TestClient> connectAsync(URI uri, Map<String, String> headers) {
+        return connectAsync(HttpClient.newHttpClient(), uri, headers);
+    }
+
+    static CompletableFuture<TestClient> connectAsync(HttpClient http, URI uri, Map<String, String> headers) {
         CompletableFuture<TestClient> result = new CompletableFuture<>();
         Listener listener = new Listener();
-        WebSocket.Builder b = HttpClient.newHttpClient().newWebSocketBuilder().connectTimeout(TIMEOUT);
+        WebSocket.Builder b = http.newWebSocketBuilder().connectTimeout(TIMEOUT);
         headers.forEach(b::header);
         b.buildAsync(uri, listener).whenComplete((ws, e) -> {
             if (e != null) {

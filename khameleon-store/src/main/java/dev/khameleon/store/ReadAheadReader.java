@@ -27,6 +27,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * the extent. All state is guarded by {@link #lock}; byte copies happen outside it, protected by
  * the extent's pin count, so memory is never reused while a block is copied out of it.
  *
+ * <p>Reads a sender waits for use every I/O thread; prefetch reads (from hints) run one at a
+ * time, so that with many sessions they cannot crowd out demand reads and flood the pool with
+ * announced data that then gets evicted before it is fetched.
+ *
  * <p>Bounds: the pool's bytes, allocated when the reader opens, at most
  * {@code maxPendingReads} queued extents (fetches beyond fail at once), at most
  * {@code maxPendingReads} queued hints (further hints are dropped and counted).
@@ -52,6 +56,8 @@ final class ReadAheadReader implements BlockReader {
         final long position;
         State state = State.QUEUED;
         boolean demanded;
+        /** Whether an I/O thread started it from the hint queue (not for a waiting sender). */
+        boolean prefetching;
         BuddyPool.Allocation memory;
         int dataStart;
         int pins;
@@ -88,6 +94,8 @@ final class ReadAheadReader implements BlockReader {
     private final LinkedHashSet<Extent> ready = new LinkedHashSet<>();
     private final Thread[] threads;
     private int queued;
+    /** Prefetch reads in flight: at most one, so prefetching stays serialized (Libception). */
+    private int prefetchesInFlight;
     private long head;
     private boolean closed;
 
@@ -133,7 +141,11 @@ final class ReadAheadReader implements BlockReader {
                             + ": too many reads pending (" + queued + "); block " + blockIndex + " of request "
                             + requestId + " was not queued"));
                 }
-                e = newExtent(requestId, blockIndex, segments.index().entry(requestId).count());
+                // Blind read-ahead serves SERIALIZED_READAHEAD; with the schedule's hints a miss reads
+                // just its block: read-ahead past what was announced was measured to be mostly wasted
+                // and to evict announced data (docs/file-store.md).
+                int limit = useHints ? blockIndex + 1 : segments.index().entry(requestId).count();
+                e = newExtent(requestId, blockIndex, limit);
                 e.demanded = true;
                 demandQueue.put(e.position, e);
                 work.signal();
@@ -295,7 +307,7 @@ final class ReadAheadReader implements BlockReader {
             demandQueue.remove(next.getKey());
             return start(next.getValue(), memory);
         }
-        while (!hintQueue.isEmpty()) {
+        while (!hintQueue.isEmpty() && prefetchesInFlight == 0) {
             Extent e = hintQueue.peekFirst();
             if (e.state != State.QUEUED || e.demanded) {
                 hintQueue.pollFirst();
@@ -312,6 +324,8 @@ final class ReadAheadReader implements BlockReader {
                 return null;
             }
             hintQueue.pollFirst();
+            e.prefetching = true;
+            prefetchesInFlight++;
             return start(e, memory);
         }
         return null;
@@ -395,6 +409,13 @@ final class ReadAheadReader implements BlockReader {
         lock.lock();
         try {
             waiters = e.waiters;
+            if (e.prefetching) {
+                e.prefetching = false;
+                prefetchesInFlight--;
+                if (!hintQueue.isEmpty()) {
+                    work.signal();
+                }
+            }
             e.waiters = new ArrayList<>(0);
             if (failure != null || closed) {
                 drop(e);

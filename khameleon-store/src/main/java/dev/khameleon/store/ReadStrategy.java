@@ -27,7 +27,9 @@ public enum ReadStrategy {
      * {@link #SERIALIZED_READAHEAD} (with 4 I/O threads by default) plus the scheduler's hint: each planned schedule chunk
      * ({@link dev.khameleon.core.spi.BlockSource#prefetch}) is turned into reads, one merged
      * range per response, issued in schedule order ahead of the sender; prefetched data is kept
-     * in the pool until it is fetched, in preference to other data.
+     * in the pool until it is fetched, in preference to other data. A fetch nobody announced
+     * reads just its block (no blind read-ahead). Reads a sender waits for use all I/O threads;
+     * prefetch reads run one at a time.
      */
     SCHEDULE_AWARE("schedule-aware");
 

@@ -78,8 +78,9 @@ public final class ServerLoad {
         String mode = opts.getOrDefault("mode", "both");
         double totalRate = Double.parseDouble(opts.getOrDefault("total-rate", "20e6"));
         if (mode.equals("both") || mode.equals("throughput")) {
-            System.out.println("| sessions | total MB/s | MB/s per session | server CPU (cores) | blocks skipped |");
-            System.out.println("|---:|---:|---:|---:|---:|");
+            System.out.println("| sessions | pushed MB/s (server) | MB/s per session | received MB/s (clients) |"
+                    + " server CPU (cores) | blocks skipped |");
+            System.out.println("|---:|---:|---:|---:|---:|---:|");
             for (int s : sessionCounts) {
                 throughput(s, warmup, seconds);
             }
@@ -140,15 +141,18 @@ public final class ServerLoad {
             List<Client> clients = connect(server, sessions, null);
             Thread.sleep(warmup * 1000L);
             long b0 = totalBytes(clients);
+            long p0 = server.metrics().bytesPushed();
             Map<Long, Long> cpu0 = serverCpu();
             long t0 = System.nanoTime();
             Thread.sleep(seconds * 1000L);
             long b1 = totalBytes(clients);
+            long p1 = server.metrics().bytesPushed();
             Map<Long, Long> cpu1 = serverCpu();
             double wall = (System.nanoTime() - t0) / 1e9;
-            double mbps = (b1 - b0) / wall / 1e6;
-            System.out.printf(Locale.ROOT, "| %d | %.1f | %.2f | %.2f | %d |%n", sessions, mbps, mbps / sessions,
-                    cpuDelta(cpu0, cpu1) / 1e9 / wall, server.metrics().blocksSkipped());
+            double pushed = (p1 - p0) / wall / 1e6;
+            System.out.printf(Locale.ROOT, "| %d | %.1f | %.3f | %.1f | %.2f | %d |%n", sessions, pushed,
+                    pushed / sessions, (b1 - b0) / wall / 1e6, cpuDelta(cpu0, cpu1) / 1e9 / wall,
+                    server.metrics().blocksSkipped());
             close(clients);
         }
     }

@@ -74,17 +74,27 @@ final class Replay {
         Session[] all = new Session[sessions];
 
         final class Sender {
+            /** Issues the session's next fetch; the caller has already counted it as outstanding. */
             void issue(Session s) {
-                long pos = s.next++;
-                if (pos % CHUNK == 0) {
-                    announce(s, pos + CHUNK);
+                try {
+                    long pos = s.next++;
+                    if (pos % CHUNK == 0) {
+                        announce(s, pos + CHUNK);
+                    }
+                    int user = s.user(pos);
+                    int k = (int) ((pos % streamLength) % perUser);
+                    long t0 = System.nanoTime();
+                    store.fetch(schedules.request(user, k), schedules.block(user, k))
+                            .whenCompleteAsync((Block b, Throwable e) -> completed(s, t0, e), driver);
+                } catch (RuntimeException e) {
+                    failed(e);
+                    done();
                 }
-                int user = s.user(pos);
-                int k = (int) ((pos % streamLength) % perUser);
-                long t0 = System.nanoTime();
-                outstanding.incrementAndGet();
-                store.fetch(schedules.request(user, k), schedules.block(user, k)).whenCompleteAsync((Block b, Throwable e) -> {
-                    long t1 = System.nanoTime();
+            }
+
+            void completed(Session s, long t0, Throwable e) {
+                long t1 = System.nanoTime();
+                try {
                     if (t0 >= warmEnd && t1 <= end) {
                         latency.recordValue(t1 - t0);
                         if (e == null) {
@@ -92,15 +102,29 @@ final class Replay {
                         }
                     }
                     if (e != null) {
-                        errors.incrementAndGet();
+                        failed(e);
                     }
                     if (t1 < end) {
+                        outstanding.incrementAndGet();
                         issue(s);
                     }
-                    if (outstanding.decrementAndGet() == 0 && t1 >= end) {
-                        drained.countDown();
-                    }
-                }, driver);
+                } catch (RuntimeException x) {
+                    failed(x);
+                } finally {
+                    done();
+                }
+            }
+
+            void failed(Throwable e) {
+                if (errors.getAndIncrement() == 0) {
+                    System.err.println("first fetch error: " + e);
+                }
+            }
+
+            void done() {
+                if (outstanding.decrementAndGet() == 0) {
+                    drained.countDown();
+                }
             }
 
             void announce(Session s, long from) {
@@ -123,6 +147,7 @@ final class Replay {
             all[s] = new Session(s, sessions, perUser, streamLength, schedules.users());
             sender.announce(all[s], 0);
         }
+        outstanding.addAndGet(sessions * depth);
         for (Session s : all) {
             for (int d = 0; d < depth; d++) {
                 driver.execute(() -> sender.issue(s));

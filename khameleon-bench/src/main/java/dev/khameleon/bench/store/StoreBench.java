@@ -88,6 +88,13 @@ public final class StoreBench implements Callable<Integer> {
     @Option(names = "--main-io-threads", split = ",", description = "I/O thread counts of the read-ahead strategies in the main table; default ${DEFAULT-VALUE}")
     int[] mainIoThreads = {1, 4};
 
+    @Option(names = "--main-strategies", split = ",", converter = StrategyConverter.class,
+            description = "Strategies of the main table; default naive,serialized-readahead,schedule-aware")
+    List<ReadStrategy> mainStrategies = List.of(ReadStrategy.values());
+
+    @Option(names = "--repeat", description = "Runs of each main-table configuration (median reported, range in brackets); default ${DEFAULT-VALUE}")
+    int repeat = 1;
+
     @Option(names = "--naive-threads-max", description = "Cap on naive's threads (it gets sessions x depth up to this); default ${DEFAULT-VALUE}")
     int naiveThreadsMax = 512;
 
@@ -160,15 +167,9 @@ public final class StoreBench implements Callable<Integer> {
         report.append("### Strategies by sessions\n\n").append(header);
         console.print(header);
         for (int s : sessions) {
-            String naive = runOne(replay, ReadStrategy.NAIVE, Math.min(s * depth, naiveThreadsMax), readAheadKb[0], s);
-            report.append(naive);
-            console.print(naive);
-            for (int threads : mainIoThreads) {
-                for (ReadStrategy strategy : List.of(ReadStrategy.SERIALIZED_READAHEAD, ReadStrategy.SCHEDULE_AWARE)) {
-                    String row = runOne(replay, strategy, threads, readAheadKb[0], s);
-                    report.append(row);
-                    console.print(row);
-                }
+            for (String row : mainRows(replay, s)) {
+                report.append(row);
+                console.print(row);
             }
         }
         if (sweepSessions > 0) {
@@ -238,7 +239,23 @@ public final class StoreBench implements Callable<Integer> {
                 slotMillis, 150, seed);
     }
 
+    /** One measured run: its MB/s and its table row with the MB/s cell left open. */
+    private record Run(double mbPerSecond, String head, String tail) {
+        String row(String mbCell) {
+            return head + mbCell + tail;
+        }
+
+        String row() {
+            return row(String.format(Locale.ROOT, "%.1f", mbPerSecond));
+        }
+    }
+
     private String runOne(Replay replay, ReadStrategy strategy, int threads, int readAheadKbValue, int s)
+            throws Exception {
+        return measure(replay, strategy, threads, readAheadKbValue, s).row();
+    }
+
+    private Run measure(Replay replay, ReadStrategy strategy, int threads, int readAheadKbValue, int s)
             throws Exception {
         try (FileBlockStore store = FileBlockStore.builder(dir).strategy(strategy).ioThreads(threads)
                 .readAheadBytes(readAheadKbValue * 1024).poolBytes((long) poolMb << 20).directIo(direct)
@@ -246,13 +263,63 @@ public final class StoreBench implements Callable<Integer> {
             Replay.Result r = replay.run(store, s, depth, warmupSeconds, measureSeconds);
             double allocatedMiB = r.after().poolAllocatedBytes() / (1024.0 * 1024.0);
             double peakMiB = r.after().poolPeakBytes() / (1024.0 * 1024.0);
-            return String.format(Locale.ROOT, "| %s%s | %d | %s | %d | %.1f | %.0f | %.2f | %.2f | %.1f | %.2f | %.0f | %.1f (%.1f) | %d |%n",
-                    strategy.configName(), store.directIo() ? "" : " (buffered)", threads,
-                    strategy == ReadStrategy.NAIVE ? "-" : readAheadKbValue + " KiB", s, r.mbPerSecond(),
+            String head = String.format(Locale.ROOT, "| %s%s | %d | %s | %d | ", strategy.configName(),
+                    store.directIo() ? "" : " (buffered)", threads,
+                    strategy == ReadStrategy.NAIVE ? "-" : readAheadKbValue + " KiB", s);
+            String tail = String.format(Locale.ROOT, " | %.0f | %.2f | %.2f | %.1f | %.2f | %.0f | %.1f (%.1f) | %d |%n",
                     r.blocksPerSecond(), r.latencyNanos().getValueAtPercentile(50) / 1e6,
                     r.latencyNanos().getValueAtPercentile(99) / 1e6, r.diskMbPerSecond(),
                     r.diskMbPerSecond() / Math.max(1e-9, r.mbPerSecond()), r.readsPerSecond(), allocatedMiB, peakMiB,
                     r.errors());
+            return new Run(r.mbPerSecond(), head, tail);
+        }
+    }
+
+    /**
+     * Runs every configuration of the main table at {@code s} sessions {@code repeat} times,
+     * interleaved, and returns the rows of the median runs (with the range when repeated).
+     */
+    private List<String> mainRows(Replay replay, int s) throws Exception {
+        record Config(ReadStrategy strategy, int threads) {
+        }
+        List<Config> configs = new ArrayList<>();
+        for (ReadStrategy strategy : mainStrategies) {
+            if (strategy == ReadStrategy.NAIVE) {
+                configs.add(new Config(strategy, Math.min(s * depth, naiveThreadsMax)));
+            } else {
+                for (int threads : mainIoThreads) {
+                    configs.add(new Config(strategy, threads));
+                }
+            }
+        }
+        List<List<Run>> runs = new ArrayList<>();
+        for (int i = 0; i < configs.size(); i++) {
+            runs.add(new ArrayList<>());
+        }
+        for (int r = 0; r < repeat; r++) {
+            for (int i = 0; i < configs.size(); i++) {
+                Run run = measure(replay, configs.get(i).strategy(), configs.get(i).threads(), readAheadKb[0], s);
+                runs.get(i).add(run);
+                if (repeat > 1) {
+                    System.out.print("  rep " + (r + 1) + ": " + run.row());
+                }
+            }
+        }
+        List<String> rows = new ArrayList<>();
+        for (List<Run> list : runs) {
+            list.sort(java.util.Comparator.comparingDouble(Run::mbPerSecond));
+            Run median = list.get(list.size() / 2);
+            rows.add(repeat == 1 ? median.row() : median.row(String.format(Locale.ROOT, "%.1f (%.0f–%.0f)",
+                    median.mbPerSecond(), list.get(0).mbPerSecond(), list.get(list.size() - 1).mbPerSecond())));
+        }
+        return rows;
+    }
+
+    /** Parses strategy config names for picocli. */
+    static final class StrategyConverter implements CommandLine.ITypeConverter<ReadStrategy> {
+        @Override
+        public ReadStrategy convert(String value) {
+            return ReadStrategy.fromName(value);
         }
     }
 

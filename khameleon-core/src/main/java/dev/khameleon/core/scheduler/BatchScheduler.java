@@ -197,8 +197,9 @@ abstract class BatchScheduler implements Scheduler {
         if (distribution == null || maxBlocks == 0) {
             return ScheduleChunk.empty(first);
         }
-        int[] ids = new int[maxBlocks];
-        int[] blocks = new int[maxBlocks];
+        // Grown on demand: a caller may pass a huge maxBlocks and still get a short chunk.
+        int[] ids = new int[Math.min(maxBlocks, 1024)];
+        int[] blocks = new int[ids.length];
         int budget = Integer.MAX_VALUE;
         int fresh = 0;
         if (concurrencyLimit > 0) {
@@ -225,6 +226,10 @@ abstract class BatchScheduler implements Scheduler {
                         break;
                     }
                 }
+            }
+            if (k == ids.length) {
+                ids = Arrays.copyOf(ids, (int) Math.min(maxBlocks, 2L * k));
+                blocks = Arrays.copyOf(blocks, ids.length);
             }
             ids[k] = id;
             blocks[k] = increment(id);

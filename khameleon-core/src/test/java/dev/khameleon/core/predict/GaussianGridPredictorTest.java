@@ -21,6 +21,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GaussianGridPredictorTest {
     /** The largest per-cell error against the reference integration that the tests accept. */
     static final double CELL_TOLERANCE = 1e-7;
+    /**
+     * Simpson points per cell side of the reference integration: 80 keeps the test fast (the
+     * reference itself is then good to about 2e-8); docs/benchmarks.md quotes a run with 200.
+     */
+    static final int REFERENCE_POINTS = Integer.getInteger("khameleon.gaussian.referencePoints", 80);
     private static final long[] HORIZONS = {50, 150, 250, 500};
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -75,7 +80,7 @@ class GaussianGridPredictorTest {
             double explicitTotal = 0;
             for (int id = 0; id < grid.requestCount(); id++) {
                 var r = grid.bounds(id);
-                double expected = reference(g, r.x(), r.y(), r.width(), r.height(), 100);
+                double expected = reference(g, r.x(), r.y(), r.width(), r.height(), REFERENCE_POINTS);
                 double actual = d.probability(j, id);
                 worst = Math.max(worst, Math.abs(expected - actual));
                 assertEquals(expected, actual, CELL_TOLERANCE, "seed " + seed + " horizon " + j + " cell " + id + " " + g);

@@ -30,27 +30,14 @@ final class ExactGreedy {
         for (int i = 0; i < counts.length; i++) {
             gains[i] = utility.marginalGains(counts[i]);
         }
-        double[][] a = tails(first, 0, slotMillis);
-        double[][] b = second == null ? a : tails(second, switchAt, slotMillis);
+        int n = counts.length;
+        double[][] a = OptimalScheduler.tails(cache, n, discount, first, 0, slotMillis);
+        double[][] b = second == null ? a
+                : OptimalScheduler.tails(cache, n, discount, second, switchAt, slotMillis);
         this.tail = new double[cache + 1][];
         for (int t = 0; t <= cache; t++) {
             tail[t] = t < switchAt ? a[t] : b[t];
         }
-    }
-
-    /** {@code P_{i,t}} for the batch at positions 0..C, slot {@code t} at {@code (t − origin)·slotMillis}. */
-    private double[][] tails(Distribution d, int origin, double slotMillis) {
-        int n = counts.length;
-        double[][] p = new double[cache + 1][n];
-        for (int i = 0; i < n; i++) {
-            double next = d.probabilityAt((cache - origin) * slotMillis, i);
-            for (int t = cache - 1; t >= origin; t--) {
-                double here = d.probabilityAt((t - origin) * slotMillis, i);
-                p[t][i] = 0.5 * (here + discount * next) + discount * p[t + 1][i];
-                next = here;
-            }
-        }
-        return p;
     }
 
     /** {@code marginals[t][i]}: the exact probability that slot {@code t} goes to request {@code i}. */

@@ -95,14 +95,19 @@ public final class OptimalScheduler {
 
     /** {@code P_{i,t}} for {@code t = 0..C}, relative discount, as the schedulers compute it. */
     public static double[][] tails(SchedulerConfig config, Distribution d, double slotMillis) {
-        int n = config.requestCount();
-        int cache = config.cacheBlocks();
-        double gamma = config.discount();
+        return tails(config.cacheBlocks(), config.requestCount(), config.discount(), d, 0, slotMillis);
+    }
+
+    /**
+     * {@code P_{i,t}} for positions {@code origin..C} of a batch whose position {@code t} is at
+     * {@code (t − origin) · slotMillis}; rows before {@code origin} stay zero.
+     */
+    static double[][] tails(int cache, int n, double gamma, Distribution d, int origin, double slotMillis) {
         double[][] p = new double[cache + 1][n];
         for (int i = 0; i < n; i++) {
-            double next = d.probabilityAt(cache * slotMillis, i);
-            for (int t = cache - 1; t >= 0; t--) {
-                double here = d.probabilityAt(t * slotMillis, i);
+            double next = d.probabilityAt((cache - origin) * slotMillis, i);
+            for (int t = cache - 1; t >= origin; t--) {
+                double here = d.probabilityAt((t - origin) * slotMillis, i);
                 p[t][i] = 0.5 * (here + gamma * next) + gamma * p[t + 1][i];
                 next = here;
             }

@@ -13,11 +13,11 @@ import java.util.List;
  * {@code {"e": [pageX, pageY, epochMillis, "m"|"d"|"u"], ...}} — with the helpers to replay it
  * over a mosaic of another size. Immutable.
  */
-public final class PointerTrace {
+final class PointerTrace {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** One pointer sample: position in pixels and time in milliseconds. */
-    public record Sample(double x, double y, long timeMillis) {
+    record Sample(double x, double y, long timeMillis) {
     }
 
     private final List<Sample> samples;
@@ -32,7 +32,7 @@ public final class PointerTrace {
      * @throws IOException if it cannot be read
      * @throws IllegalArgumentException if it is not a non-empty array of such events
      */
-    public static PointerTrace read(Path file) throws IOException {
+    static PointerTrace read(Path file) throws IOException {
         JsonNode root = JSON.readTree(file.toFile());
         if (root == null || !root.isArray() || root.isEmpty()) {
             throw new IllegalArgumentException("pointer trace must be a non-empty JSON array: " + file);
@@ -51,12 +51,12 @@ public final class PointerTrace {
     }
 
     /** The samples in recorded order. */
-    public List<Sample> samples() {
+    List<Sample> samples() {
         return samples;
     }
 
     /** The samples of the first {@code millis} milliseconds. */
-    public PointerTrace first(long millis) {
+    PointerTrace first(long millis) {
         long start = samples.get(0).timeMillis();
         return new PointerTrace(samples.stream().filter(s -> s.timeMillis() - start <= millis).toList());
     }
@@ -65,7 +65,7 @@ public final class PointerTrace {
      * The trace stretched linearly so that its bounding box fills {@code width × height}
      * (a 2-pixel margin inside), times unchanged: the same gestures over a mosaic of that size.
      */
-    public PointerTrace scaledTo(double width, double height) {
+    PointerTrace scaledTo(double width, double height) {
         double minX = samples.stream().mapToDouble(Sample::x).min().orElseThrow();
         double maxX = samples.stream().mapToDouble(Sample::x).max().orElseThrow();
         double minY = samples.stream().mapToDouble(Sample::y).min().orElseThrow();

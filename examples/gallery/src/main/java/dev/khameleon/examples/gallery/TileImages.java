@@ -91,7 +91,7 @@ final class TileImages {
 
     /**
      * Crops of the photographs in {@code dir} (PNG and JPEG files, read once), each tile a
-     * seeded random crop with the target's aspect ratio covering 30–100 % of the shorter side,
+     * seeded random crop of a seeded random photograph with the target's aspect ratio covering 30–100 % of the shorter side,
      * scaled to {@code width × height}.
      *
      * @throws IllegalArgumentException if {@code dir} holds no readable image
@@ -100,7 +100,7 @@ final class TileImages {
         List<BufferedImage> photos = readPhotos(dir);
         return id -> {
             SplittableRandom random = new SplittableRandom(seed * 1_000_003L + id);
-            BufferedImage photo = photos.get(id % photos.size());
+            BufferedImage photo = photos.get(random.nextInt(photos.size()));
             double aspect = (double) width / height;
             double maxW = Math.min(photo.getWidth(), photo.getHeight() * aspect);
             double scale = 0.3 + 0.7 * random.nextDouble();
