@@ -8,8 +8,10 @@ import java.util.Arrays;
  * {@code count} blocks of request {@code requestId}.
  *
  * <p>A block is immutable. Its payload is the block's full fixed-size byte content; the last
- * {@code padding} bytes of it are padding (only the last block of a response may have any),
- * so {@link #content()} is the part that belongs to the response.
+ * {@code padding} bytes of it are padding, so {@link #content()} is the part that belongs to the
+ * response and a response's bytes are the concatenation of its blocks' contents. Usually only
+ * the last block is padded; an encoder may also pad a block to end it at a boundary of its
+ * format (the progressive JPEG encoder ends its first block with the DC scan).
  */
 public final class Block {
     private final int requestId;

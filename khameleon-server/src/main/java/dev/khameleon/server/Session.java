@@ -72,7 +72,6 @@ final class Session {
         SlotState state = SlotState.NEW;
         Block block;
         ScheduledFuture<?> timeout;
-        long fetchStartNanos;
 
         Slot(long seq, int requestId, int blockIndex) {
             this.seq = seq;
@@ -133,7 +132,6 @@ final class Session {
     private long idleBackoffNanos = MIN_BACKOFF_NANOS;
     private boolean failureLogged;
     private double ewmaTaskNanos;
-    private double ewmaFetchNanos;
     private long reflectFromSeq = -1;
     private long reflectArrivalNanos;
     private ScheduledFuture<?> pumpTimer;
@@ -670,7 +668,6 @@ final class Session {
 
     private boolean startFetch(Slot s) {
         s.state = SlotState.FETCHING;
-        s.fetchStartNanos = now();
         app.backend().begin(s.requestId);
         try {
             server.fetchExecutor.execute(() -> fetchOffLoop(s));
@@ -712,8 +709,6 @@ final class Session {
         }
         cancel(s.timeout);
         app.backend().end(s.requestId);
-        long took = now() - s.fetchStartNanos;
-        ewmaFetchNanos = ewmaFetchNanos == 0 ? took : (1 - EWMA) * ewmaFetchNanos + EWMA * took;
         String problem = error != null ? String.valueOf(error) : check(s, b);
         if (problem != null) {
             s.state = SlotState.FAILED;

@@ -80,7 +80,7 @@ public final class SchedulerConfig {
         return utility;
     }
 
-    /** {@code bs}: the number of blocks planned per chunk by {@link dev.khameleon.core.spi.Scheduler#next()}. */
+    /** {@code bs}: the number of blocks planned per chunk by callers of {@link dev.khameleon.core.spi.Scheduler#next(int)}. */
     public int chunkSize() {
         return chunkSize;
     }

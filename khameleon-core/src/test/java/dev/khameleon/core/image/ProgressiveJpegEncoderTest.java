@@ -1,6 +1,9 @@
 package dev.khameleon.core.image;
 
 import dev.khameleon.core.Block;
+import dev.khameleon.core.spi.ProgressiveEncoder;
+import dev.khameleon.core.testkit.ProgressiveEncoderContract;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -21,6 +24,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ProgressiveJpegEncoderTest {
     private static final ProgressiveJpegEncoder ENCODER = ProgressiveJpegEncoder.builder().blockSize(4096).build();
+
+    @Nested
+    class Contract extends ProgressiveEncoderContract<BufferedImage> {
+        @Override
+        protected ProgressiveEncoder<BufferedImage> encoder() {
+            return ENCODER;
+        }
+
+        @Override
+        protected List<BufferedImage> sampleResponses() {
+            return List.of(TestImages.synthetic(320, 240, 1), TestImages.synthetic(64, 48, 2),
+                    TestImages.synthetic(800, 600, 3));
+        }
+    }
 
     private static byte[] concat(List<Block> blocks, boolean withPadding) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -248,6 +248,40 @@ class SchedulerBehaviourTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("implementations")
+    void backendConcurrency_saturatedBackendAdmitsOnlyRequestsBeingFetched(
+            String name, Function<SchedulerConfig, Scheduler> factory) {
+        int[] inFlight = {4};
+        BackendLoad load = new BackendLoad() {
+            @Override
+            public int inFlight() {
+                return inFlight[0];
+            }
+
+            @Override
+            public boolean isFetching(int requestId) {
+                return requestId == 2;
+            }
+        };
+        SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(100).requestCount(10).blocksPerRequest(50)
+                .backendConcurrency(4, load).seed(6).build();
+        Scheduler s = factory.apply(config);
+        // Only request 5 is likely: with Cb - busy = 0 and 5 not being fetched, nothing may be planned.
+        s.replan(Distribution.point(10, 5, HORIZONS), 0, 10.0);
+        assertTrue(s.next(10).isEmpty(), "a saturated backend admits no new request");
+        // Request 2 is already being fetched, so it may always be planned.
+        s.replan(Distribution.point(10, 2, HORIZONS), 0, 10.0);
+        ScheduleChunk chunk = s.next(10);
+        assertEquals(10, chunk.size());
+        for (int k = 0; k < chunk.size(); k++) {
+            assertEquals(2, chunk.requestId(k));
+        }
+        inFlight[0] = 3;
+        s.replan(Distribution.point(10, 5, HORIZONS), s.nextSeq(), 10.0);
+        assertEquals(10, s.next(10).size(), "one free backend slot admits request 5 again");
+    }
+
     @org.junit.jupiter.api.Test
     void greedy_handlesAMillionRequests() {
         int n = 1_000_000;
