@@ -58,6 +58,7 @@ final class Session {
     private static final long MAX_FAILURE_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long MAX_IDLE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private static final int MAX_REPLAN_MARGIN = 16;
+    private static final long BACKEND_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final double EWMA = 0.2;
 
     private enum Phase { AWAITING_HELLO, ACTIVE, CLOSING, CLOSED }
@@ -667,8 +668,12 @@ final class Session {
     }
 
     private boolean startFetch(Slot s) {
+        if (!app.backend().tryBegin(s.requestId, application.backendConcurrency())) {
+            // Cb distinct requests are being fetched (by any session): look again shortly.
+            wakeAt(now() + BACKEND_RETRY_NANOS);
+            return false;
+        }
         s.state = SlotState.FETCHING;
-        app.backend().begin(s.requestId);
         try {
             server.fetchExecutor.execute(() -> fetchOffLoop(s));
         } catch (RejectedExecutionException e) {
