@@ -58,6 +58,7 @@ final class Session {
     private static final long MAX_FAILURE_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long MAX_IDLE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private static final int MAX_REPLAN_MARGIN = 16;
+    private static final long BACKEND_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final double EWMA = 0.2;
 
     private enum Phase { AWAITING_HELLO, ACTIVE, CLOSING, CLOSED }
@@ -72,7 +73,6 @@ final class Session {
         SlotState state = SlotState.NEW;
         Block block;
         ScheduledFuture<?> timeout;
-        long fetchStartNanos;
 
         Slot(long seq, int requestId, int blockIndex) {
             this.seq = seq;
@@ -133,7 +133,6 @@ final class Session {
     private long idleBackoffNanos = MIN_BACKOFF_NANOS;
     private boolean failureLogged;
     private double ewmaTaskNanos;
-    private double ewmaFetchNanos;
     private long reflectFromSeq = -1;
     private long reflectArrivalNanos;
     private ScheduledFuture<?> pumpTimer;
@@ -669,9 +668,12 @@ final class Session {
     }
 
     private boolean startFetch(Slot s) {
+        if (!app.backend().tryBegin(s.requestId, application.backendConcurrency())) {
+            // Cb distinct requests are being fetched (by any session): look again shortly.
+            wakeAt(now() + BACKEND_RETRY_NANOS);
+            return false;
+        }
         s.state = SlotState.FETCHING;
-        s.fetchStartNanos = now();
-        app.backend().begin(s.requestId);
         try {
             server.fetchExecutor.execute(() -> fetchOffLoop(s));
         } catch (RejectedExecutionException e) {
@@ -712,8 +714,6 @@ final class Session {
         }
         cancel(s.timeout);
         app.backend().end(s.requestId);
-        long took = now() - s.fetchStartNanos;
-        ewmaFetchNanos = ewmaFetchNanos == 0 ? took : (1 - EWMA) * ewmaFetchNanos + EWMA * took;
         String problem = error != null ? String.valueOf(error) : check(s, b);
         if (problem != null) {
             s.state = SlotState.FAILED;

@@ -246,4 +246,72 @@ class ServerPushTest {
             assertEquals(2, server.metrics().activeSessions());
         }
     }
+
+    @Test
+    void backendConcurrency_boundsDistinctRequestsBeingFetchedAcrossSessions() {
+        BlockSource healthy = TestApps.inMemory(N, BLOCKS, BLOCK_SIZE);
+        java.util.concurrent.ScheduledExecutorService backend = java.util.concurrent.Executors
+                .newSingleThreadScheduledExecutor();
+        java.util.Map<Integer, Integer> inFlight = new java.util.HashMap<>();
+        int[] maxDistinct = new int[1];
+        BlockSource slow = new BlockSource() {
+            @Override
+            public int requestCount() {
+                return N;
+            }
+
+            @Override
+            public int blockSize() {
+                return BLOCK_SIZE;
+            }
+
+            @Override
+            public int blockCount(int requestId) {
+                return BLOCKS;
+            }
+
+            @Override
+            public CompletionStage<Block> fetch(int requestId, int blockIndex) {
+                synchronized (inFlight) {
+                    inFlight.merge(requestId, 1, Integer::sum);
+                    maxDistinct[0] = Math.max(maxDistinct[0], inFlight.size());
+                }
+                CompletableFuture<Block> f = new CompletableFuture<>();
+                backend.schedule(() -> {
+                    synchronized (inFlight) {
+                        inFlight.computeIfPresent(requestId, (k, v) -> v == 1 ? null : v - 1);
+                    }
+                    healthy.fetch(requestId, blockIndex).thenAccept(f::complete);
+                }, 2, java.util.concurrent.TimeUnit.MILLISECONDS);
+                return f;
+            }
+        };
+        URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(5e6)
+                .application(app().blockSource(slow).backendConcurrency(2).build()));
+        try (TestClient a = TestClient.open(uri, "test", 500); TestClient b = TestClient.open(uri, "test", 500)) {
+            for (int k = 0; k < 60; k++) {
+                assertEquals(k, a.nextBlock().frame().seq());
+                assertEquals(k, b.nextBlock().frame().seq());
+            }
+        } finally {
+            backend.shutdownNow();
+        }
+        synchronized (inFlight) {
+            assertTrue(maxDistinct[0] >= 1 && maxDistinct[0] <= 2,
+                    "distinct requests fetched at once: " + maxDistinct[0]);
+        }
+    }
+
+    @Test
+    void requestEvents_drivePointPredictionWhenConfigured() {
+        URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(5e6)
+                .application(app().waitForState(true).predictFromRequests(true).build()));
+        try (TestClient c = TestClient.open(uri, "test", 500)) {
+            c.send(new ControlMessage.RequestEvent(1, 42));
+            for (int k = 0; k < BLOCKS; k++) {
+                assertEquals(42, c.nextBlock().frame().block().requestId());
+            }
+            TestClient.await(() -> server.sessionMetrics().get(0).requestsReceived() == 1, "the event is counted");
+        }
+    }
 }

@@ -41,6 +41,8 @@ public final class Recorder {
     private Runnable onLastConverged = () -> { };
 
     /**
+     * Creates a recorder for one run.
+     *
      * @param loop         the virtual clock
      * @param requestCount the number of requests the trace will register
      * @param idCount      the size of the request space
