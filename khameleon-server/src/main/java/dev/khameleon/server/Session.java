@@ -162,6 +162,7 @@ final class Session {
     private volatile long replanDelayCount;
     private volatile long maxReplanLagBlocks;
     private volatile double bandwidthEstimate;
+    private volatile double pacingRate;
 
     Session(ServerRuntime server, ServerRuntime.App app, Channel channel) {
         this.id = server.newSessionId();
@@ -178,6 +179,7 @@ final class Session {
                 config.fixedBytesPerSecond());
         this.bandwidthEstimate = bandwidth.bytesPerSecond();
         this.pacer = new Pacer(bandwidthEstimate * config.pacingGain(), 2 * frameBytes, now());
+        this.pacingRate = pacer.rate();
     }
 
     String id() {
@@ -308,8 +310,9 @@ final class Session {
     private void onRate(double bytesPerSecond) {
         bandwidth.report(bytesPerSecond);
         double estimate = bandwidth.bytesPerSecond();
-        bandwidthEstimate = estimate;
         pacer.setRate(estimate * config.pacingGain(), now());
+        pacingRate = pacer.rate();
+        bandwidthEstimate = estimate;
     }
 
     private void onRequest(ControlMessage.RequestEvent r) {
@@ -883,6 +886,16 @@ final class Session {
     }
 
     // ---------------------------------------------------------------- metrics (any thread)
+
+    /** The rate the sender is paced at now (estimate × pacing gain), bytes per second; for tests. */
+    double pacingBytesPerSecond() {
+        return pacingRate;
+    }
+
+    /** The pacer's burst at {@code rate}: the most it admits at once; for tests. */
+    double pacingBurstBytes(double rate) {
+        return Pacer.burstBytes(rate, pacer.minBurstBytes());
+    }
 
     SessionMetrics metrics() {
         long chunks = chunksPlanned;
