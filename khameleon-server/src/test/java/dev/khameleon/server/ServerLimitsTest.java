@@ -61,7 +61,8 @@ class ServerLimitsTest {
         // for 2 s (not 0.5) in a row. The stalled client fills its ~50 KiB of buffers within
         // milliseconds at either rate.
         URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(5e6).writeBufferWaterMark(8 * 1024, high)
-                .sendBufferBytes(16 * 1024).writeStallTimeout(Duration.ofSeconds(2)).closeTimeout(Duration.ofMillis(200)));
+                .sendBufferBytes(16 * 1024).writeStallTimeout(Duration.ofSeconds(2))
+                .closeTimeout(Duration.ofMillis(200)));
         try (TestClient healthy = TestClient.open(uri, "test", 100);
              RawClient stalled = new RawClient(server.port(), "/test", 4096)) {
             stalled.sendText("{\"type\":\"hello\",\"protocol\":1,\"application\":\"test\",\"cacheBlocks\":400}");

@@ -51,7 +51,7 @@ class SessionReplanTest {
      * slot ever planned minus {@code C} (the built-in schedulers' guarantee), and every chunk that
      * ends more than {@code C} slots past the latest re-plan floor the session could still ask for.
      */
-    private static final class Recording implements Scheduler {
+    private static class Recording implements Scheduler {
         final Scheduler delegate;
         final List<String> violations;
         long highWater;
@@ -150,6 +150,45 @@ class SessionReplanTest {
             assertTrue(m.replans() > 1, "states were re-planned: " + m.replans());
             assertTrue(m.blocksSkipped() > 0, "failed fetches were skipped");
             assertEquals(java.util.Map.of(), server.metrics().errorsByCode());
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void replan_schedulerThatThrows_closesOnlyItsSessionWithInternalError() throws InterruptedException {
+        // The initial plan's re-plan passes; the re-plan for a state throws, as a broken scheduler might.
+        Application app = Application.builder("test")
+                .blockSource(TestApps.inMemory(N, BLOCKS, BLOCK_SIZE))
+                .predictor(ServerPredictor.pointDecaying(N, 100, HORIZONS))
+                .horizons(HORIZONS)
+                .scheduler(c -> new Recording(Schedulers.greedy(DefaultScheduler.config(c)), List.of()) {
+                    private int replans;
+
+                    @Override
+                    public void replan(Distribution distribution, long fromSeq, double slotMillis) {
+                        if (++replans > 1) {
+                            throw new IllegalArgumentException("broken scheduler");
+                        }
+                        super.replan(distribution, fromSeq, slotMillis);
+                    }
+                })
+                .build();
+        server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(7).fixedBytesPerSecond(1e6)
+                .application(app).build().start();
+        URI uri = URI.create("ws://127.0.0.1:" + server.port() + "/test");
+        try (TestClient broken = TestClient.open(uri, "test", 64);
+             TestClient healthy = TestClient.open(uri, "test", 64)) {
+            broken.nextBlock();
+            healthy.nextBlock();
+            broken.sendState(1, "{\"request\": 3}");
+            ControlMessage.ErrorMessage e = broken.awaitError();
+            assertEquals("internal_error", e.code());
+            assertTrue(e.message().contains("broken scheduler"), e.message());
+            assertEquals(1011, broken.awaitClose().status());
+            healthy.blocks.clear();
+            long seq = healthy.nextBlock().frame().seq();
+            assertEquals(seq + 1, healthy.nextBlock().frame().seq(), "the other session keeps going");
+            assertEquals(1L, server.metrics().errorsByCode().get("internal_error"));
+            TestClient.await(() -> server.metrics().activeSessions() == 1, "the broken session is gone");
         }
     }
 
