@@ -8,21 +8,19 @@ import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.Layout;
 import dev.khameleon.core.spi.ProgressiveEncoder;
 import dev.khameleon.core.spi.UtilityFunction;
+import dev.khameleon.core.testkit.DocSnippets;
 import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -33,9 +31,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the tagged regions verbatim.
  */
 class ReadmeExampleTest {
-    private static final Pattern REGION = Pattern.compile(
-            "[ \\t]*// tag::([a-z-]+)\\[]\\R(.*?)[ \\t]*// end::\\1\\[]", Pattern.DOTALL);
-
     /** Encoded images standing in for a real corpus: any bytes already in progressive order. */
     private static List<byte[]> images(int count) {
         SplittableRandom rnd = new SplittableRandom(1);
@@ -119,39 +114,13 @@ class ReadmeExampleTest {
 
     @Test
     void readme_quotesTheSnippetVerbatim() throws IOException {
-        Path root = Path.of("").toAbsolutePath();
-        while (root != null && !Files.exists(root.resolve("README.md"))) {
-            root = root.getParent();
-        }
-        assertTrue(root != null, "README.md not found");
-        String source = Files.readString(root.resolve(
+        Map<String, String> regions = DocSnippets.regions(DocSnippets.read(
                 "khameleon-client/src/test/java/dev/khameleon/client/ReadmeExampleTest.java"));
-        String readme = Files.readString(root.resolve("README.md"));
-        Matcher m = REGION.matcher(source);
-        int regions = 0;
-        while (m.find()) {
-            regions++;
-            String body = unindent(m.group(2));
-            assertTrue(readme.contains(body), "README.md does not quote '" + m.group(1) + "' as compiled:\n" + body);
+        String readme = DocSnippets.read("README.md");
+        assertEquals(2, regions.size(), "snippets found: " + regions.keySet());
+        for (Map.Entry<String, String> region : regions.entrySet()) {
+            assertTrue(readme.contains(region.getValue()),
+                    "README.md does not quote '" + region.getKey() + "' as compiled:\n" + region.getValue());
         }
-        assertEquals(2, regions);
-    }
-
-    private static String unindent(String block) {
-        String[] lines = block.split("\n", -1);
-        int indent = Integer.MAX_VALUE;
-        for (String line : lines) {
-            if (!line.isBlank()) {
-                indent = Math.min(indent, line.length() - line.stripLeading().length());
-            }
-        }
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < lines.length; i++) {
-            sb.append(lines[i].isBlank() ? "" : lines[i].substring(indent));
-            if (i < lines.length - 1) {
-                sb.append('\n');
-            }
-        }
-        return sb.toString();
     }
 }

@@ -26,6 +26,20 @@ final class Pacer {
         this.lastNanos = nowNanos;
     }
 
+    /**
+     * The bucket's size at {@code rate}: at most this many bytes go out at once, so over any
+     * interval of {@code T} seconds at a constant rate the pacer admits at most
+     * {@code burstBytes + rate · T} bytes.
+     */
+    static double burstBytes(double rate, int minBurstBytes) {
+        return Math.max(minBurstBytes, rate * BURST_SECONDS);
+    }
+
+    /** The bucket's smallest size, in bytes. */
+    int minBurstBytes() {
+        return minBurstBytes;
+    }
+
     /** Changes the rate from now on. */
     void setRate(double bytesPerSecond, long nowNanos) {
         refill(nowNanos);
@@ -52,8 +66,7 @@ final class Pacer {
     private void refill(long nowNanos) {
         long elapsed = nowNanos - lastNanos;
         if (elapsed > 0) {
-            double burst = Math.max(minBurstBytes, rate * BURST_SECONDS);
-            tokens = Math.min(burst, tokens + elapsed * 1e-9 * rate);
+            tokens = Math.min(burstBytes(rate, minBurstBytes), tokens + elapsed * 1e-9 * rate);
             lastNanos = nowNanos;
         }
     }

@@ -116,6 +116,11 @@ final class Session {
     private boolean registered;
     private final ArrayDeque<Slot> planned = new ArrayDeque<>();
     private long plannedEnd;
+    /**
+     * The scheduler's {@code nextSeq()} after the last job: ahead of {@link #plannedEnd} when a
+     * chunk was discarded because the plan was cut meanwhile.
+     */
+    private long schedulerSeq;
     private long cut = Long.MAX_VALUE;
     private boolean taskRunning;
     private JsonNode pendingState;
@@ -157,6 +162,7 @@ final class Session {
     private volatile long replanDelayCount;
     private volatile long maxReplanLagBlocks;
     private volatile double bandwidthEstimate;
+    private volatile double pacingRate;
 
     Session(ServerRuntime server, ServerRuntime.App app, Channel channel) {
         this.id = server.newSessionId();
@@ -173,6 +179,7 @@ final class Session {
                 config.fixedBytesPerSecond());
         this.bandwidthEstimate = bandwidth.bytesPerSecond();
         this.pacer = new Pacer(bandwidthEstimate * config.pacingGain(), 2 * frameBytes, now());
+        this.pacingRate = pacer.rate();
     }
 
     String id() {
@@ -303,8 +310,9 @@ final class Session {
     private void onRate(double bytesPerSecond) {
         bandwidth.report(bytesPerSecond);
         double estimate = bandwidth.bytesPerSecond();
-        bandwidthEstimate = estimate;
         pacer.setRate(estimate * config.pacingGain(), now());
+        pacingRate = pacer.rate();
+        bandwidthEstimate = estimate;
     }
 
     private void onRequest(ControlMessage.RequestEvent r) {
@@ -450,25 +458,28 @@ final class Session {
                 failureFrom = -1;
             }
             needInitialPlan = false;
-            job = new Job(pendingState, distribution, from, slotMillis(), chunk, pendingStateArrivalNanos,
+            job = new Job(pendingState, distribution, from, slotMillis(), roomFrom(from), pendingStateArrivalNanos,
                     pendingStateArrivalSeq);
             pendingState = null;
         } else if (needInitialPlan) {
             needInitialPlan = false;
-            job = new Job(null, distribution, nextSeq, slotMillis(), chunk, -1, -1);
+            job = new Job(null, distribution, nextSeq, slotMillis(), roomFrom(nextSeq), -1, -1);
         } else if (failureFrom >= 0) {
             if (t < failureRetryAtNanos) {
                 wakeAt(failureRetryAtNanos);
                 return;
             }
-            job = new Job(null, distribution, failureFrom, slotMillis(), chunk, -1, -1);
+            job = new Job(null, distribution, failureFrom, slotMillis(), roomFrom(failureFrom), -1, -1);
             failureFrom = -1;
-        } else if (distribution != null && plannedEnd - nextSeq < chunk) {
+        } else if (distribution != null && plannedEnd - nextSeq < chunk
+                && roomFrom(schedulerSeq) >= Math.max(1, Math.min(chunk, cacheBlocks / 2))) {
+            // The refill threshold keeps jobs to at least half a ring when C < chunkSize, instead of
+            // one job per written block.
             if (t < idleRetryAtNanos) {
                 wakeAt(idleRetryAtNanos);
                 return;
             }
-            job = new Job(null, distribution, -1, slotMillis(), chunk, -1, -1);
+            job = new Job(null, distribution, -1, slotMillis(), roomFrom(schedulerSeq), -1, -1);
         } else {
             return;
         }
@@ -489,6 +500,23 @@ final class Session {
             taskRunning = false;
             closeWithError(ErrorCode.SHUTDOWN, "the scheduler is no longer running");
         }
+    }
+
+    /**
+     * How many slots a job whose planning starts at {@code startSeq} may plan: a chunk, but never
+     * past {@code nextSeq + C}.
+     *
+     * <p>This is what keeps every re-plan possible. The scheduler can re-plan from any slot at
+     * least {@code C} below the highest slot it ever planned (it keeps the log of the current and
+     * the previous batch), and the session only re-plans from the sender's position or later. So
+     * no job may plan a slot more than {@code C} past the sender: with a chunk larger than the
+     * ring, planning two chunks ahead did, and the next state or failed fetch then asked for a
+     * re-plan the scheduler could no longer do. Blocks planned that far ahead would also land in
+     * ring slots the client still uses for blocks planned before them.
+     */
+    private int roomFrom(long startSeq) {
+        long room = nextSeq + cacheBlocks - startSeq;
+        return (int) Math.max(0, Math.min(application.chunkSize(), room));
     }
 
     /**
@@ -542,6 +570,8 @@ final class Session {
             closeWithError(r.error(), r.message());
             return;
         }
+        ScheduleChunk c = r.chunk();
+        schedulerSeq = c.endSeq();
         if (r.installed() != null) {
             distribution = r.installed();
         }
@@ -557,11 +587,10 @@ final class Session {
                 }
             }
         }
-        ScheduleChunk c = r.chunk();
-        if (c.isEmpty()) {
+        if (c.isEmpty() && r.job().maxBlocks() > 0) {
             idleRetryAtNanos = now() + idleBackoffNanos;
             idleBackoffNanos = Math.min(MAX_IDLE_BACKOFF_NANOS, idleBackoffNanos * 2);
-        } else if (c.firstSeq() == plannedEnd && c.firstSeq() < cut) {
+        } else if (!c.isEmpty() && c.firstSeq() == plannedEnd && c.firstSeq() < cut) {
             for (int k = 0; k < c.size(); k++) {
                 planned.addLast(new Slot(c.firstSeq() + k, c.requestId(k), c.blockIndex(k)));
             }
@@ -857,6 +886,16 @@ final class Session {
     }
 
     // ---------------------------------------------------------------- metrics (any thread)
+
+    /** The rate the sender is paced at now (estimate × pacing gain), bytes per second; for tests. */
+    double pacingBytesPerSecond() {
+        return pacingRate;
+    }
+
+    /** The pacer's burst at {@code rate}: the most it admits at once; for tests. */
+    double pacingBurstBytes(double rate) {
+        return Pacer.burstBytes(rate, pacer.minBurstBytes());
+    }
 
     SessionMetrics metrics() {
         long chunks = chunksPlanned;

@@ -1,0 +1,210 @@
+package dev.khameleon.server;
+
+import dev.khameleon.core.Block;
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.ScheduleChunk;
+import dev.khameleon.core.protocol.ControlMessage;
+import dev.khameleon.core.scheduler.Schedulers;
+import dev.khameleon.core.spi.BlockSource;
+import dev.khameleon.core.spi.Scheduler;
+import dev.khameleon.core.spi.ServerPredictor;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.net.URI;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Regression for "fromSeq 34 out of range [128, 200]": with a cache smaller than the chunk size,
+ * the session let the scheduler plan two chunks (200 slots) ahead of the sender, more than the
+ * {@code C} slots the scheduler can re-plan, so the next state or failed fetch asked for an
+ * impossible re-plan and the session closed with {@code internal_error}. A recording scheduler
+ * checks every call the session makes against what the scheduler can do.
+ */
+class SessionReplanTest {
+    private static final int N = 200;
+    private static final int BLOCKS = 4;
+    private static final int BLOCK_SIZE = 1024;
+    private static final long[] HORIZONS = {50, 150, 250, 500};
+
+    private KhameleonServer server;
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /**
+     * Delegates to the greedy scheduler and records every re-plan that is not at least the highest
+     * slot ever planned minus {@code C} (the built-in schedulers' guarantee), and every chunk that
+     * ends more than {@code C} slots past the latest re-plan floor the session could still ask for.
+     */
+    private static class Recording implements Scheduler {
+        final Scheduler delegate;
+        final List<String> violations;
+        long highWater;
+
+        Recording(Scheduler delegate, List<String> violations) {
+            this.delegate = delegate;
+            this.violations = violations;
+        }
+
+        @Override
+        public void replan(Distribution distribution, long fromSeq, double slotMillis) {
+            if (fromSeq < highWater - delegate.cacheBlocks() || fromSeq > delegate.nextSeq()) {
+                violations.add("replan from " + fromSeq + " with " + highWater + " planned, nextSeq "
+                        + delegate.nextSeq() + ", C " + delegate.cacheBlocks());
+            }
+            delegate.replan(distribution, fromSeq, slotMillis);
+        }
+
+        @Override
+        public ScheduleChunk next(int maxBlocks) {
+            ScheduleChunk c = delegate.next(maxBlocks);
+            highWater = Math.max(highWater, c.endSeq());
+            return c;
+        }
+
+        @Override
+        public long nextSeq() {
+            return delegate.nextSeq();
+        }
+
+        @Override
+        public int cacheBlocks() {
+            return delegate.cacheBlocks();
+        }
+    }
+
+    /** Every fetch of a request {@code ≡ 5 (mod 10)} fails. */
+    private static BlockSource failingFives() {
+        BlockSource healthy = TestApps.inMemory(N, BLOCKS, BLOCK_SIZE);
+        return new BlockSource() {
+            @Override
+            public int requestCount() {
+                return N;
+            }
+
+            @Override
+            public int blockSize() {
+                return BLOCK_SIZE;
+            }
+
+            @Override
+            public int blockCount(int requestId) {
+                return BLOCKS;
+            }
+
+            @Override
+            public CompletionStage<Block> fetch(int requestId, int blockIndex) {
+                if (requestId % 10 == 5) {
+                    return CompletableFuture.failedFuture(new IllegalStateException("unavailable"));
+                }
+                return healthy.fetch(requestId, blockIndex);
+            }
+        };
+    }
+
+    @ParameterizedTest(name = "C {0}, chunk {1}, seed {2}")
+    @CsvSource({"64, 100, 1", "64, 100, 2", "16, 100, 3", "1, 7, 4", "500, 100, 5"})
+    void replan_smallCacheLargeChunkFastStatesAndFailedFetches_neverAsksForAnImpossibleReplan(
+            int cacheBlocks, int chunkSize, long seed) throws InterruptedException {
+        List<String> violations = new CopyOnWriteArrayList<>();
+        Application app = Application.builder("test")
+                .blockSource(failingFives())
+                .predictor(ServerPredictor.pointDecaying(N, 100, HORIZONS))
+                .horizons(HORIZONS)
+                .chunkSize(chunkSize)
+                .scheduler(c -> new Recording(Schedulers.greedy(DefaultScheduler.config(c)), violations))
+                .build();
+        server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(seed).fixedBytesPerSecond(5e6)
+                .application(app).build().start();
+        URI uri = URI.create("ws://127.0.0.1:" + server.port() + "/test");
+        SplittableRandom random = new SplittableRandom(seed);
+        try (TestClient c = TestClient.open(uri, "test", cacheBlocks)) {
+            long time = 0;
+            for (int k = 0; k < 600; k++) {
+                if (k % 3 == 0) {
+                    int request = random.nextInt(N);
+                    // States point at healthy requests; failures come from the decayed, spread mass.
+                    c.sendState(++time, "{\"request\": " + (request % 10 == 5 ? request + 1 : request) + "}");
+                }
+                TestClient.Received r = nextBlockOrError(c);
+                assertEquals(k, r.frame().seq(), "sequence numbers stay consecutive");
+                assertTrue(r.frame().block().requestId() % 10 != 5, "a failed block was written");
+            }
+            assertEquals(List.of(), violations, "re-plans the scheduler cannot do");
+            SessionMetrics m = server.sessionMetrics().get(0);
+            assertTrue(m.replans() > 1, "states were re-planned: " + m.replans());
+            assertTrue(m.blocksSkipped() > 0, "failed fetches were skipped");
+            assertEquals(java.util.Map.of(), server.metrics().errorsByCode());
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void replan_schedulerThatThrows_closesOnlyItsSessionWithInternalError() throws InterruptedException {
+        // The initial plan's re-plan passes; the re-plan for a state throws, as a broken scheduler might.
+        Application app = Application.builder("test")
+                .blockSource(TestApps.inMemory(N, BLOCKS, BLOCK_SIZE))
+                .predictor(ServerPredictor.pointDecaying(N, 100, HORIZONS))
+                .horizons(HORIZONS)
+                .scheduler(c -> new Recording(Schedulers.greedy(DefaultScheduler.config(c)), List.of()) {
+                    private int replans;
+
+                    @Override
+                    public void replan(Distribution distribution, long fromSeq, double slotMillis) {
+                        if (++replans > 1) {
+                            throw new IllegalArgumentException("broken scheduler");
+                        }
+                        super.replan(distribution, fromSeq, slotMillis);
+                    }
+                })
+                .build();
+        server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(7).fixedBytesPerSecond(1e6)
+                .application(app).build().start();
+        URI uri = URI.create("ws://127.0.0.1:" + server.port() + "/test");
+        try (TestClient broken = TestClient.open(uri, "test", 64);
+             TestClient healthy = TestClient.open(uri, "test", 64)) {
+            broken.nextBlock();
+            healthy.nextBlock();
+            broken.sendState(1, "{\"request\": 3}");
+            ControlMessage.ErrorMessage e = broken.awaitError();
+            assertEquals("internal_error", e.code());
+            assertTrue(e.message().contains("broken scheduler"), e.message());
+            assertEquals(1011, broken.awaitClose().status());
+            healthy.blocks.clear();
+            long seq = healthy.nextBlock().frame().seq();
+            assertEquals(seq + 1, healthy.nextBlock().frame().seq(), "the other session keeps going");
+            assertEquals(1L, server.metrics().errorsByCode().get("internal_error"));
+            TestClient.await(() -> server.metrics().activeSessions() == 1, "the broken session is gone");
+        }
+    }
+
+    /** The next block; fails at once with the server's error message if the session closes instead. */
+    private static TestClient.Received nextBlockOrError(TestClient c) throws InterruptedException {
+        long deadline = System.nanoTime() + TestClient.TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            TestClient.Received r = c.blocks.poll(20, TimeUnit.MILLISECONDS);
+            if (r != null) {
+                return r;
+            }
+            ControlMessage m = c.control.poll();
+            if (m instanceof ControlMessage.ErrorMessage e) {
+                fail("the session closed with " + e.code() + ": " + e.message());
+            }
+        }
+        return fail("no block within " + TestClient.TIMEOUT);
+    }
+}
