@@ -4,6 +4,7 @@ import dev.khameleon.core.Distribution;
 import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.scheduler.SchedulerConfig;
 import dev.khameleon.core.scheduler.Schedulers;
+import dev.khameleon.core.scheduler.Selection;
 import dev.khameleon.core.spi.Scheduler;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +35,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code max(1, explicitFraction × requests)} explicit ids at each (random weights), and a
  * residual of 20 % of the mass shared by the other ids; one slot lasts 0.5 ms.
  * {@code REFERENCE} materialises {@code n × C} doubles and is refused above 6·10^7 of them
- * (just above 10^4 requests at C = 5000); pick its grid with {@code -p}.
+ * (just above 10^4 requests at C = 5000); pick its grid with {@code -p}. {@code selection} is
+ * {@code SAMPLE} (the paper's rule) unless {@code -p selection=SAMPLE,MAX_GAIN} compares it with
+ * the deterministic rule, whose fast implementation scans the explicit ids for every block.
  *
  * <p>Run (the whole default grid takes many hours; choose a subset):
  * <pre>
@@ -72,6 +75,10 @@ public class SchedulerBenchmark {
     @Param({"FAST", "REFERENCE"})
     public Implementation implementation;
 
+    /** The selection rule; only the default unless asked for with {@code -p selection=SAMPLE,MAX_GAIN}. */
+    @Param({"SAMPLE"})
+    public Selection selection;
+
     @Param({"10", "100", "1000", "10000", "100000", "1000000"})
     public int requests;
 
@@ -95,7 +102,7 @@ public class SchedulerBenchmark {
                     + " doubles (limit " + REFERENCE_CELL_LIMIT + "); skipped");
         }
         config = SchedulerConfig.builder().cacheBlocks(cacheBlocks).requestCount(requests)
-                .blocksPerRequest(blocksPerRequest).chunkSize(CHUNK).seed(42).build();
+                .blocksPerRequest(blocksPerRequest).chunkSize(CHUNK).selection(selection).seed(42).build();
         distribution = distribution(requests, explicitFraction, new SplittableRandom(7));
         scheduler = implementation.factory.apply(config);
     }
