@@ -9,7 +9,8 @@ import java.util.random.RandomGenerator;
 
 /**
  * The batch, chunk, re-plan and backend-concurrency logic shared by the greedy schedulers; the
- * subclasses only say how to weigh and draw a request for one slot.
+ * subclasses only say how to weigh a request for one slot and how to draw one ({@link #sample},
+ * for {@link Selection#SAMPLE}) or find the best ({@link #best}, for {@link Selection#MAX_GAIN}).
  *
  * <p>Slot {@code s} belongs to batch {@code s / C} at position {@code t = s mod C} (the ring
  * slot the client writes it to). The per-request block counts {@code B} describe the slots of
@@ -26,6 +27,12 @@ import java.util.random.RandomGenerator;
 abstract class BatchScheduler implements Scheduler {
     /** How often a draw may be rejected by the backend-concurrency filter before the chunk ends. */
     static final int MAX_REJECTIONS = 64;
+    /**
+     * Under {@link Selection#MAX_GAIN}, gains at least {@code (1 − TIE_TOLERANCE)} times the
+     * largest count as tied with it, so that implementations computing the same gains in a
+     * different order agree on the winner (the lowest tied id).
+     */
+    static final double TIE_TOLERANCE = 1e-12;
 
     final SchedulerConfig config;
     final BlockClasses classes;
@@ -33,6 +40,7 @@ abstract class BatchScheduler implements Scheduler {
     final int requestCount;
     final double discount;
     final RandomGenerator random;
+    private final boolean maxGain;
 
     private final int[] log;
     private final int concurrencyLimit;
@@ -57,6 +65,7 @@ abstract class BatchScheduler implements Scheduler {
         this.requestCount = config.requestCount();
         this.discount = config.discount();
         this.random = config.newRandom();
+        this.maxGain = config.selection() == Selection.MAX_GAIN;
         this.log = new int[2 * cacheBlocks];
         this.concurrencyLimit = config.backendConcurrency();
         this.backend = config.backendLoad();
@@ -87,6 +96,18 @@ abstract class BatchScheduler implements Scheduler {
      * {@code u_i(t) / Σ_j u_j(t)}, or returns -1 when every {@code u_i(t)} is zero.
      */
     abstract int sample(int t);
+
+    /**
+     * The request with the largest {@code u_i(t)} at position {@code t} of the prepared batch,
+     * the lowest id among those within {@link #TIE_TOLERANCE} of it ({@link #tieThreshold}),
+     * or -1 when every {@code u_i(t)} is zero; for {@link Selection#MAX_GAIN}.
+     */
+    abstract int best(int t);
+
+    /** The smallest gain that ties with the largest gain {@code max}. */
+    static double tieThreshold(double max) {
+        return max - max * TIE_TOLERANCE;
+    }
 
     /**
      * {@code u_i(t)} up to a factor common to all requests: the weight with which
@@ -212,7 +233,7 @@ abstract class BatchScheduler implements Scheduler {
         int k = 0;
         while (k < maxBlocks) {
             int t = enterSlot();
-            int id = sample(t);
+            int id = maxGain ? best(t) : sample(t);
             if (id < 0) {
                 break;
             }
@@ -221,7 +242,9 @@ abstract class BatchScheduler implements Scheduler {
                     chunkMark[id] = chunkStamp;
                     fresh++;
                 } else {
-                    id = sampleAdmitted(t);
+                    // A deterministic pick would be rejected again and again: the chunk ends
+                    // and the caller asks again once the backend has room.
+                    id = maxGain ? -1 : sampleAdmitted(t);
                     if (id < 0) {
                         break;
                     }

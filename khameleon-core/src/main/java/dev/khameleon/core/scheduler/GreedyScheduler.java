@@ -17,7 +17,12 @@ import java.util.Arrays;
  * inside which an id is drawn {@code ∝ g_i(B_i)}: the ids already touched in this batch (at
  * most {@code C}) sit in a sum tree of their own; the untouched ones are kept per block-count
  * class in the prefix of a permutation, so a class is drawn {@code ∝ count · g(0)} and an id
- * uniformly from its prefix in {@code O(1)}, with no rejection. Not thread-safe.
+ * uniformly from its prefix in {@code O(1)}, with no rejection.
+ *
+ * <p>Under {@link Selection#MAX_GAIN} the largest gain of a union id is not something a sum
+ * tree can give, so {@link #best} scans the union and the touched ids, and compares the
+ * untouched residual ids one block-count class at a time: {@code O(m·K + C + d)} per block
+ * with {@code d} distinct block counts. Not thread-safe.
  */
 final class GreedyScheduler extends BatchScheduler {
     private final int[] blocks;
@@ -301,6 +306,81 @@ final class GreedyScheduler extends BatchScheduler {
         }
         // x landed in the group, or past every weight by rounding: take the last positive part.
         return groupWeight > 0 ? sampleGroup() : sampleHorizon(lastPositive);
+    }
+
+    /**
+     * {@link Selection#MAX_GAIN}: one pass finds the largest gain, a second the lowest id within
+     * {@link #tieThreshold} of it. Union ids are scanned ({@code O(m·K)}, their gains kept in
+     * {@link #scratch} between the passes) and so are the touched ids ({@code O(C)}; a touched
+     * union id has leaf 0 in the touched tree and never qualifies there). Untouched ids outside
+     * the union share one gain per block-count class, {@code residualWeight · g_c(0)}, so a
+     * class is compared once, and its lowest id found by {@link #lowestAvailable}.
+     */
+    @Override
+    int best(int t) {
+        int m = horizons;
+        int row = t * m;
+        double[] gains = scratch;
+        double max = 0;
+        for (int k = 0; k < unionSize; k++) {
+            double v = 0;
+            for (int j = 0; j < m; j++) {
+                v += slotWeights[row + j] * horizonTrees[j].get(k);
+            }
+            gains[k] = v;
+            max = Math.max(max, v);
+        }
+        double rho = residualWeight[t];
+        int classCount = classes.classCount();
+        if (rho > 0) {
+            for (int x = 0; x < touchedCount; x++) {
+                max = Math.max(max, rho * touchedTree.get(x));
+            }
+            for (int c = 0; c < classCount; c++) {
+                if (available[c] > 0) {
+                    max = Math.max(max, rho * classes.gains[c][0]);
+                }
+            }
+        }
+        if (!(max > 0)) {
+            return -1;
+        }
+        double threshold = tieThreshold(max);
+        int best = Integer.MAX_VALUE;
+        for (int k = 0; k < unionSize; k++) {
+            if (gains[k] >= threshold) {
+                best = Math.min(best, unionIds[k]);
+            }
+        }
+        if (rho > 0) {
+            for (int x = 0; x < touchedCount; x++) {
+                if (rho * touchedTree.get(x) >= threshold) {
+                    best = Math.min(best, touched[x]);
+                }
+            }
+            for (int c = 0; c < classCount; c++) {
+                if (available[c] > 0 && rho * classes.gains[c][0] >= threshold) {
+                    best = Math.min(best, lowestAvailable(c));
+                }
+            }
+        }
+        return best;
+    }
+
+    /**
+     * The lowest untouched non-union id of class {@code c} (which must have one): walks the
+     * class's ids in increasing order, skipping the unavailable ones, so it costs at most one
+     * step per union or touched id of the class, {@code O(K + C)}.
+     */
+    private int lowestAvailable(int c) {
+        int end = classes.start[c] + available[c];
+        int[] layout = classes.layout;
+        for (int p = classes.start[c]; ; p++) {
+            int id = layout == null ? p : layout[p];
+            if (pos[id] < end) {
+                return id;
+            }
+        }
     }
 
     private int sampleHorizon(int j) {

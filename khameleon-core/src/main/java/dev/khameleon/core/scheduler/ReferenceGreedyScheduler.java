@@ -7,7 +7,8 @@ import java.util.Arrays;
  * The paper's Listing 1 as written: it materialises {@code P_{i,t}} for every request and every
  * remaining slot of the batch ({@code O(n·C)} time and memory per batch or re-plan), and for each
  * slot computes {@code u_i = P_{i,t} · g_i(B_i)} for all {@code n} requests and draws one by a
- * linear scan ({@code O(n)} per block).
+ * linear scan ({@code O(n)} per block); under {@link Selection#MAX_GAIN} the same scan finds the
+ * largest {@code u_i}.
  *
  * <p>It exists to check {@link GreedyScheduler} against and to benchmark it; it takes the
  * probabilities straight from {@link Distribution#probabilityAt}, independently of the fast
@@ -110,5 +111,24 @@ final class ReferenceGreedyScheduler extends BatchScheduler {
             }
         }
         return lastPositive;
+    }
+
+    @Override
+    int best(int t) {
+        int n = requestCount;
+        double max = 0;
+        for (int i = 0; i < n; i++) {
+            max = Math.max(max, weight(t, i));
+        }
+        if (!(max > 0)) {
+            return -1;
+        }
+        double threshold = tieThreshold(max);
+        for (int i = 0; i < n; i++) {
+            if (weight(t, i) >= threshold) {
+                return i;
+            }
+        }
+        throw new AssertionError("the largest gain " + max + " was not found again");
     }
 }

@@ -9,7 +9,8 @@ import java.util.random.RandomGenerator;
 /**
  * The settings of a greedy scheduler: cache size {@code C}, request count {@code n} and block
  * count of each request, utility function, chunk size {@code bs}, discount {@code γ}, the
- * source of randomness, and an optional backend-concurrency limit {@code Cb}.
+ * source of randomness, an optional backend-concurrency limit {@code Cb}, and the
+ * {@link Selection} rule.
  *
  * <p>Immutable and thread-safe once built; one config may build the schedulers of many
  * sessions ({@link Schedulers#greedy}). Building does the {@code O(n)} preparation once: each
@@ -34,6 +35,7 @@ public final class SchedulerConfig {
     private final RandomGenerator random;
     private final int backendConcurrency;
     private final BackendLoad backendLoad;
+    private final Selection selection;
 
     private SchedulerConfig(Builder b, BlockClasses classes) {
         this.cacheBlocks = b.cacheBlocks;
@@ -45,6 +47,7 @@ public final class SchedulerConfig {
         this.random = b.random;
         this.backendConcurrency = b.backendConcurrency;
         this.backendLoad = b.backendLoad;
+        this.selection = b.selection;
     }
 
     /** Starts a builder; {@link Builder#cacheBlocks} and the request count are required. */
@@ -100,6 +103,11 @@ public final class SchedulerConfig {
         return backendLoad;
     }
 
+    /** How each slot's request is picked from the gains: {@link Selection#SAMPLE} unless set. */
+    public Selection selection() {
+        return selection;
+    }
+
     BlockClasses classes() {
         return classes;
     }
@@ -116,7 +124,7 @@ public final class SchedulerConfig {
     public String toString() {
         return "SchedulerConfig[C=" + cacheBlocks + ", n=" + requestCount() + ", distinctBlockCounts="
                 + distinctBlockCounts() + ", utility=" + utility + ", bs=" + chunkSize + ", γ=" + discount
-                + (backendConcurrency > 0 ? ", Cb=" + backendConcurrency : "") + "]";
+                + (backendConcurrency > 0 ? ", Cb=" + backendConcurrency : "") + ", selection=" + selection + "]";
     }
 
     /**
@@ -136,6 +144,7 @@ public final class SchedulerConfig {
         private RandomGenerator random;
         private int backendConcurrency;
         private BackendLoad backendLoad = BackendLoad.idle();
+        private Selection selection = Selection.SAMPLE;
 
         private Builder() {
         }
@@ -254,7 +263,8 @@ public final class SchedulerConfig {
          * Limits backend concurrency (the paper's heuristic): a chunk references blocks of at
          * most {@code Cb − load.inFlight()} distinct requests that {@code load} is not already
          * fetching. When no allowed request has positive weight the chunk ends early (possibly
-         * empty), and the caller asks again later.
+         * empty), and the caller asks again later. Under {@link Selection#MAX_GAIN} the chunk
+         * also ends early as soon as the best request is not allowed.
          *
          * @param limit {@code Cb >= 1}
          * @param load  tells the scheduler what is in flight
@@ -265,6 +275,18 @@ public final class SchedulerConfig {
             }
             this.backendConcurrency = limit;
             this.backendLoad = Objects.requireNonNull(load, "backendLoad");
+            return this;
+        }
+
+        /**
+         * How each slot's request is picked from the gains (default {@link Selection#SAMPLE},
+         * the paper's rule). {@link Selection#MAX_GAIN} takes the largest gain instead: closer
+         * to the optimum, deterministic, and {@code O(m·K + C)} per block in the fast scheduler.
+         *
+         * @throws NullPointerException if {@code selection} is null
+         */
+        public Builder selection(Selection selection) {
+            this.selection = Objects.requireNonNull(selection, "selection must not be null");
             return this;
         }
 

@@ -3,7 +3,8 @@
  *
  * <p>{@link dev.khameleon.core.scheduler.SchedulerConfig} collects the settings (cache size
  * {@code C}, block counts, utility, chunk size, discount, randomness, backend-concurrency
- * limit); {@link dev.khameleon.core.scheduler.Schedulers#greedy} builds the fast scheduler that
+ * limit, and the {@link dev.khameleon.core.scheduler.Selection} rule: the paper's proportional
+ * draw by default, or the deterministic largest gain); {@link dev.khameleon.core.scheduler.Schedulers#greedy} builds the fast scheduler that
  * servers and the simulator use, {@link dev.khameleon.core.scheduler.Schedulers#reference} the
  * literal {@code O(n·C)} Listing 1 it is tested and benchmarked against. Both implement
  * {@link dev.khameleon.core.spi.Scheduler}. {@link dev.khameleon.core.scheduler.BackendLoad} is

@@ -15,19 +15,27 @@ import org.junit.jupiter.api.Test;
 /**
  * Greedy's expected utility (the paper's Eq. 2, averaged over seeds) against the exact optimum
  * ({@link OptimalScheduler}) on random small instances in the paper's Appendix A.1 ranges
- * (5–15 requests, cache 10–30 blocks, 5–15 blocks per request). The measured ratios are printed
- * and quoted in {@code docs/scheduler.md}.
+ * (5–15 requests, cache 10–30 blocks, 5–15 blocks per request), for both {@link Selection}
+ * rules on the same instances. The measured ratios are printed and quoted in
+ * {@code docs/scheduler.md}.
  *
- * <p>The greedy rule samples {@code ∝ u_i(t)} instead of taking the best request, so it hedges
- * even where the optimum would not; its ratio to the optimum is therefore below 1 and falls as
- * the distribution gets spikier and the utility closer to linear. The issue's target was
- * {@code >= 0.9 × optimum}; the faithful rule reaches that on average only for smooth
- * predictions, so the bounds below pin the figures actually measured (with a small margin)
- * rather than the target.
+ * <p>The paper's rule ({@link Selection#SAMPLE}) samples {@code ∝ u_i(t)} instead of taking the
+ * best request, so it hedges even where the optimum would not; its ratio to the optimum falls
+ * as the distribution gets spikier and the utility closer to linear, and the issue's target of
+ * {@code >= 0.9 × optimum} is met on average only for smooth predictions. So its bounds pin the
+ * measured figures (with a small margin). {@link Selection#MAX_GAIN} meets the target on
+ * average on both families; it is still a greedy rule, and a few instances in a hundred fall
+ * below 0.9 (see the docs), so the per-instance minimum is pinned as measured.
+ *
+ * <p>For a larger measurement: {@code -Dkhameleon.optimum.instances=400}
+ * ({@code -Dkhameleon.optimum.seeds=...} for the runs per instance of {@code SAMPLE}); the
+ * minimum bounds, pinned for the default 40 instances, are then not checked.
  */
 class GreedyVersusOptimumTest {
-    private static final int INSTANCES = 40;
-    private static final int SEEDS_PER_INSTANCE = 300;
+    private static final int DEFAULT_INSTANCES = 40;
+    private static final int INSTANCES = Integer.getInteger("khameleon.optimum.instances", DEFAULT_INSTANCES);
+    private static final int SEEDS_PER_INSTANCE = Integer.getInteger("khameleon.optimum.seeds", 300);
+    private static final boolean PINNED = INSTANCES == DEFAULT_INSTANCES;
 
     /**
      * Pointer-like predictions (a Gaussian bump over the requests that drifts across the
@@ -36,9 +44,8 @@ class GreedyVersusOptimumTest {
      */
     @Test
     void greedyExpectedUtility_forSmoothPredictionsAndImageLikeUtilities_staysNearMeasuredRatio() {
-        double[] ratios = measure(3030, (rng, n) -> gaussianBump(rng, n),
-                rng -> TestInstances.power(0.2 + 0.3 * rng.nextDouble()));
-        assertTrue(ratios[0] >= 0.75, "min ratio " + ratios[0]);
+        double[] ratios = measure(3030, SMOOTH, IMAGE_LIKE, Selection.SAMPLE);
+        assertTrue(!PINNED || ratios[0] >= 0.75, "min ratio " + ratios[0]);
         assertTrue(ratios[1] >= 0.87, "mean ratio " + ratios[1]);
     }
 
@@ -49,19 +56,50 @@ class GreedyVersusOptimumTest {
      */
     @Test
     void greedyExpectedUtility_onArbitraryRandomInstances_staysNearMeasuredRatio() {
-        double[] ratios = measure(2020, (rng, n) -> TestInstances.randomDistribution(rng, n, n),
-                TestInstances::randomConcaveUtility);
-        assertTrue(ratios[0] >= 0.6, "min ratio " + ratios[0]);
+        double[] ratios = measure(2020, ARBITRARY, TestInstances::randomConcaveUtility, Selection.SAMPLE);
+        assertTrue(!PINNED || ratios[0] >= 0.6, "min ratio " + ratios[0]);
         assertTrue(ratios[1] >= 0.83, "mean ratio " + ratios[1]);
     }
 
-    /** Returns {min, mean} of greedy's expected utility over the optimum. */
+    /** {@link Selection#MAX_GAIN} on the same instances as the smooth-prediction test above. */
+    @Test
+    void maxGainUtility_forSmoothPredictionsAndImageLikeUtilities_isAtLeast90PercentOfOptimum() {
+        double[] ratios = measure(3030, SMOOTH, IMAGE_LIKE, Selection.MAX_GAIN);
+        assertTrue(!PINNED || ratios[0] >= 0.9, "min ratio " + ratios[0]);
+        assertTrue(ratios[1] >= 0.97, "mean ratio " + ratios[1]);
+    }
+
+    /**
+     * {@link Selection#MAX_GAIN} on the same instances as the arbitrary-instance test above: at
+     * least 0.9 of the optimum on average, though not on every instance.
+     */
+    @Test
+    void maxGainUtility_onArbitraryRandomInstances_isAtLeast90PercentOfOptimumOnAverage() {
+        double[] ratios = measure(2020, ARBITRARY, TestInstances::randomConcaveUtility, Selection.MAX_GAIN);
+        assertTrue(!PINNED || ratios[0] >= 0.87, "min ratio " + ratios[0]);
+        assertTrue(ratios[1] >= 0.95, "mean ratio " + ratios[1]);
+    }
+
+    private static final BiFunction<SplittableRandom, Integer, Distribution> SMOOTH =
+            GreedyVersusOptimumTest::gaussianBump;
+    private static final BiFunction<SplittableRandom, Integer, Distribution> ARBITRARY =
+            (rng, n) -> TestInstances.randomDistribution(rng, n, n);
+    private static final Function<SplittableRandom, UtilityFunction> IMAGE_LIKE =
+            rng -> TestInstances.power(0.2 + 0.3 * rng.nextDouble());
+
+    /**
+     * Returns {min, mean} of greedy's expected utility over the optimum. {@code seed} alone
+     * fixes the instances, so both selections are measured on the same ones; the deterministic
+     * {@link Selection#MAX_GAIN} needs one run per instance.
+     */
     private static double[] measure(long seed, BiFunction<SplittableRandom, Integer, Distribution> distributions,
-                                    Function<SplittableRandom, UtilityFunction> utilities) {
+                                    Function<SplittableRandom, UtilityFunction> utilities, Selection selection) {
+        int runs = selection == Selection.SAMPLE ? SEEDS_PER_INSTANCE : 1;
         SplittableRandom rng = new SplittableRandom(seed);
         double min = Double.POSITIVE_INFINITY;
         double sum = 0;
         int measured = 0;
+        int below90 = 0;
         for (int instance = 0; instance < INSTANCES; instance++) {
             int n = 5 + rng.nextInt(11);
             int cache = 10 + rng.nextInt(21);
@@ -76,9 +114,9 @@ class GreedyVersusOptimumTest {
             }
             double[][] tail = OptimalScheduler.tails(base, d, slotMillis);
             double total = 0;
-            for (int s = 0; s < SEEDS_PER_INSTANCE; s++) {
+            for (int s = 0; s < runs; s++) {
                 Scheduler greedy = Schedulers.greedy(SchedulerConfig.builder().cacheBlocks(cache).blockCounts(counts)
-                        .utility(utility).seed(seed * 1000 + s).build());
+                        .utility(utility).selection(selection).seed(seed * 1000 + s).build());
                 greedy.replan(d, 0, slotMillis);
                 ScheduleChunk chunk = greedy.next(cache);
                 int[] schedule = new int[cache];
@@ -88,15 +126,16 @@ class GreedyVersusOptimumTest {
                 }
                 total += OptimalScheduler.value(base, tail, schedule);
             }
-            double ratio = total / SEEDS_PER_INSTANCE / optimum.value();
+            double ratio = total / runs / optimum.value();
             assertTrue(ratio <= 1 + 1e-9, "greedy cannot beat the optimum, ratio " + ratio);
             min = Math.min(min, ratio);
             sum += ratio;
             measured++;
+            below90 += ratio < 0.9 ? 1 : 0;
         }
         double mean = sum / measured;
-        System.out.printf("greedy/optimum (seed %d) over %d instances x %d seeds: min %.4f, mean %.4f%n",
-                seed, measured, SEEDS_PER_INSTANCE, min, mean);
+        System.out.printf("greedy %s/optimum (seed %d) over %d instances x %d runs: min %.4f, mean %.4f,"
+                + " below 0.9: %d%n", selection, seed, measured, runs, min, mean, below90);
         return new double[] {min, mean};
     }
 

@@ -34,6 +34,16 @@ class SchedulerConfigTest {
     }
 
     @Test
+    void selection_defaultsToSampleAndRejectsNull() {
+        SchedulerConfig.Builder builder = SchedulerConfig.builder().cacheBlocks(5).requestCount(4);
+        assertEquals(Selection.SAMPLE, builder.build().selection());
+        assertEquals(Selection.MAX_GAIN, builder.selection(Selection.MAX_GAIN).build().selection());
+        NullPointerException e = assertThrows(NullPointerException.class, () -> builder.selection(null));
+        assertTrue(e.getMessage().contains("selection"), "message '" + e.getMessage() + "' should name the setting");
+        assertEquals(Selection.MAX_GAIN, builder.build().selection(), "a rejected setting leaves the builder as it was");
+    }
+
+    @Test
     void build_rejectsMissingOrContradictorySettings() {
         assertRejected(() -> SchedulerConfig.builder().requestCount(5).build(), "cacheBlocks");
         assertRejected(() -> SchedulerConfig.builder().cacheBlocks(5).build(), "requestCount");
