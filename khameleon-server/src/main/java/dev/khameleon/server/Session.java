@@ -49,7 +49,8 @@ import java.util.concurrent.TimeoutException;
  * carries it, and the client puts it in slot {@code nextSeq mod C}. The scheduler plans slots by the
  * same numbers. A planned block whose fetch fails is never written: the plan from that slot on is
  * dropped and re-planned from the same sequence number, so the scheduler's model of the ring stays
- * equal to what was actually written.
+ * equal to what was actually written. No job plans past {@code nextSeq + C} ({@link #roomFrom}),
+ * so every re-plan the session asks for is one the scheduler can still do.
  */
 final class Session {
     private static final Logger log = LoggerFactory.getLogger(Session.class);
