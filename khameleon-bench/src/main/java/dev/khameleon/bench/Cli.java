@@ -22,9 +22,25 @@ public final class Cli implements Runnable {
         System.exit(run(args));
     }
 
-    /** Runs the command line and returns its exit status (for tests). */
+    /**
+     * Runs the command line and returns its exit status (for tests): 0 on success, 2 for a bad
+     * option or input (an {@link IllegalArgumentException}, reported as one line without a stack
+     * trace, since it is the user's to fix), 1 for any other failure.
+     */
     public static int run(String... args) {
-        return new CommandLine(new Cli()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+        return new CommandLine(new Cli())
+                .setCaseInsensitiveEnumValuesAllowed(true)
+                .setExecutionExceptionHandler(Cli::reportBadInput)
+                .execute(args);
+    }
+
+    private static int reportBadInput(Exception e, CommandLine command, CommandLine.ParseResult parsed)
+            throws Exception {
+        if (e instanceof IllegalArgumentException) {
+            command.getErr().println("khameleon-bench " + command.getCommandName() + ": " + e.getMessage());
+            return CommandLine.ExitCode.USAGE;
+        }
+        throw e;
     }
 
     @Override

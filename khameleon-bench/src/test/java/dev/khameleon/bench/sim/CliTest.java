@@ -32,6 +32,25 @@ class CliTest {
         assertEquals(Files.readString(dir.resolve("a/results.csv")), Files.readString(dir.resolve("b/results.csv")));
     }
 
+    @Test
+    void simulate_badInput_isOneLineErrorWithUsageStatus(@TempDir Path dir) {
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            assertEquals(2, Cli.run("simulate", "--trace", dir.resolve("missing.gz").toString(),
+                    "--trace-format", "balabit", "--systems", "khameleon", "--out", dir.toString()));
+            assertEquals(2, Cli.run("simulate", "--trace", dir.resolve("missing.gz").toString(),
+                    "--bandwidth-MBps", "-3", "--out", dir.toString()));
+        } finally {
+            System.setErr(err);
+        }
+        String out = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(out.contains("khameleon-bench simulate: trace file not found"), out);
+        assertTrue(out.contains("bandwidthMBps must be finite and > 0, was -3.0"), out);
+        assertTrue(!out.contains("\tat "), "no stack trace for bad input: " + out);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"fig12", "fig10"})
     void experiment_writesCsvMarkdownAndSvg(String name, @TempDir Path dir) throws IOException {
