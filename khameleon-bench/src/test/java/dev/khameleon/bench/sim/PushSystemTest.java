@@ -64,8 +64,9 @@ class PushSystemTest {
     @Test
     void push_rejectsACacheSmallerThanOneBlock() {
         SimConfig config = SimConfig.builder().cacheMB(0.05).build();
+        PointerTrace trace = SimulatorTest.galleryTrace();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Simulator.run(config, SimulatorTest.galleryTrace(), "khameleon"));
+                () -> Simulator.run(config, trace, "khameleon"));
         assertTrue(e.getMessage().contains("holds no block"), e.getMessage());
     }
 
