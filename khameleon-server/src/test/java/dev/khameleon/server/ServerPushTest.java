@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -176,36 +175,18 @@ class ServerPushTest {
     @Test
     void failedAndTimedOutFetches_areSkippedWithoutUsingSequenceNumbers() {
         BlockSource healthy = TestApps.inMemory(N, BLOCKS, BLOCK_SIZE);
-        BlockSource flaky = new BlockSource() {
-            @Override
-            public int requestCount() {
-                return N;
+        BlockSource flaky = TestApps.withFetch(healthy, (requestId, blockIndex) -> {
+            if (requestId % 10 == 5) {
+                return CompletableFuture.failedFuture(new IllegalStateException("disk on fire"));
             }
-
-            @Override
-            public int blockSize() {
-                return BLOCK_SIZE;
+            if (requestId % 10 == 7) {
+                return new CompletableFuture<>();
             }
-
-            @Override
-            public int blockCount(int requestId) {
-                return BLOCKS;
+            if (requestId % 10 == 9) {
+                throw new IllegalStateException("thrown, not returned");
             }
-
-            @Override
-            public CompletionStage<Block> fetch(int requestId, int blockIndex) {
-                if (requestId % 10 == 5) {
-                    return CompletableFuture.failedFuture(new IllegalStateException("disk on fire"));
-                }
-                if (requestId % 10 == 7) {
-                    return new CompletableFuture<>();
-                }
-                if (requestId % 10 == 9) {
-                    throw new IllegalStateException("thrown, not returned");
-                }
-                return healthy.fetch(requestId, blockIndex);
-            }
-        };
+            return healthy.fetch(requestId, blockIndex);
+        });
         URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(5e6).fetchTimeout(Duration.ofMillis(50))
                 .application(app().blockSource(flaky).build()));
         try (TestClient c = TestClient.open(uri, "test", 500)) {
@@ -262,38 +243,20 @@ class ServerPushTest {
                 .newSingleThreadScheduledExecutor();
         java.util.Map<Integer, Integer> inFlight = new java.util.HashMap<>();
         int[] maxDistinct = new int[1];
-        BlockSource slow = new BlockSource() {
-            @Override
-            public int requestCount() {
-                return N;
+        BlockSource slow = TestApps.withFetch(healthy, (requestId, blockIndex) -> {
+            synchronized (inFlight) {
+                inFlight.merge(requestId, 1, Integer::sum);
+                maxDistinct[0] = Math.max(maxDistinct[0], inFlight.size());
             }
-
-            @Override
-            public int blockSize() {
-                return BLOCK_SIZE;
-            }
-
-            @Override
-            public int blockCount(int requestId) {
-                return BLOCKS;
-            }
-
-            @Override
-            public CompletionStage<Block> fetch(int requestId, int blockIndex) {
+            CompletableFuture<Block> f = new CompletableFuture<>();
+            backend.schedule(() -> {
                 synchronized (inFlight) {
-                    inFlight.merge(requestId, 1, Integer::sum);
-                    maxDistinct[0] = Math.max(maxDistinct[0], inFlight.size());
+                    inFlight.computeIfPresent(requestId, (k, v) -> v == 1 ? null : v - 1);
                 }
-                CompletableFuture<Block> f = new CompletableFuture<>();
-                backend.schedule(() -> {
-                    synchronized (inFlight) {
-                        inFlight.computeIfPresent(requestId, (k, v) -> v == 1 ? null : v - 1);
-                    }
-                    healthy.fetch(requestId, blockIndex).thenAccept(f::complete);
-                }, 2, java.util.concurrent.TimeUnit.MILLISECONDS);
-                return f;
-            }
-        };
+                healthy.fetch(requestId, blockIndex).thenAccept(f::complete);
+            }, 2, java.util.concurrent.TimeUnit.MILLISECONDS);
+            return f;
+        });
         URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(5e6)
                 .application(app().blockSource(slow).backendConcurrency(2).build()));
         try (TestClient a = TestClient.open(uri, "test", 500); TestClient b = TestClient.open(uri, "test", 500)) {

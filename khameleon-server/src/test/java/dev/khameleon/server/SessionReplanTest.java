@@ -1,6 +1,5 @@
 package dev.khameleon.server;
 
-import dev.khameleon.core.Block;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.protocol.ControlMessage;
@@ -16,7 +15,6 @@ import java.net.URI;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -91,30 +89,12 @@ class SessionReplanTest {
     /** Every fetch of a request {@code ≡ 5 (mod 10)} fails. */
     private static BlockSource failingFives() {
         BlockSource healthy = TestApps.inMemory(N, BLOCKS, BLOCK_SIZE);
-        return new BlockSource() {
-            @Override
-            public int requestCount() {
-                return N;
+        return TestApps.withFetch(healthy, (requestId, blockIndex) -> {
+            if (requestId % 10 == 5) {
+                return CompletableFuture.failedFuture(new IllegalStateException("unavailable"));
             }
-
-            @Override
-            public int blockSize() {
-                return BLOCK_SIZE;
-            }
-
-            @Override
-            public int blockCount(int requestId) {
-                return BLOCKS;
-            }
-
-            @Override
-            public CompletionStage<Block> fetch(int requestId, int blockIndex) {
-                if (requestId % 10 == 5) {
-                    return CompletableFuture.failedFuture(new IllegalStateException("unavailable"));
-                }
-                return healthy.fetch(requestId, blockIndex);
-            }
-        };
+            return healthy.fetch(requestId, blockIndex);
+        });
     }
 
     @ParameterizedTest(name = "C {0}, chunk {1}, seed {2}")

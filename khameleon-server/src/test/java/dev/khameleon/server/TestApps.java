@@ -5,6 +5,7 @@ import dev.khameleon.core.spi.BlockSource;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /** Block sources and applications for the server tests. */
 final class TestApps {
@@ -35,5 +36,36 @@ final class TestApps {
             responses.add(blocks);
         }
         return BlockSource.inMemory(blockSize, responses);
+    }
+
+    /** How a test source answers a fetch. */
+    @FunctionalInterface
+    interface Fetch {
+        CompletionStage<Block> fetch(int requestId, int blockIndex);
+    }
+
+    /** {@code delegate}'s requests and geometry, with fetches answered by {@code fetch}. */
+    static BlockSource withFetch(BlockSource delegate, Fetch fetch) {
+        return new BlockSource() {
+            @Override
+            public int requestCount() {
+                return delegate.requestCount();
+            }
+
+            @Override
+            public int blockSize() {
+                return delegate.blockSize();
+            }
+
+            @Override
+            public int blockCount(int requestId) {
+                return delegate.blockCount(requestId);
+            }
+
+            @Override
+            public CompletionStage<Block> fetch(int requestId, int blockIndex) {
+                return fetch.fetch(requestId, blockIndex);
+            }
+        };
     }
 }

@@ -170,15 +170,7 @@ class MaxGainSelectionTest {
     @MethodSource("implementations")
     void maxGain_pointDistribution_yieldsItsBlocksFirst(String name, Function<SchedulerConfig, Scheduler> factory) {
         Scheduler scheduler = factory.apply(maxGain(50, 20).blocksPerRequest(5).build());
-        scheduler.replan(Distribution.point(20, 7, HORIZONS), 0, 10.0);
-        ScheduleChunk chunk = scheduler.next(10);
-        assertEquals(5, chunk.size(), "only the point request has a gain, and it has 5 blocks");
-        for (int k = 0; k < 5; k++) {
-            assertEquals(7, chunk.requestId(k));
-            assertEquals(k, chunk.blockIndex(k));
-        }
-        assertTrue(scheduler.next(Integer.MAX_VALUE).isEmpty(), "an exhausted batch plans nothing more");
-        assertEquals(5, scheduler.nextSeq());
+        TestInstances.assertPointRequestBlocksFirst(scheduler);
     }
 
     @ParameterizedTest(name = "{0}")

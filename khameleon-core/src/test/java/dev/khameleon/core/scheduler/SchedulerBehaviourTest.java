@@ -36,15 +36,7 @@ class SchedulerBehaviourTest {
         SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(50).requestCount(20)
                 .blocksPerRequest(5).seed(1).build();
         Scheduler scheduler = factory.apply(config);
-        scheduler.replan(Distribution.point(20, 7, HORIZONS), 0, 10.0);
-        ScheduleChunk chunk = scheduler.next(10);
-        assertEquals(5, chunk.size(), "only the point request has positive weight, and it has 5 blocks");
-        for (int k = 0; k < 5; k++) {
-            assertEquals(7, chunk.requestId(k));
-            assertEquals(k, chunk.blockIndex(k));
-        }
-        assertTrue(scheduler.next(Integer.MAX_VALUE).isEmpty(), "an exhausted batch plans nothing more");
-        assertEquals(5, scheduler.nextSeq());
+        TestInstances.assertPointRequestBlocksFirst(scheduler);
     }
 
     @ParameterizedTest(name = "{0}")

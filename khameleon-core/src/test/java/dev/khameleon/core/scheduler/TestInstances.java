@@ -1,6 +1,11 @@
 package dev.khameleon.core.scheduler;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.khameleon.core.Distribution;
+import dev.khameleon.core.ScheduleChunk;
+import dev.khameleon.core.spi.Scheduler;
 import dev.khameleon.core.spi.UtilityFunction;
 import java.util.SplittableRandom;
 
@@ -53,5 +58,21 @@ final class TestInstances {
             u[i] = Math.pow(f[i], a);
         }
         return UtilityFunction.tabulated(f, u);
+    }
+
+    /**
+     * Asserts that a fresh scheduler over 20 requests of 5 blocks, given all mass on request 7,
+     * plans exactly request 7's five blocks in order and then nothing more in the batch.
+     */
+    static void assertPointRequestBlocksFirst(Scheduler scheduler) {
+        scheduler.replan(Distribution.point(20, 7, HORIZONS), 0, 10.0);
+        ScheduleChunk chunk = scheduler.next(10);
+        assertEquals(5, chunk.size(), "only the point request has positive weight, and it has 5 blocks");
+        for (int k = 0; k < 5; k++) {
+            assertEquals(7, chunk.requestId(k));
+            assertEquals(k, chunk.blockIndex(k));
+        }
+        assertTrue(scheduler.next(Integer.MAX_VALUE).isEmpty(), "an exhausted batch plans nothing more");
+        assertEquals(5, scheduler.nextSeq());
     }
 }
