@@ -146,7 +146,8 @@ public final class KhameleonClient<E> implements AutoCloseable {
                     out.rate(ControlCodec.encode(report));
                 }
             }
-        }).clock(millisClock).stateInterval(b.stateInterval).rateInterval(b.rateInterval).scheduler(scheduler).build();
+        }).clock(millisClock).stateInterval(b.stateInterval).rateInterval(b.rateInterval)
+                .missStateInterval(b.missStateInterval).scheduler(scheduler).build();
     }
 
     /** Starts a builder; the predictor defaults to a {@link KalmanPredictor} over pointer events. */
@@ -196,7 +197,8 @@ public final class KhameleonClient<E> implements AutoCloseable {
      * Asks for request {@code requestId}: {@code upcall} receives the usable answer at once if
      * block 0 is cached, otherwise as soon as it arrives, then every longer prefix until the
      * response is complete. Preempts older requests that have had no answer yet. The request is
-     * also reported to the server as an event (for its metrics; it is never a fetch).
+     * also reported to the server as an event (for its metrics; it is never a fetch). A miss
+     * sends a fresh predictor state at once (see {@link Builder#missStateInterval}).
      *
      * @return whether it was a cache hit
      * @throws IllegalArgumentException if {@code requestId} is negative or, once connected, not
@@ -216,6 +218,9 @@ public final class KhameleonClient<E> implements AutoCloseable {
         if (out != null) {
             out.control(ControlCodec.encode(new ControlMessage.RequestEvent(Math.max(0, millisClock.getAsLong()),
                     requestId)));
+            if (!hit) {
+                predictorManager.onMiss();
+            }
         }
         return hit;
     }
@@ -582,6 +587,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
         private String token;
         private UtilityFunction utility = UtilityFunction.linear();
         private Duration stateInterval = Duration.ofMillis(150);
+        private Duration missStateInterval = Duration.ofMillis(20);
         private Duration rateInterval = Duration.ofMillis(500);
         private boolean reconnect = true;
         private Duration initialBackoff = Duration.ofMillis(100);
@@ -674,6 +680,17 @@ public final class KhameleonClient<E> implements AutoCloseable {
         /** The least time between two prediction states sent. Default 150 ms. */
         public Builder<E> stateInterval(Duration interval) {
             this.stateInterval = atLeastOneMilli("stateInterval", interval);
+            return this;
+        }
+
+        /**
+         * The least time between the last prediction state and one sent at once because a request
+         * missed the cache. Default 20 ms.
+         *
+         * @throws IllegalArgumentException if shorter than 1 ms
+         */
+        public Builder<E> missStateInterval(Duration interval) {
+            this.missStateInterval = atLeastOneMilli("missStateInterval", interval);
             return this;
         }
 

@@ -28,6 +28,11 @@ import java.util.function.LongSupplier;
  * So a scheduler that fires early or twice cannot raise the rate. {@link #tick()} runs both
  * checks once; {@link #start()} runs them on the injected scheduler.
  *
+ * <p><b>Misses.</b> When the application's request finds nothing in the cache, {@link #onMiss()}
+ * sends a fresh state at once instead of waiting for the next periodic one, so a miss costs one
+ * round trip plus one block rather than up to a whole {@code stateInterval} more. It is
+ * rate-limited by {@code missStateInterval} (default 20 ms): a burst of misses costs one state.
+ *
  * <p><b>Threading.</b> {@link #onEvent}, {@link #recordReceived}, {@link #tick()} and
  * {@link #close()} may be called from any thread; the predictor is only ever called under this
  * manager's lock, as {@link ClientPredictor} expects. An exception from the predictor or the
@@ -52,6 +57,7 @@ public final class PredictorManager<E> implements AutoCloseable {
     private final LongSupplier millisClock;
     private final long stateIntervalMillis;
     private final long rateIntervalMillis;
+    private final long missStateIntervalMillis;
     private final ScheduledExecutorService scheduler;
 
     private final Object lock = new Object();
@@ -72,6 +78,7 @@ public final class PredictorManager<E> implements AutoCloseable {
         this.millisClock = b.millisClock;
         this.stateIntervalMillis = b.stateInterval.toMillis();
         this.rateIntervalMillis = b.rateInterval.toMillis();
+        this.missStateIntervalMillis = b.missStateInterval.toMillis();
         this.scheduler = b.scheduler;
     }
 
@@ -129,6 +136,14 @@ public final class PredictorManager<E> implements AutoCloseable {
     }
 
     /**
+     * The application's request missed the cache: sends the current state now if it differs from
+     * the last one sent and at least {@code missStateInterval} has passed since then. Any thread.
+     */
+    public void onMiss() {
+        sendState(missStateIntervalMillis);
+    }
+
+    /**
      * Forgets what was sent, so the next due check sends the state even if unchanged and the
      * rate window restarts: after a reconnect, the new session has no state yet.
      */
@@ -168,10 +183,15 @@ public final class PredictorManager<E> implements AutoCloseable {
     }
 
     private void sendStateIfDue() {
+        sendState(stateIntervalMillis);
+    }
+
+    /** Sends the state if at least {@code minGapMillis} passed since the last one and it changed. */
+    private void sendState(long minGapMillis) {
         PredictionState message;
         synchronized (lock) {
             long now = Math.max(0, millisClock.getAsLong());
-            if (closed || stateSent && now - lastStateMillis < stateIntervalMillis) {
+            if (closed || stateSent && now - lastStateMillis < minGapMillis) {
                 return;
             }
             JsonNode state;
@@ -238,6 +258,7 @@ public final class PredictorManager<E> implements AutoCloseable {
         private LongSupplier millisClock = System::currentTimeMillis;
         private Duration stateInterval = Duration.ofMillis(150);
         private Duration rateInterval = Duration.ofMillis(500);
+        private Duration missStateInterval = Duration.ofMillis(20);
         private ScheduledExecutorService scheduler;
 
         private Builder(ClientPredictor<E> predictor, Sink sink) {
@@ -271,6 +292,17 @@ public final class PredictorManager<E> implements AutoCloseable {
          */
         public Builder<E> rateInterval(Duration interval) {
             this.rateInterval = checkInterval("rateInterval", interval);
+            return this;
+        }
+
+        /**
+         * The least time between the last state and one sent because of a miss ({@link #onMiss()});
+         * default 20 ms.
+         *
+         * @throws IllegalArgumentException if shorter than 1 ms
+         */
+        public Builder<E> missStateInterval(Duration interval) {
+            this.missStateInterval = checkInterval("missStateInterval", interval);
             return this;
         }
 

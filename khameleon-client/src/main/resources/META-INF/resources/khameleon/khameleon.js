@@ -580,18 +580,24 @@ export class KalmanPredictor {
 
 /**
  * Feeds pointer events to a predictor and streams its state (every `stateIntervalMs`, default
- * 150) and receive-rate reports (every `rateIntervalMs`, default 500) through `send`.
+ * 150) and receive-rate reports (every `rateIntervalMs`, default 500) through `send`. A request
+ * that misses the cache sends a fresh state at once ({@link PredictorManager#onMiss}), at most
+ * one per `missStateIntervalMs` (default 20).
  */
 export class PredictorManager {
   /**
    * @param {{predictor: {onEvent: (e: PointerEvent) => void, state: (now: number) => object},
    *          send: (message: object) => void, stateIntervalMs?: number, rateIntervalMs?: number,
-   *          clock?: () => number}} options  `clock` gives epoch milliseconds (default Date.now)
+   *          missStateIntervalMs?: number, clock?: () => number}} options  `clock` gives epoch
+   *          milliseconds (default Date.now)
    */
   constructor(options) {
     this.predictor = options.predictor;
     this.send = options.send;
     this.stateIntervalMs = options.stateIntervalMs ?? 150;
+    this.missStateIntervalMs = options.missStateIntervalMs ?? 20;
+    /** when the last state went out, on `clock`; -Infinity before the first */
+    this.lastStateAt = -Infinity;
     this.rateIntervalMs = options.rateIntervalMs ?? 500;
     this.clock = options.clock ?? (() => Date.now());
     this.bytes = 0;
@@ -632,7 +638,19 @@ export class PredictorManager {
   sendState() {
     const now = Math.max(0, Math.round(this.clock()));
     this.send({ type: 'state', time: now, state: this.predictor.state(now) });
+    this.lastStateAt = now;
     this.statesSent++;
+  }
+
+  /**
+   * A request missed the cache: sends a fresh state now unless one went out less than
+   * `missStateIntervalMs` ago, so the miss costs one round trip instead of waiting for the next
+   * periodic state.
+   */
+  onMiss() {
+    if (Math.round(this.clock()) - this.lastStateAt >= this.missStateIntervalMs) {
+      this.sendState();
+    }
   }
 
   /** Sends a receive-rate report for the interval since the last one. */
@@ -670,7 +688,7 @@ export class KhameleonClient {
    * Opens a session and resolves once the server's `welcome` arrives.
    *
    * @param {{url: string, application: string, cacheBlocks?: number, token?: string,
-   *          predictor?: object, utility?: (f: number) => number, stateIntervalMs?: number,
+   *          predictor?: object, utility?: (f: number) => number, stateIntervalMs?: number, missStateIntervalMs?: number,
    *          rateIntervalMs?: number, onClose?: (info: {code: number, reason: string, error?: object}) => void}} options
    *   `url` is the ws:// address of the application's path; `cacheBlocks` the ring size C
    *   (default 2000); `predictor` defaults to a {@link KalmanPredictor} over the welcome's horizons
@@ -766,6 +784,7 @@ export class KhameleonClient {
           send: (m) => this._send(m),
           stateIntervalMs: this.options.stateIntervalMs,
           rateIntervalMs: this.options.rateIntervalMs,
+          missStateIntervalMs: this.options.missStateIntervalMs,
         });
         this.predictors.start();
         return true;
@@ -832,7 +851,11 @@ export class KhameleonClient {
       throw new RangeError(`requestId must be in [0, ${this.welcome.requestCount}), was ${requestId}`);
     }
     this._send({ type: 'request', time: Date.now(), request: requestId });
-    return this.manager.register(requestId, upcall);
+    const registration = this.manager.register(requestId, upcall);
+    if (!registration.hit) {
+      this.predictors?.onMiss();
+    }
+    return registration;
   }
 
   /** @returns {Metrics & {bytesPerSecond: number}} metrics plus the last measured receive rate */

@@ -145,6 +145,43 @@ class KhameleonClientEndToEndTest {
     }
 
     @Test
+    void miss_sendsAFreshStateAtOnce_soTheAnswerDoesNotWaitForThePeriodicState() throws Exception {
+        server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(7).fixedBytesPerSecond(5e6)
+                .application(Application.builder("grid").blockSource(gridBlocks())
+                        .predictor(ServerPredictor.point(GRID.requestCount(), 50, 150, 250, 500))
+                        .waitForState(true).build())
+                .build().start();
+        URI uri = URI.create("ws://127.0.0.1:" + server.port() + "/grid");
+        int a = GRID.requestAt(10, 10);
+        int b = GRID.requestAt(1000, 500);
+        // The periodic state is an hour away: only the miss path can tell the server about b.
+        try (KhameleonClient<PointerEvent> client = KhameleonClient.builder().uri(uri).application("grid")
+                .cacheBlocks(64).predictor(new CellPredictor()).stateInterval(java.time.Duration.ofHours(1))
+                .build()) {
+            client.onEvent(10, 10, System.currentTimeMillis());
+            client.connect().get(10, TimeUnit.SECONDS);
+            CompletableFuture<Response> first = new CompletableFuture<>();
+            client.request(a, r -> {
+                if (r.isComplete()) {
+                    first.complete(r);
+                }
+            });
+            first.get(10, TimeUnit.SECONDS);
+            client.onEvent(1000, 500, System.currentTimeMillis());
+            CompletableFuture<Response> second = new CompletableFuture<>();
+            boolean hit = client.request(b, r -> {
+                if (r.isComplete()) {
+                    second.complete(r);
+                }
+            });
+            assertEquals(false, hit, "only a's blocks were pushed so far");
+            Response answer = second.get(10, TimeUnit.SECONDS);
+            assertEquals(b, answer.requestId());
+            assertEquals(BLOCKS, answer.blocks().size());
+        }
+    }
+
+    @Test
     void kalmanOverGrid_replayingARealTrace_getsHitsUpcallsAndMetrics() throws Exception {
         GaussianGridPredictor serverHalf = GaussianGridPredictor.builder(GRID).build();
         URI uri = start(serverHalf);

@@ -56,6 +56,51 @@ class PredictorManagerTest {
     }
 
     @Test
+    void miss_sendsAFreshStateAtOnce_butAtMostOnePerMissInterval() {
+        PredictorManager<PointerEvent> m = PredictorManager.builder(KalmanPredictor.create(), sink).clock(now::get)
+                .stateInterval(Duration.ofMillis(150)).missStateInterval(Duration.ofMillis(20)).build();
+        m.onEvent(new PointerEvent(10, 10, 1000));
+        m.tick();
+        assertEquals(1, states.size(), "the first periodic state");
+        // The pointer moves on; 30 ms later a request misses: the state goes out now, not at 1150.
+        now.set(1030);
+        m.onEvent(new PointerEvent(40, 10, 1030));
+        m.onMiss();
+        assertEquals(2, states.size(), "a miss sends at once");
+        assertEquals(1030, states.get(1).timeMillis());
+        // A burst of misses within 20 ms costs nothing more, even with the pointer moving.
+        for (int t = 1031; t < 1050; t++) {
+            now.set(t);
+            m.onEvent(new PointerEvent(t - 990, 10, t));
+            m.onMiss();
+        }
+        assertEquals(2, states.size(), "rate-limited to one per missStateInterval");
+        now.set(1050);
+        m.onEvent(new PointerEvent(60, 10, 1050));
+        m.onMiss();
+        assertEquals(3, states.size());
+    }
+
+    @Test
+    void miss_withAnUnchangedState_sendsNothing() {
+        ClientPredictor<PointerEvent> constant = new ClientPredictor<>() {
+            @Override
+            public void onEvent(PointerEvent event) {
+            }
+
+            @Override
+            public JsonNode state(long nowMillis) {
+                return JsonNodeFactory.instance.objectNode().put("request", 3);
+            }
+        };
+        PredictorManager<PointerEvent> m = manager(constant);
+        m.tick();
+        now.addAndGet(100);
+        m.onMiss();
+        assertEquals(1, states.size(), "the server already has this state");
+    }
+
+    @Test
     void unchangedState_isNotResent_untilResendRequested() {
         ClientPredictor<PointerEvent> constant = new ClientPredictor<>() {
             @Override
