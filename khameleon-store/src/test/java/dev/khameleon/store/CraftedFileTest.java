@@ -9,6 +9,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -171,6 +172,14 @@ class CraftedFileTest {
             f.setLength(StoreIndex.MAX_INDEX_BYTES + 1L); // sparse: costs no disk
         }
         assertRefused(dir, "index", "more than the limit of " + StoreIndex.MAX_INDEX_BYTES);
+    }
+
+    @Test
+    void writer_refusesBlockSizesAboveTheLimit(@TempDir Path dir) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> StoreWriter.open(dir, StoreIndex.MAX_BLOCK_SIZE + 1, Duration.ZERO));
+        assertTrue(e.getMessage().contains("blockSize must be in [1, " + StoreIndex.MAX_BLOCK_SIZE + "]"),
+                e.getMessage());
     }
 
     @Test
