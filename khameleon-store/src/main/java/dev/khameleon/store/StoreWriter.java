@@ -29,7 +29,9 @@ import java.util.zip.CRC32C;
  * <p>Crash safety: until {@code commit} returns, the published index is untouched, so a crash,
  * an exception or {@link #close()} without commit leaves the store exactly as it was; the
  * unpublished segment is deleted by {@code close} or, after a crash, by the next writer. Only one
- * writer may be open on a directory at a time (an exclusive lock on its {@code lock} file).
+ * writer may be open on a directory at a time (an exclusive lock on its {@code lock} file, held
+ * from {@code open} to {@code commit} or {@code close}); the index is read under that lock, so
+ * {@link #nextFreeId()} and {@link #append} never hand out an id another import is using.
  * Readers already open keep their view until they are reopened.
  *
  * <p>Not thread-safe: use a writer from one thread.
