@@ -7,6 +7,7 @@ import dev.khameleon.core.spi.ProgressiveEncoder;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -31,6 +32,9 @@ import java.util.concurrent.CompletionStage;
  * read, and leaves no thread behind.
  */
 public final class FileBlockStore implements BlockSource, Closeable {
+    /** How often opening re-reads an index that a concurrent commit replaced before giving up. */
+    static final int MAX_OPEN_ATTEMPTS = 16;
+
     private final Path dir;
     private final StoreIndex index;
     private final Segments segments;
@@ -41,8 +45,8 @@ public final class FileBlockStore implements BlockSource, Closeable {
     private FileBlockStore(Builder b) throws IOException {
         this.dir = b.dir;
         this.strategy = b.strategy;
-        this.index = StoreIndex.read(b.dir);
-        this.segments = Segments.open(b.dir, index, b.directIo, b.refuseDirectForTesting);
+        this.segments = openConsistent(b);
+        this.index = segments.index();
         if (b.beforeReadForTesting != null) {
             segments.beforeReadForTesting(b.beforeReadForTesting);
         }
@@ -59,6 +63,31 @@ public final class FileBlockStore implements BlockSource, Closeable {
         } catch (RuntimeException e) {
             segments.close();
             throw e;
+        }
+    }
+
+    /**
+     * Reads the index and opens the segments it references. A commit between the two may delete a
+     * segment the index just read references; then the index has moved on, so read it again.
+     */
+    private static Segments openConsistent(Builder b) throws IOException {
+        StoreIndex index = StoreIndex.read(b.dir);
+        for (int attempt = 1; ; attempt++) {
+            b.afterIndexReadForTesting.run();
+            try {
+                return Segments.open(b.dir, index, b.directIo, b.refuseDirectForTesting);
+            } catch (NoSuchFileException e) {
+                StoreIndex now = StoreIndex.read(b.dir);
+                if (now.generation == index.generation) {
+                    throw new IOException("store " + b.dir + " is damaged: its index (generation " + index.generation
+                            + ") references " + e.getFile() + ", which does not exist", e);
+                }
+                if (attempt == MAX_OPEN_ATTEMPTS) {
+                    throw new IOException("store " + b.dir + " changed " + attempt + " times while opening (imports are"
+                            + " committing faster than it can open); gave up at generation " + now.generation, e);
+                }
+                index = now;
+            }
         }
     }
 
@@ -216,6 +245,7 @@ public final class FileBlockStore implements BlockSource, Closeable {
         private DirectIo directIo = DirectIo.OFF;
         private boolean refuseDirectForTesting;
         private Runnable beforeReadForTesting;
+        private Runnable afterIndexReadForTesting = () -> { };
 
         private Builder(Path dir) {
             this.dir = Objects.requireNonNull(dir, "dir");
@@ -300,6 +330,12 @@ public final class FileBlockStore implements BlockSource, Closeable {
             return this;
         }
 
+        /** Test hook: run {@code hook} after each read of the index, before its segments are opened. */
+        Builder afterIndexReadForTesting(Runnable hook) {
+            this.afterIndexReadForTesting = Objects.requireNonNull(hook, "hook");
+            return this;
+        }
+
         /** Test hook: make the store behave as if the file system refused {@code O_DIRECT}. */
         Builder refuseDirectForTesting() {
             this.refuseDirectForTesting = true;
@@ -310,9 +346,14 @@ public final class FileBlockStore implements BlockSource, Closeable {
          * Opens the store: reads and validates the index, opens the segment files, starts the
          * I/O threads.
          *
+         * <p>A commit that replaces the index while the store opens makes it read the new index
+         * and try again, up to 16 times; imports committing faster than that fail the open with an
+         * {@link IOException} saying so.
+         *
          * @throws java.nio.file.NoSuchFileException if no index was ever published in the directory
-         * @throws IOException if the index is damaged, a segment cannot be opened, or
-         *     {@link DirectIo#REQUIRED} cannot be honoured
+         * @throws IOException if the index or a segment file is damaged or does not match the
+         *     other (the message names the file and the field), a segment cannot be opened,
+         *     {@link DirectIo#REQUIRED} cannot be honoured, or the index kept changing
          * @throws IllegalArgumentException if {@code poolBytes} is too small for the read-ahead size
          */
         public FileBlockStore build() throws IOException {

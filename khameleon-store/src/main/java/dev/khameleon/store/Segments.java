@@ -6,6 +6,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -42,13 +43,37 @@ final class Segments implements Closeable {
     }
 
     /**
-     * Opens every segment {@code index} references. With {@link DirectIo#AUTO} or
-     * {@link DirectIo#REQUIRED}, tries {@code O_DIRECT} and probes it with one aligned read of
-     * each file's header; AUTO falls back to buffered reads for all files if any refuses.
+     * Opens every segment {@code index} references and validates them: each header's magic,
+     * version, block size and generation, and that every response of the index lies inside its
+     * file. With {@link DirectIo#AUTO} or {@link DirectIo#REQUIRED}, tries {@code O_DIRECT} and
+     * probes it with one aligned read of each file's header; AUTO falls back to buffered reads
+     * for all files if any refuses.
      *
      * @param refuseDirect test hook: behave as if the file system refused {@code O_DIRECT}
+     * @throws NoSuchFileException if a segment file does not exist (a commit may have deleted it
+     *     since {@code index} was read)
+     * @throws IOException if a segment cannot be opened or does not match the index, naming the
+     *     file and the field
      */
     static Segments open(Path dir, StoreIndex index, DirectIo mode, boolean refuseDirect) throws IOException {
+        Segments segments = openFiles(dir, index, mode, refuseDirect);
+        try {
+            long[] sizes = new long[segments.channels.length];
+            for (int i = 0; i < sizes.length; i++) {
+                sizes[i] = segments.channels[i].size();
+                checkHeader(segments.paths[i], readHeader(segments.channels[i]), sizes[i], index.blockSize,
+                        segments.generations[i]);
+            }
+            checkExtents(index, segments.generations, segments.paths, sizes);
+            return segments;
+        } catch (IOException | RuntimeException e) {
+            segments.close();
+            throw e;
+        }
+    }
+
+    private static Segments openFiles(Path dir, StoreIndex index, DirectIo mode, boolean refuseDirect)
+            throws IOException {
         long[] gens = index.segments();
         Path[] paths = new Path[gens.length];
         for (int i = 0; i < gens.length; i++) {
@@ -66,6 +91,9 @@ final class Segments implements Closeable {
                     probe(channels[opened]);
                 }
                 return new Segments(index, gens, paths, channels, true);
+            } catch (NoSuchFileException e) {
+                closeAll(channels);
+                throw e;
             } catch (IOException | UnsupportedOperationException e) {
                 closeAll(channels);
                 if (mode == DirectIo.REQUIRED) {
@@ -85,6 +113,76 @@ final class Segments implements Closeable {
             throw e;
         }
         return new Segments(index, gens, paths, channels, false);
+    }
+
+    private static ByteBuffer readHeader(FileChannel ch) throws IOException {
+        // Aligned, so the same read works with O_DIRECT.
+        ByteBuffer header = allocateAligned(StoreIndex.ALIGNMENT);
+        // One read: a regular file returns fewer bytes only at its end, and a second read at an
+        // unaligned position would fail under O_DIRECT. checkHeader reports a short header.
+        ch.read(header, 0);
+        return header.flip();
+    }
+
+    /**
+     * Validates a segment file's header (its first bytes, up to 4096, in {@code header} from its
+     * position to its limit) against the index that references it.
+     *
+     * @param fileSize the file's size in bytes
+     * @param blockSize the index's block size
+     * @param generation the generation the index (and the file's name) gives the segment
+     * @throws IOException naming {@code file} and the first field that does not match
+     */
+    static void checkHeader(Path file, ByteBuffer header, long fileSize, int blockSize, long generation)
+            throws IOException {
+        if (fileSize < StoreIndex.ALIGNMENT || header.remaining() < StoreIndex.SEGMENT_MAGIC.length + 16) {
+            throw new IOException("segment file " + file + " is truncated: " + fileSize + " bytes, its header alone"
+                    + " takes " + StoreIndex.ALIGNMENT);
+        }
+        ByteBuffer h = header.slice().order(java.nio.ByteOrder.BIG_ENDIAN);
+        byte[] magic = new byte[StoreIndex.SEGMENT_MAGIC.length];
+        h.get(magic);
+        if (!Arrays.equals(magic, StoreIndex.SEGMENT_MAGIC)) {
+            throw new IOException(file + " is not a Khameleon store segment (bad magic)");
+        }
+        int version = h.getInt();
+        if (version != StoreIndex.VERSION) {
+            throw new IOException("segment file " + file + " has format version " + version
+                    + ", this reader supports " + StoreIndex.VERSION);
+        }
+        int fileBlockSize = h.getInt();
+        if (fileBlockSize != blockSize) {
+            throw new IOException("segment file " + file + " has block size " + fileBlockSize
+                    + ", but the store index says " + blockSize);
+        }
+        long fileGeneration = h.getLong();
+        if (fileGeneration != generation) {
+            throw new IOException("segment file " + file + " has generation " + fileGeneration
+                    + ", but the store index says " + generation);
+        }
+    }
+
+    /**
+     * Checks that every response of {@code index} lies inside its segment file.
+     *
+     * @param generations the segment generations {@code index} references, ascending
+     * @param paths the segment files, parallel to {@code generations}
+     * @param sizes the segment files' sizes in bytes, parallel to {@code generations}
+     * @throws IOException naming the first response and segment file that do not fit
+     */
+    static void checkExtents(StoreIndex index, long[] generations, Path[] paths, long[] sizes) throws IOException {
+        for (int r = 0; r < index.size(); r++) {
+            StoreIndex.Entry e = index.entry(r);
+            int s = Arrays.binarySearch(generations, e.segment());
+            // StoreIndex.parse bounds offset and count so that this cannot overflow.
+            long end = e.offset() + (long) e.count() * index.blockSize;
+            if (s < 0 || end > sizes[s]) {
+                throw new IOException("store index response " + r + " (offset " + e.offset() + ", " + e.count()
+                        + " blocks) ends at byte " + end + " but segment file "
+                        + (s < 0 ? "of generation " + e.segment() + " is not open" : paths[s] + " has only "
+                        + sizes[s] + " bytes"));
+            }
+        }
     }
 
     private static OpenOption directOption() {

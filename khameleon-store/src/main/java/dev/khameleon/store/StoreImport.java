@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -17,14 +18,21 @@ import java.util.stream.Stream;
  *
  * <pre>
  * java -cp khameleon-store/target/khameleon-store-0.1.0-SNAPSHOT.jar:khameleon-core/target/khameleon-core-0.1.0-SNAPSHOT.jar \
- *     dev.khameleon.store.StoreImport --store DIR --block-size BYTES [--first-id N] FILE_OR_FOLDER...
+ *     dev.khameleon.store.StoreImport --store DIR --block-size BYTES [--first-id N] [--lock-wait SECONDS] FILE_OR_FOLDER...
  * </pre>
  *
- * <p>Folders contribute their regular files (not recursively) in name order. Prints one
+ * <p>Folders contribute their regular files (not recursively) in name order. Ids continue after
+ * the store's last, counted once the import holds the store's writer lock, so concurrent imports
+ * get disjoint ids; {@code --first-id N} replaces from id N instead. An import waits up to
+ * {@code --lock-wait} seconds (default 600) for another import into the same store to finish. Prints one
  * {@code id<TAB>path} line per response, then a summary line. Exit status 0 on success, 1 on an
  * I/O error, 2 on bad arguments.
  */
 public final class StoreImport {
+    /** How long an import waits, by default, for another import into the same store to finish. */
+    static final long DEFAULT_LOCK_WAIT_SECONDS = 600;
+    private static final long MAX_LOCK_WAIT_SECONDS = 86_400;
+
     private StoreImport() {
     }
 
@@ -37,6 +45,7 @@ public final class StoreImport {
         Path store = null;
         int blockSize = -1;
         int firstId = -1;
+        long lockWaitSeconds = DEFAULT_LOCK_WAIT_SECONDS;
         List<Path> inputs = new ArrayList<>();
         try {
             for (int i = 0; i < args.length; i++) {
@@ -44,6 +53,7 @@ public final class StoreImport {
                     case "--store" -> store = Path.of(value(args, ++i, "--store"));
                     case "--block-size" -> blockSize = Integer.parseInt(value(args, ++i, "--block-size"));
                     case "--first-id" -> firstId = Integer.parseInt(value(args, ++i, "--first-id"));
+                    case "--lock-wait" -> lockWaitSeconds = Long.parseLong(value(args, ++i, "--lock-wait"));
                     case "-h", "--help" -> {
                         out.println(usage());
                         return 0;
@@ -59,6 +69,10 @@ public final class StoreImport {
             if (store == null || blockSize < 1 || inputs.isEmpty()) {
                 throw new IllegalArgumentException("--store, a positive --block-size and at least one input are required");
             }
+            if (lockWaitSeconds < 0 || lockWaitSeconds > MAX_LOCK_WAIT_SECONDS) {
+                throw new IllegalArgumentException("--lock-wait must be in [0, " + MAX_LOCK_WAIT_SECONDS + "], was "
+                        + lockWaitSeconds);
+            }
         } catch (IllegalArgumentException e) {
             err.println("error: " + e.getMessage());
             err.println(usage());
@@ -66,13 +80,12 @@ public final class StoreImport {
         }
         try {
             List<Path> files = expand(inputs);
-            if (firstId < 0) {
-                firstId = Files.exists(store.resolve(StoreIndex.INDEX_FILE)) ? StoreIndex.read(store).size() : 0;
-            }
             ImportSummary summary;
-            try (StoreWriter writer = StoreWriter.open(store, blockSize)) {
+            try (StoreWriter writer = StoreWriter.open(store, blockSize, Duration.ofSeconds(lockWaitSeconds))) {
                 ProgressiveEncoder<byte[]> encoder = ProgressiveEncoder.fixedBlocks(blockSize);
-                int id = firstId;
+                // Under the writer lock: a concurrent import has either committed already (and its
+                // ids are in the index this writer read) or is still waiting for the lock.
+                int id = firstId < 0 ? writer.nextFreeId() : firstId;
                 for (Path f : files) {
                     writer.add(id, Files.readAllBytes(f), encoder);
                     out.println(id + "\t" + f);
@@ -114,6 +127,6 @@ public final class StoreImport {
     }
 
     private static String usage() {
-        return "usage: StoreImport --store DIR --block-size BYTES [--first-id N] FILE_OR_FOLDER...";
+        return "usage: StoreImport --store DIR --block-size BYTES [--first-id N] [--lock-wait SECONDS] FILE_OR_FOLDER...";
     }
 }

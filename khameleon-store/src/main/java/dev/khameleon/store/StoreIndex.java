@@ -28,6 +28,14 @@ final class StoreIndex {
     static final byte[] SEGMENT_MAGIC = "KHSTSEG1".getBytes(StandardCharsets.US_ASCII);
     private static final int HEADER_BYTES = 8 + 4 + 4 + 4 + 8 + 4;
     private static final int ENTRY_FIXED_BYTES = 8 + 8 + 4 + 4;
+    /** The smallest entry: the fixed fields and one block's CRC. */
+    private static final int ENTRY_MIN_BYTES = ENTRY_FIXED_BYTES + 4;
+    /** The largest block size a store may have: readers hold whole blocks in direct buffers. */
+    static final int MAX_BLOCK_SIZE = 16 << 20;
+    /** The largest index file: it is read whole into the heap when a store opens. */
+    static final int MAX_INDEX_BYTES = 1 << 30;
+    /** The largest segment file: read ordering packs offsets into 42 bits. */
+    static final long MAX_SEGMENT_BYTES = 1L << 42;
 
     /** Where one response lives: {@code count} blocks from {@code offset} in segment {@code generation}. */
     record Entry(long segment, long offset, int count, int lastPadding, int[] crcs) {
@@ -88,24 +96,52 @@ final class StoreIndex {
      * Reads and validates the published index of {@code dir}.
      *
      * @throws NoSuchFileException if no index was ever published there
-     * @throws IOException if the index is damaged, naming the file and what is wrong
+     * @throws IOException if the index is damaged or larger than {@link #MAX_INDEX_BYTES}, naming
+     *     the file and what is wrong
      */
     static StoreIndex read(Path dir) throws IOException {
         Path file = dir.resolve(INDEX_FILE);
         byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(file);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            // The size is checked before anything is allocated: a huge file is refused, not read.
+            long size = ch.size();
+            if (size > MAX_INDEX_BYTES) {
+                throw new IOException("store index " + file + " has " + size + " bytes, more than the limit of "
+                        + MAX_INDEX_BYTES);
+            }
+            ByteBuffer buf = ByteBuffer.allocate((int) size);
+            while (buf.hasRemaining() && ch.read(buf) >= 0) {
+                // Read to the end: an atomically renamed index never changes under an open channel.
+            }
+            bytes = buf.hasRemaining() ? Arrays.copyOf(buf.array(), buf.position()) : buf.array();
         } catch (NoSuchFileException e) {
             throw new NoSuchFileException(file.toString(), null,
                     "no published store index (was an import ever committed in " + dir + "?)");
+        }
+        return parse(file, bytes);
+    }
+
+    /**
+     * Parses and validates index bytes. Every field is checked against the format's limits and
+     * the bytes that remain before anything is allocated from it, so crafted input (even with a
+     * correct checksum) yields an {@link IOException} naming {@code file} and the field, never a
+     * huge allocation or a runtime exception.
+     *
+     * @param file the index file, for messages only
+     * @throws IOException if the bytes are not a valid index
+     */
+    static StoreIndex parse(Path file, byte[] bytes) throws IOException {
+        if (bytes.length > MAX_INDEX_BYTES) {
+            throw new IOException("store index " + file + " has " + bytes.length + " bytes, more than the limit of "
+                    + MAX_INDEX_BYTES);
         }
         if (bytes.length < HEADER_BYTES + 4) {
             throw new IOException("store index " + file + " is truncated: " + bytes.length + " bytes");
         }
         CRC32C crc = new CRC32C();
         crc.update(bytes, 0, bytes.length - 4);
-        ByteBuffer buf = ByteBuffer.wrap(bytes);
-        int stored = buf.getInt(bytes.length - 4);
+        ByteBuffer buf = ByteBuffer.wrap(bytes, 0, bytes.length - 4);
+        int stored = ByteBuffer.wrap(bytes).getInt(bytes.length - 4);
         if ((int) crc.getValue() != stored) {
             throw new IOException("store index " + file + " is corrupt: its CRC32C does not match");
         }
@@ -120,25 +156,47 @@ final class StoreIndex {
                     + VERSION);
         }
         int blockSize = buf.getInt();
+        if (blockSize < 1 || blockSize > MAX_BLOCK_SIZE) {
+            throw invalid(file, "block size", blockSize, "[1, " + MAX_BLOCK_SIZE + "]");
+        }
         int alignment = buf.getInt();
+        if (alignment != ALIGNMENT) {
+            throw invalid(file, "alignment", alignment, "exactly " + ALIGNMENT);
+        }
         long generation = buf.getLong();
+        if (generation < 1 || generation == Long.MAX_VALUE) {
+            // The next import's generation must not overflow.
+            throw invalid(file, "generation", generation, "[1, " + (Long.MAX_VALUE - 1) + "]");
+        }
         int n = buf.getInt();
-        if (blockSize < 1 || alignment != ALIGNMENT || n < 0) {
-            throw new IOException("store index " + file + " has an invalid header (blockSize " + blockSize
-                    + ", alignment " + alignment + ", responses " + n + ")");
+        // Every entry takes at least ENTRY_MIN_BYTES, so the bytes left bound n before it sizes an array.
+        long maxResponses = buf.remaining() / ENTRY_MIN_BYTES;
+        if (n < 0 || n > maxResponses) {
+            throw invalid(file, "response count", n, "[0, " + maxResponses + "] for its " + bytes.length + " bytes");
         }
         Entry[] entries = new Entry[n];
         for (int i = 0; i < n; i++) {
-            if (buf.remaining() < ENTRY_FIXED_BYTES + 4) {
+            if (buf.remaining() < ENTRY_MIN_BYTES) {
                 throw new IOException("store index " + file + " is truncated at response " + i);
             }
             long segment = buf.getLong();
+            if (segment < 1 || segment > generation) {
+                throw invalidEntry(file, i, "segment generation", segment, "[1, " + generation + "]");
+            }
             long offset = buf.getLong();
+            if (offset < ALIGNMENT || offset > MAX_SEGMENT_BYTES || offset % ALIGNMENT != 0) {
+                throw invalidEntry(file, i, "offset", offset, "a multiple of " + ALIGNMENT + " in [" + ALIGNMENT
+                        + ", " + MAX_SEGMENT_BYTES + "]");
+            }
             int count = buf.getInt();
+            long maxCount = Math.min(buf.remaining() / 4 - 1, (MAX_SEGMENT_BYTES - offset) / blockSize);
+            if (count < 1 || count > maxCount) {
+                throw invalidEntry(file, i, "block count", count, "[1, " + maxCount + "] (bounded by the bytes left"
+                        + " in the index and the segment size limit)");
+            }
             int lastPadding = buf.getInt();
-            if (count < 1 || offset % ALIGNMENT != 0 || lastPadding < 0 || lastPadding > blockSize
-                    || buf.remaining() < 4L * count + 4) {
-                throw new IOException("store index " + file + " has an invalid entry for response " + i);
+            if (lastPadding < 0 || lastPadding > blockSize) {
+                throw invalidEntry(file, i, "padding", lastPadding, "[0, " + blockSize + "]");
             }
             int[] crcs = new int[count];
             for (int b = 0; b < count; b++) {
@@ -146,10 +204,20 @@ final class StoreIndex {
             }
             entries[i] = new Entry(segment, offset, count, lastPadding, crcs);
         }
-        if (buf.remaining() != 4) {
-            throw new IOException("store index " + file + " has " + (buf.remaining() - 4) + " trailing bytes");
+        if (buf.hasRemaining()) {
+            throw new IOException("store index " + file + " has " + buf.remaining() + " trailing bytes");
         }
         return new StoreIndex(generation, blockSize, entries);
+    }
+
+    private static IOException invalid(Path file, String field, long value, String allowed) {
+        return new IOException("store index " + file + " has an invalid " + field + ": " + value + ", expected "
+                + allowed);
+    }
+
+    private static IOException invalidEntry(Path file, int response, String field, long value, String allowed) {
+        return new IOException("store index " + file + " has an invalid " + field + " for response " + response + ": "
+                + value + ", expected " + allowed);
     }
 
     /**
@@ -162,8 +230,9 @@ final class StoreIndex {
         for (Entry e : entries) {
             size += ENTRY_FIXED_BYTES + 4L * e.count();
         }
-        if (size > Integer.MAX_VALUE - 8) {
-            throw new IOException("store index would be " + size + " bytes, more than the format allows");
+        if (size > MAX_INDEX_BYTES) {
+            throw new IOException("store index would be " + size + " bytes, more than the limit of "
+                    + MAX_INDEX_BYTES);
         }
         ByteBuffer buf = ByteBuffer.allocate((int) size);
         buf.put(INDEX_MAGIC).putInt(VERSION).putInt(blockSize).putInt(ALIGNMENT).putLong(generation)

@@ -5,6 +5,7 @@ import dev.khameleon.core.spi.ProgressiveEncoder;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -27,7 +29,9 @@ import java.util.zip.CRC32C;
  * <p>Crash safety: until {@code commit} returns, the published index is untouched, so a crash,
  * an exception or {@link #close()} without commit leaves the store exactly as it was; the
  * unpublished segment is deleted by {@code close} or, after a crash, by the next writer. Only one
- * writer may be open on a directory at a time (an exclusive lock on its {@code lock} file).
+ * writer may be open on a directory at a time (an exclusive lock on its {@code lock} file, held
+ * from {@code open} to {@code commit} or {@code close}); the index is read under that lock, so
+ * {@link #nextFreeId()} and {@link #append} never hand out an id another import is using.
  * Readers already open keep their view until they are reopened.
  *
  * <p>Not thread-safe: use a writer from one thread.
@@ -69,30 +73,44 @@ public final class StoreWriter implements Closeable {
     /**
      * Opens a writer on {@code dir}, creating the directory and an empty store if needed, and
      * deleting what an interrupted earlier import left behind (unpublished segments, a partial
-     * {@code index.tmp}).
+     * {@code index.tmp}). Fails at once if another writer (in this or another process) holds the
+     * store; {@link #open(Path, int, Duration)} waits for it instead.
      *
-     * @throws IllegalArgumentException if {@code blockSize < 1} or differs from the existing store's
+     * @throws IllegalArgumentException if {@code blockSize} is not in {@code [1, 16 MiB]} or
+     *     differs from the existing store's
      * @throws IOException if the directory cannot be written, its index is damaged, or another
      *     writer holds it
      */
     public static StoreWriter open(Path dir, int blockSize) throws IOException {
+        return open(dir, blockSize, Duration.ZERO);
+    }
+
+    /**
+     * Opens a writer on {@code dir} as {@link #open(Path, int)} does, but waits up to
+     * {@code lockWait} for another writer (in this or another process) to commit or close first.
+     * The writer reads the published index only once it holds the lock, so
+     * {@link #nextFreeId()} accounts for every import committed before it.
+     *
+     * @throws IllegalArgumentException if {@code blockSize} is not in {@code [1, 16 MiB]} or
+     *     differs from the existing store's, or {@code lockWait} is negative
+     * @throws IOException if the directory cannot be written, its index is damaged, or another
+     *     writer still holds the store after {@code lockWait}
+     * @throws InterruptedIOException if the thread is interrupted while waiting
+     */
+    public static StoreWriter open(Path dir, int blockSize, Duration lockWait) throws IOException {
         Objects.requireNonNull(dir, "dir");
-        if (blockSize < 1) {
-            throw new IllegalArgumentException("blockSize must be >= 1, was " + blockSize);
+        if (blockSize < 1 || blockSize > StoreIndex.MAX_BLOCK_SIZE) {
+            throw new IllegalArgumentException("blockSize must be in [1, " + StoreIndex.MAX_BLOCK_SIZE + "], was "
+                    + blockSize);
+        }
+        if (lockWait.isNegative()) {
+            throw new IllegalArgumentException("lockWait must be >= 0, was " + lockWait);
         }
         Files.createDirectories(dir);
         FileChannel lockChannel = FileChannel.open(dir.resolve(StoreIndex.LOCK_FILE), StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE);
         try {
-            FileLock lock;
-            try {
-                lock = lockChannel.tryLock();
-            } catch (OverlappingFileLockException e) {
-                lock = null;
-            }
-            if (lock == null) {
-                throw new IOException("another StoreWriter holds the store at " + dir);
-            }
+            FileLock lock = acquire(lockChannel, dir, lockWait);
             StoreIndex previous;
             try {
                 previous = StoreIndex.read(dir);
@@ -111,6 +129,61 @@ public final class StoreWriter implements Closeable {
         }
     }
 
+    /**
+     * Takes the store's exclusive lock, polling until {@code wait} has passed. Polling because
+     * {@link FileChannel#lock()} cannot wait for a holder in the same JVM (it throws
+     * {@link OverlappingFileLockException}) and cannot time out.
+     */
+    private static FileLock acquire(FileChannel lockChannel, Path dir, Duration wait) throws IOException {
+        long deadline = System.nanoTime() + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
+        long pauseMillis = 1;
+        while (true) {
+            try {
+                FileLock lock = lockChannel.tryLock();
+                if (lock != null) {
+                    return lock;
+                }
+            } catch (OverlappingFileLockException e) {
+                // Another writer in this JVM holds it: wait as for one in another process.
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new IOException("another StoreWriter holds the store at " + dir
+                        + (wait.isZero() ? "" : " and did not release it within " + wait));
+            }
+            try {
+                Thread.sleep(Math.min(pauseMillis, Math.max(1, left / 1_000_000)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for the writer lock of " + dir);
+            }
+            pauseMillis = Math.min(50, pauseMillis * 2);
+        }
+    }
+
+    /**
+     * The first request id after every id of the store (as published when this writer took the
+     * lock) and every id added by this writer: where an import that appends starts. Two writers
+     * never see the same value for ids they both add, because the second one reads the index
+     * only after the first released the lock.
+     */
+    public int nextFreeId() {
+        int published = previous == null ? 0 : previous.size();
+        return added.isEmpty() ? published : Math.max(published, added.lastKey() + 1);
+    }
+
+    /**
+     * Encodes {@code response} and adds it under {@link #nextFreeId()}, as
+     * {@link #add(int, Object, ProgressiveEncoder)} does.
+     *
+     * @return the request id the response was stored under
+     */
+    public <R> int append(R response, ProgressiveEncoder<R> encoder) throws IOException {
+        int id = nextFreeId();
+        add(id, response, encoder);
+        return id;
+    }
+
     /** The block size every added block must have. */
     public int blockSize() {
         return blockSize;
@@ -122,8 +195,8 @@ public final class StoreWriter implements Closeable {
      * @param blocks the response's blocks in order: block {@code i} has index {@code i}, all share
      *     the count {@code blocks.size()} and this request id, have exactly {@link #blockSize()}
      *     bytes, and only the last has padding
-     * @throws IllegalArgumentException if the blocks violate that, or the id was already added by
-     *     this writer
+     * @throws IllegalArgumentException if the blocks violate that, the id was already added by
+     *     this writer, or the response would take this import's segment past 4 TiB
      * @throws IOException if writing fails (the writer is then unusable; close it)
      */
     public void add(int requestId, List<Block> blocks) throws IOException {
@@ -154,6 +227,10 @@ public final class StoreWriter implements Closeable {
             }
         }
         long offset = StoreIndex.alignUp(position);
+        if (offset + (long) count * blockSize > StoreIndex.MAX_SEGMENT_BYTES) {
+            throw new IllegalArgumentException("request " + requestId + " does not fit: one import's segment may hold"
+                    + " at most " + StoreIndex.MAX_SEGMENT_BYTES + " bytes; commit and start another import");
+        }
         padTo(offset);
         int[] crcs = new int[count];
         CRC32C crc = new CRC32C();
