@@ -55,7 +55,7 @@ class CliTest {
     @ValueSource(strings = {"fig12", "fig10"})
     void experiment_writesCsvMarkdownAndSvg(String name, @TempDir Path dir) throws IOException {
         Path data = SharedData.require("pointer/balabit").getParent().getParent();
-        assertEquals(0, Cli.run("experiment", name, "--data", data.toString(), "--users", "1", "--segment-s", "20",
+        assertEquals(0, Cli.run("experiment", name, "--data", data.toString(), "--users", "12", "--segment-s", "20",
                 "--pauses", "1", "--systems", "khameleon,baseline", "--out", dir.toString()));
         List<String> csv = Files.readAllLines(dir.resolve(name + ".csv"));
         assertEquals(CsvReporter.HEADER + ",think_time_ms,setting", csv.get(0));
