@@ -72,4 +72,56 @@ class CliTest {
         assertNotEquals(0, Cli.run("simulate", "--trace", trace.toString(), "--trace-format", "gallery",
                 "--systems", "nope", "--out", dir.toString()));
     }
+
+    @Test
+    void simulate_requestModeList_runsEachModeAndLabelsItsRows(@TempDir Path dir) throws IOException {
+        Path trace = SharedData.require("pointer/gallery/1M-10s.json");
+        assertEquals(0, Cli.run("simulate", "--trace", trace.toString(), "--trace-format", "gallery",
+                "--systems", "baseline", "--request-mode", "per-sample,per-visit", "--out", dir.toString()));
+        List<String> csv = Files.readAllLines(dir.resolve("results.csv"));
+        assertEquals(3, csv.size(), "header + one row per mode");
+        List<String> header = List.of(csv.get(0).split(","));
+        int mode = header.indexOf("request_mode");
+        int kind = header.indexOf("trace_kind");
+        int requests = header.indexOf("requests");
+        String[] sample = csv.get(1).split(",");
+        String[] visit = csv.get(2).split(",");
+        assertEquals("per-sample", sample[mode]);
+        assertEquals("per-visit", visit[mode]);
+        assertEquals("60hz", sample[kind], "the gallery trace is sampled every 20 ms");
+        assertTrue(Integer.parseInt(sample[requests]) > Integer.parseInt(visit[requests]), csv.toString());
+    }
+
+    @Test
+    void experiment_usersAreBalabitUserNumbers(@TempDir Path dir) {
+        Path data = SharedData.require("pointer/balabit").getParent().getParent();
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            assertEquals(2, Cli.run("experiment", "fig12", "--data", data.toString(), "--users", "3",
+                    "--out", dir.toString()));
+            assertEquals(2, Cli.run("experiment", "fig12", "--data", data.toString(), "--users", "7",
+                    "--request-mode", "per-cell", "--out", dir.toString()));
+        } finally {
+            System.setErr(err);
+        }
+        String out = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(out.contains("--users: no Balabit user 3"), out);
+        assertTrue(out.contains("unknown request mode per-cell"), out);
+    }
+
+    @Test
+    void help_namesTheRequestModes() {
+        java.io.PrintStream stdout = System.out;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setOut(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            assertEquals(0, Cli.run("simulate", "--help"));
+        } finally {
+            System.setOut(stdout);
+        }
+        String help = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(help.contains("--request-mode") && help.contains("per-sample") && help.contains("--sample-ms"), help);
+    }
 }
