@@ -163,9 +163,6 @@ public final class ExperimentCommand implements Callable<Integer> {
      */
     private static final class Cells {
         record Key(int setting, RequestMode mode, TraceKind kind, String system) {
-            String series(boolean qualified) {
-                return qualified ? system + " (" + mode.label() + ", " + kind.label() + ")" : system;
-            }
         }
 
         final Map<Key, List<Simulator.Result>> byKey = new LinkedHashMap<>();
@@ -197,9 +194,14 @@ public final class ExperimentCommand implements Callable<Integer> {
             }
         }
 
-        /** Whether series need the mode and kind in their names (more than one of either). */
-        boolean qualified() {
-            return modes.size() > 1 || kinds.size() > 1;
+        /**
+         * A chart line: one color per system, one dash pattern per (mode, kind); the name carries
+         * the mode and kind when more than one of either ran.
+         */
+        SvgChart.Series series(RequestMode mode, TraceKind kind, String system, double[] x, double[] y) {
+            boolean qualified = modes.size() > 1 || kinds.size() > 1;
+            String name = qualified ? system + " (" + mode.label() + ", " + kind.label() + ")" : system;
+            return new SvgChart.Series(name, x, y, system, modes.indexOf(mode) * kinds.size() + kinds.indexOf(kind));
         }
 
         List<Simulator.Result> get(int setting, RequestMode mode, TraceKind kind, String system) {
@@ -290,8 +292,7 @@ public final class ExperimentCommand implements Callable<Integer> {
                                 x[i] = s.x();
                                 y[i] = mean(cells.get(exp.settings().indexOf(s), mode, kind, system), v.f());
                             }
-                            series.add(new SvgChart.Series(
-                                    new Cells.Key(0, mode, kind, system).series(cells.qualified()), x, y));
+                            series.add(cells.series(mode, kind, system, x, y));
                         }
                     }
                 }
@@ -351,8 +352,7 @@ public final class ExperimentCommand implements Callable<Integer> {
                             double e = ELAPSED_MS[i];
                             y[i] = mean(c, m -> utilityAt(m, e));
                         }
-                        series.add(new SvgChart.Series(new Cells.Key(s, mode, kind, system).series(cells.qualified()),
-                                ELAPSED_MS.clone(), y));
+                        series.add(cells.series(mode, kind, system, ELAPSED_MS.clone(), y));
                     }
                 }
             }
