@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.khameleon.bench.Cli;
 import dev.khameleon.bench.sim.report.CsvReporter;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,20 +35,36 @@ class CliTest {
         assertEquals(Files.readString(dir.resolve("a/results.csv")), Files.readString(dir.resolve("b/results.csv")));
     }
 
+    /** Runs {@code action} with standard error (or output) captured; returns what it printed. */
+    private static String captured(boolean stderr, Runnable action) {
+        PrintStream saved = stderr ? System.err : System.out;
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream capture = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        if (stderr) {
+            System.setErr(capture);
+        } else {
+            System.setOut(capture);
+        }
+        try {
+            action.run();
+        } finally {
+            if (stderr) {
+                System.setErr(saved);
+            } else {
+                System.setOut(saved);
+            }
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
     @Test
     void simulate_badInput_isOneLineErrorWithUsageStatus(@TempDir Path dir) {
-        java.io.PrintStream err = System.err;
-        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
-        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
-        try {
+        String out = captured(true, () -> {
             assertEquals(2, Cli.run("simulate", "--trace", dir.resolve("missing.gz").toString(),
                     "--trace-format", "balabit", "--systems", "khameleon", "--out", dir.toString()));
             assertEquals(2, Cli.run("simulate", "--trace", dir.resolve("missing.gz").toString(),
                     "--bandwidth-MBps", "-3", "--out", dir.toString()));
-        } finally {
-            System.setErr(err);
-        }
-        String out = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        });
         assertTrue(out.contains("khameleon-bench simulate: trace file not found"), out);
         assertTrue(out.contains("bandwidthMBps must be finite and > 0, was -3.0"), out);
         assertTrue(!out.contains("\tat "), "no stack trace for bad input: " + out);
@@ -95,33 +114,19 @@ class CliTest {
     @Test
     void experiment_usersAreBalabitUserNumbers(@TempDir Path dir) {
         Path data = SharedData.require("pointer/balabit").getParent().getParent();
-        java.io.PrintStream err = System.err;
-        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
-        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
-        try {
+        String out = captured(true, () -> {
             assertEquals(2, Cli.run("experiment", "fig12", "--data", data.toString(), "--users", "3",
                     "--out", dir.toString()));
             assertEquals(2, Cli.run("experiment", "fig12", "--data", data.toString(), "--users", "7",
                     "--request-mode", "per-cell", "--out", dir.toString()));
-        } finally {
-            System.setErr(err);
-        }
-        String out = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        });
         assertTrue(out.contains("--users: no Balabit user 3"), out);
         assertTrue(out.contains("unknown request mode per-cell"), out);
     }
 
     @Test
     void help_namesTheRequestModes() {
-        java.io.PrintStream stdout = System.out;
-        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
-        System.setOut(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
-        try {
-            assertEquals(0, Cli.run("simulate", "--help"));
-        } finally {
-            System.setOut(stdout);
-        }
-        String help = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        String help = captured(false, () -> assertEquals(0, Cli.run("simulate", "--help")));
         assertTrue(help.contains("--request-mode") && help.contains("per-sample") && help.contains("--sample-ms"), help);
     }
 }
