@@ -25,6 +25,11 @@ final class LruCache {
         return entries.get(id) != null;
     }
 
+    /** Whether {@code id} is cached, without making it most recently used. */
+    boolean contains(int id) {
+        return entries.containsKey(id);
+    }
+
     /** Stores a response, evicting the least recently used ones as needed. */
     void put(int id, long bytes) {
         if (bytes > capacityBytes) {

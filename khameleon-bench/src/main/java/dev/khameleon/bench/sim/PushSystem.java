@@ -238,6 +238,11 @@ final class PushSystem implements SimSystem {
     }
 
     @Override
+    public boolean hasAnswer(int requestId) {
+        return manager.cache().prefixLength(requestId) > 0;
+    }
+
+    @Override
     public String toString() {
         return "PushSystem[" + name + ", last distribution at " + lastDistributionAt + " ns]";
     }

@@ -3,12 +3,14 @@ package dev.khameleon.bench.sim;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntPredicate;
 
 /**
  * Collects the paper's metrics for one run, applying the same rules to every system.
  *
  * <ul>
- *   <li>A <em>request</em> is registered when the pointer enters a new cell.</li>
+ *   <li>A <em>request</em> is registered at every grid sample of the trace or when the pointer
+ *       enters a new cell ({@link RequestMode}); a repeat of a request is a request of its own.</li>
  *   <li>Its first <em>upcall</em> happens when data for it is in the client's cache: at once
  *       (a <em>hit</em>, latency 0) or when data arrives (latency = arrival − registration).</li>
  *   <li>When a request gets its first upcall, every older request still without one is
@@ -18,6 +20,11 @@ import java.util.List;
  *       request, over all bytes received.</li>
  *   <li><em>Convergence</em>: for the last request of the trace (the pointer has stopped), the
  *       time from registration until its utility reaches 1.</li>
+ *   <li><em>Never answered</em>: a request neither answered nor preempted when the run ends; its
+ *       latency is counted up to the end of the run and included in the latency statistics.</li>
+ *   <li><em>Stale hover</em>: while the pointer is over a cell ({@link #hover}), the time during
+ *       which the system's cache holds no usable answer for it (asked through the probe given to
+ *       {@link #probeCache}, again after every arrival), over the whole hover time.</li>
  * </ul>
  *
  * <p>Single-threaded, driven from the {@link EventLoop}.
@@ -39,6 +46,12 @@ public final class Recorder {
     private final List<double[]> lastCurve = new ArrayList<>();
     private long convergedAt = -1;
     private Runnable onLastConverged = () -> { };
+    private IntPredicate hasAnswer;
+    private int hovered = -1;
+    private boolean hoveredStale;
+    private long hoverSince;
+    private long hoverNanos;
+    private long staleNanos;
 
     /**
      * Creates a recorder for one run.
@@ -81,10 +94,51 @@ public final class Recorder {
         return current;
     }
 
-    /** Counts {@code bytes} of request {@code requestId} arriving in the client's cache. */
+    /**
+     * Counts {@code bytes} of request {@code requestId} arriving in the client's cache. Systems
+     * call it after storing the data (and evicting what it displaced), so the hovered cell's
+     * answer is probed again here.
+     */
     public void received(int requestId, long bytes) {
         receivedBytes += bytes;
         freshBytes[requestId] += bytes;
+        if (hovered >= 0 && hasAnswer != null && hoveredStale == hasAnswer.test(hovered)) {
+            closeHover();
+            hoveredStale = !hoveredStale;
+        }
+    }
+
+    /**
+     * Sets how to ask the system whether its client cache holds a usable answer for a request
+     * now (without changing the cache). Without a probe the stale hover rate is NaN.
+     */
+    public void probeCache(IntPredicate hasAnswer) {
+        this.hasAnswer = hasAnswer;
+    }
+
+    /**
+     * The pointer is over the cell of {@code requestId} from now on ({@code -1}: over no cell,
+     * or the trace has ended). Call it at every pointer sample; a call for the cell already
+     * hovered changes nothing.
+     */
+    public void hover(int requestId) {
+        if (requestId == hovered) {
+            return;
+        }
+        closeHover();
+        hovered = requestId;
+        hoveredStale = requestId >= 0 && hasAnswer != null && !hasAnswer.test(requestId);
+    }
+
+    private void closeHover() {
+        long now = loop.nowNanos();
+        if (hovered >= 0) {
+            hoverNanos += now - hoverSince;
+            if (hoveredStale) {
+                staleNanos += now - hoverSince;
+            }
+        }
+        hoverSince = now;
     }
 
     /**
@@ -144,35 +198,64 @@ public final class Recorder {
         }
     }
 
-    /** The metrics of the run so far. */
+    /** The metrics of the run so far, never-answered requests counted up to now. */
     public Metrics metrics() {
+        return metrics(loop.nowNanos());
+    }
+
+    /**
+     * The metrics of the run, a never-answered request's latency counted up to
+     * {@code endNanos} (the end of the run), so it weighs in the mean and percentiles as
+     * at least that slow instead of being dropped.
+     */
+    public Metrics metrics(long endNanos) {
         int n = registered;
         int hits = 0;
         int pre = 0;
-        double[] lat = new double[n];
+        int never = 0;
         int answered = 0;
         double utilSum = 0;
+        double[] lat = new double[n];
+        int counted = 0;
         for (int seq = 0; seq < n; seq++) {
             if (preempted[seq]) {
                 pre++;
             } else if (firstUpcallAt[seq] >= 0) {
-                double ms = (firstUpcallAt[seq] - registeredAt[seq]) / 1e6;
                 if (firstUpcallAt[seq] == registeredAt[seq]) {
                     hits++;
                 }
-                lat[answered++] = ms;
+                lat[counted++] = (firstUpcallAt[seq] - registeredAt[seq]) / 1e6;
+                answered++;
                 utilSum += firstUtility[seq];
+            } else {
+                never++;
+                lat[counted++] = Math.max(0, endNanos - registeredAt[seq]) / 1e6;
             }
         }
-        double[] sorted = Arrays.copyOf(lat, answered);
+        double[] sorted = Arrays.copyOf(lat, counted);
         Arrays.sort(sorted);
-        double mean = answered == 0 ? Double.NaN : Arrays.stream(sorted).sum() / answered;
+        double sum = 0;
+        for (double v : sorted) {
+            sum += v;
+        }
+        int tail = (int) Math.ceil(0.05 * counted);
+        double tailSum = 0;
+        for (int k = counted - tail; k < counted; k++) {
+            tailSum += sorted[k];
+        }
         double conv = convergedAt < 0 || n == 0 ? Double.NaN : (convergedAt - registeredAt[n - 1]) / 1e6;
-        return new Metrics(n, n == 0 ? Double.NaN : (double) hits / n, n == 0 ? Double.NaN : (double) pre / n,
-                mean, percentile(sorted, 0.50), percentile(sorted, 0.95),
+        double stale = hasAnswer == null || hoverNanos == 0 ? Double.NaN : (double) staleNanos / hoverNanos;
+        return new Metrics(n, ratio(hits, n), ratio(hits, n - pre), ratio(pre, n), never,
+                counted == 0 ? Double.NaN : sum / counted,
+                percentile(sorted, 0.50), percentile(sorted, 0.95), percentile(sorted, 0.99),
+                sum > 0 ? tailSum / sum : Double.NaN,
                 answered == 0 ? Double.NaN : utilSum / answered,
                 receivedBytes == 0 ? 0.0 : 1.0 - (double) usedBytes / receivedBytes,
-                conv, n - pre - answered, receivedBytes, List.copyOf(lastCurve));
+                stale, conv, receivedBytes, List.copyOf(lastCurve));
+    }
+
+    private static double ratio(int count, int of) {
+        return of == 0 ? Double.NaN : (double) count / of;
     }
 
     /** Nearest-rank percentile of sorted values; NaN when empty. */

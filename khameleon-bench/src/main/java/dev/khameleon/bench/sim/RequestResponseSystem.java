@@ -54,6 +54,11 @@ final class RequestResponseSystem implements SimSystem {
         }
     }
 
+    @Override
+    public boolean hasAnswer(int requestId) {
+        return cache.contains(requestId);
+    }
+
     private void prefetchAfter(int seq, int requestId) {
         int[] requests = ctx.requests();
         int n = ctx.workload().requestCount();

@@ -23,4 +23,11 @@ public interface SimSystem {
      * {@link Recorder#available} before returning (a hit).
      */
     void onRequest(int seq, int requestId);
+
+    /**
+     * Whether the client's cache holds a usable answer for {@code requestId} now (the data a
+     * request registered now would be answered from at once). Must not change the cache
+     * (no LRU touch); the {@link Recorder} asks it for its stale-hover metric.
+     */
+    boolean hasAnswer(int requestId);
 }

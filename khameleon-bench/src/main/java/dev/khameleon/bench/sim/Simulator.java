@@ -6,9 +6,11 @@ import java.util.SplittableRandom;
 
 /**
  * Replays a pointer trace against one system on a virtual clock and returns the paper's
- * metrics. The pointer's samples are fed in time order; entering a new mosaic cell registers a
- * request. After the last sample the run goes on until the last request reaches full utility
- * or {@link SimConfig#drainMillis()} has passed.
+ * metrics. The pointer's samples are fed in time order; requests are registered as
+ * {@link SimConfig#requestMode()} says (every grid sample, or every cell entry), each right after
+ * the pointer sample it is read from. After the last request the run goes on until the last
+ * request reaches full utility or {@link SimConfig#drainMillis()} has passed; that is the end of
+ * the run, up to which a never-answered request's latency is counted.
  *
  * <p>A run is a pure function of (configuration, trace, system name): all randomness comes from
  * {@link SimConfig#seed()} (mixed with the trace and system names, so runs are independent).
@@ -18,8 +20,21 @@ public final class Simulator {
     private Simulator() {
     }
 
-    /** The result of one run. */
-    public record Result(String system, String trace, SimConfig config, Metrics metrics) {
+    /**
+     * The result of one run.
+     *
+     * @param system               the system's name
+     * @param trace                the trace's name
+     * @param config               the configuration
+     * @param metrics              what was measured
+     * @param medianIntervalMillis the trace's measured median time between samples, as recorded
+     *                             (before any think-time pacing)
+     */
+    public record Result(String system, String trace, SimConfig config, Metrics metrics, double medianIntervalMillis) {
+        /** The kind of trace, from its median sample interval. */
+        public TraceKind traceKind() {
+            return TraceKind.of(medianIntervalMillis);
+        }
     }
 
     /** Runs {@code systemName} on {@code trace} under {@code config}. */
@@ -28,84 +43,117 @@ public final class Simulator {
         GridLayout layout = Workload.mosaic(config.mosaicRows(), config.mosaicCols(), trace.screenWidth(),
                 trace.screenHeight());
         Workload workload = new Workload(layout, config.imageBytes(), config.blockBytes(), config.utility());
-        PointerTrace replay = trace;
-        if (config.thinkTimeMillis() > 0) {
-            replay = trace.warp(requestTimes(trace, layout), config.thinkTimeMillis());
-        }
-        int[] requests = requestIds(replay, layout);
+        PointerTrace samples = paced(config, trace, layout);
+        Requests requests = requests(config, trace, samples, layout);
         EventLoop loop = new EventLoop();
-        Recorder recorder = new Recorder(loop, requests.length, layout.requestCount());
+        Recorder recorder = new Recorder(loop, requests.size(), layout.requestCount());
         long seed = config.seed() * 0x9E3779B97F4A7C15L ^ (trace.name() + "|" + systemName).hashCode();
         long startNanos = Math.round(config.warmupMillis() * 1e6);
         SimContext ctx = new SimContext(loop, config, workload, config.newLink(), recorder,
-                new SplittableRandom(seed), replay, requests, startNanos);
+                new SplittableRandom(seed), samples, requests.ids(), startNanos);
         system.start(ctx);
-        PointerTrace samples = replay;
-        long endNanos = startNanos + Math.round(samples.durationMillis() * 1e6) + Math.round(config.drainMillis() * 1e6);
+        recorder.probeCache(system::hasAnswer);
+        double lastMillis = Math.max(samples.durationMillis(),
+                requests.size() == 0 ? 0 : requests.timeMillis(requests.size() - 1));
+        long endNanos = startNanos + Math.round(lastMillis * 1e6) + Math.round(config.drainMillis() * 1e6);
         recorder.onLastConverged(loop::stop);
-        loop.at(startNanos, new Runnable() {
-            private int i;
-            private int cell = -1;
+        loop.at(startNanos, new Replay(loop, system, recorder, layout, samples, requests, startNanos));
+        loop.runUntil(endNanos);
+        return new Result(systemName, trace.name(), config, recorder.metrics(endNanos), trace.medianIntervalMillis());
+    }
 
-            @Override
-            public void run() {
+    /** The trace at the pace of the run: as recorded, or re-timed for a fixed think time. */
+    private static PointerTrace paced(SimConfig config, PointerTrace trace, GridLayout layout) {
+        double think = config.thinkTimeMillis();
+        if (think <= 0) {
+            return trace;
+        }
+        if (config.requestMode() == RequestMode.PER_SAMPLE) {
+            return trace.scaled(think / config.sampleMillis());
+        }
+        return trace.warp(Requests.perVisit(trace, layout).times(), think);
+    }
+
+    /** The requests of the run, timed on {@code samples} (the paced trace). */
+    static Requests requests(SimConfig config, PointerTrace recorded, PointerTrace samples, GridLayout layout) {
+        if (config.requestMode() == RequestMode.PER_VISIT) {
+            return Requests.perVisit(samples, layout);
+        }
+        double step = config.sampleMillis();
+        // The grid is laid on the recorded times so a think time only changes the pace.
+        return Requests.perSample(recorded, layout, step, config.thinkTimeMillis() > 0 ? config.thinkTimeMillis() : step);
+    }
+
+    /**
+     * Feeds pointer samples and requests in time order, each request right after the sample it
+     * is read from (a request never sees a sample from its future). One event at a time, so the
+     * queue stays small.
+     */
+    private static final class Replay implements Runnable {
+        private final EventLoop loop;
+        private final SimSystem system;
+        private final Recorder recorder;
+        private final GridLayout layout;
+        private final PointerTrace samples;
+        private final Requests requests;
+        private final long startNanos;
+        private int i;
+        private int k;
+
+        Replay(EventLoop loop, SimSystem system, Recorder recorder, GridLayout layout, PointerTrace samples,
+               Requests requests, long startNanos) {
+            this.loop = loop;
+            this.system = system;
+            this.recorder = recorder;
+            this.layout = layout;
+            this.samples = samples;
+            this.requests = requests;
+            this.startNanos = startNanos;
+        }
+
+        @Override
+        public void run() {
+            if (requestDue()) {
+                request();
+            } else {
                 double x = samples.x(i);
                 double y = samples.y(i);
                 system.onPointer(x, y);
-                int id = layout.requestAt(x, y);
-                if (id != cell) {
-                    cell = id;
-                    if (id >= 0) {
-                        system.onRequest(recorder.register(id), id);
-                    }
-                }
+                recorder.hover(layout.requestAt(x, y));
                 i++;
-                if (i < samples.size()) {
-                    loop.at(startNanos + Math.round(samples.timeMillis(i) * 1e6), this);
+                if (i == samples.size()) {
+                    recorder.hover(-1);
+                }
+                // A request read from this very sample (a cell entry) is made with it, before
+                // anything else that happens at the same instant.
+                while (requestDue() && requestNanos() <= loop.nowNanos()) {
+                    request();
                 }
             }
-        });
-        loop.runUntil(endNanos);
-        return new Result(systemName, trace.name(), config, recorder.metrics());
-    }
-
-    /** The ids of the cells the pointer enters, in order. */
-    static int[] requestIds(PointerTrace trace, GridLayout layout) {
-        int[] entries = cellEntries(trace, layout);
-        int[] ids = new int[entries.length];
-        for (int k = 0; k < entries.length; k++) {
-            ids[k] = layout.requestAt(trace.x(entries[k]), trace.y(entries[k]));
-        }
-        return ids;
-    }
-
-    /** The times (ms) at which the pointer enters a new cell. */
-    static double[] requestTimes(PointerTrace trace, GridLayout layout) {
-        int[] entries = cellEntries(trace, layout);
-        double[] times = new double[entries.length];
-        for (int k = 0; k < entries.length; k++) {
-            times[k] = trace.timeMillis(entries[k]);
-        }
-        return times;
-    }
-
-    /** The indexes of the samples at which the pointer enters a new cell (leaving the mosaic resets). */
-    private static int[] cellEntries(PointerTrace trace, GridLayout layout) {
-        int[] out = new int[16];
-        int n = 0;
-        int cell = -1;
-        for (int i = 0; i < trace.size(); i++) {
-            int id = layout.requestAt(trace.x(i), trace.y(i));
-            if (id != cell) {
-                cell = id;
-                if (id >= 0) {
-                    if (n == out.length) {
-                        out = java.util.Arrays.copyOf(out, n * 2);
-                    }
-                    out[n++] = i;
-                }
+            long next;
+            if (requestDue()) {
+                next = requestNanos();
+            } else if (i < samples.size()) {
+                next = startNanos + Math.round(samples.timeMillis(i) * 1e6);
+            } else {
+                return;
             }
+            // Rounding of re-timed traces may put a request a hair before its sample: never go back.
+            loop.at(Math.max(next, loop.nowNanos()), this);
         }
-        return java.util.Arrays.copyOf(out, n);
+
+        private void request() {
+            int id = requests.id(k++);
+            system.onRequest(recorder.register(id), id);
+        }
+
+        private long requestNanos() {
+            return startNanos + Math.round(requests.timeMillis(k) * 1e6);
+        }
+
+        /** Whether request {@code k} comes next: its sample has been fed. */
+        private boolean requestDue() {
+            return k < requests.size() && requests.sample(k) < i;
+        }
     }
 }

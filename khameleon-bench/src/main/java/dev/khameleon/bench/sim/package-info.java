@@ -8,6 +8,9 @@
  * {@link dev.khameleon.bench.sim.SystemRegistry}, one reference configuration
  * ({@link dev.khameleon.bench.sim.SimConfig#builder()}, every default commented), and
  * reporters ({@code report}). {@link dev.khameleon.bench.sim.Simulator#run} is one run;
- * {@link dev.khameleon.bench.sim.Experiments} holds the paper's figure grids.
+ * {@link dev.khameleon.bench.sim.Experiments} holds the paper's figure grids. A trace becomes
+ * requests per {@link dev.khameleon.bench.sim.RequestMode} (every 20 ms sample, as in the paper's
+ * logs, or every cell entry); {@link dev.khameleon.bench.sim.TraceKind} tells 60 Hz recordings
+ * from coalesced ones by their measured sample interval.
  */
 package dev.khameleon.bench.sim;

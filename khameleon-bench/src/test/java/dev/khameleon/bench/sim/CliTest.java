@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.khameleon.bench.Cli;
 import dev.khameleon.bench.sim.report.CsvReporter;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,20 +35,36 @@ class CliTest {
         assertEquals(Files.readString(dir.resolve("a/results.csv")), Files.readString(dir.resolve("b/results.csv")));
     }
 
+    /** Runs {@code action} with standard error (or output) captured; returns what it printed. */
+    private static String captured(boolean stderr, Runnable action) {
+        PrintStream saved = stderr ? System.err : System.out;
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream capture = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        if (stderr) {
+            System.setErr(capture);
+        } else {
+            System.setOut(capture);
+        }
+        try {
+            action.run();
+        } finally {
+            if (stderr) {
+                System.setErr(saved);
+            } else {
+                System.setOut(saved);
+            }
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
     @Test
     void simulate_badInput_isOneLineErrorWithUsageStatus(@TempDir Path dir) {
-        java.io.PrintStream err = System.err;
-        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
-        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
-        try {
+        String out = captured(true, () -> {
             assertEquals(2, Cli.run("simulate", "--trace", dir.resolve("missing.gz").toString(),
                     "--trace-format", "balabit", "--systems", "khameleon", "--out", dir.toString()));
             assertEquals(2, Cli.run("simulate", "--trace", dir.resolve("missing.gz").toString(),
                     "--bandwidth-MBps", "-3", "--out", dir.toString()));
-        } finally {
-            System.setErr(err);
-        }
-        String out = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        });
         assertTrue(out.contains("khameleon-bench simulate: trace file not found"), out);
         assertTrue(out.contains("bandwidthMBps must be finite and > 0, was -3.0"), out);
         assertTrue(!out.contains("\tat "), "no stack trace for bad input: " + out);
@@ -55,7 +74,7 @@ class CliTest {
     @ValueSource(strings = {"fig12", "fig10"})
     void experiment_writesCsvMarkdownAndSvg(String name, @TempDir Path dir) throws IOException {
         Path data = SharedData.require("pointer/balabit").getParent().getParent();
-        assertEquals(0, Cli.run("experiment", name, "--data", data.toString(), "--users", "1", "--segment-s", "20",
+        assertEquals(0, Cli.run("experiment", name, "--data", data.toString(), "--users", "12", "--segment-s", "20",
                 "--pauses", "1", "--systems", "khameleon,baseline", "--out", dir.toString()));
         List<String> csv = Files.readAllLines(dir.resolve(name + ".csv"));
         assertEquals(CsvReporter.HEADER + ",think_time_ms,setting", csv.get(0));
@@ -71,5 +90,43 @@ class CliTest {
         Path trace = SharedData.require("pointer/gallery/1M-10s.json");
         assertNotEquals(0, Cli.run("simulate", "--trace", trace.toString(), "--trace-format", "gallery",
                 "--systems", "nope", "--out", dir.toString()));
+    }
+
+    @Test
+    void simulate_requestModeList_runsEachModeAndLabelsItsRows(@TempDir Path dir) throws IOException {
+        Path trace = SharedData.require("pointer/gallery/1M-10s.json");
+        assertEquals(0, Cli.run("simulate", "--trace", trace.toString(), "--trace-format", "gallery",
+                "--systems", "baseline", "--request-mode", "per-sample,per-visit", "--out", dir.toString()));
+        List<String> csv = Files.readAllLines(dir.resolve("results.csv"));
+        assertEquals(3, csv.size(), "header + one row per mode");
+        List<String> header = List.of(csv.get(0).split(","));
+        int mode = header.indexOf("request_mode");
+        int kind = header.indexOf("trace_kind");
+        int requests = header.indexOf("requests");
+        String[] sample = csv.get(1).split(",");
+        String[] visit = csv.get(2).split(",");
+        assertEquals("per-sample", sample[mode]);
+        assertEquals("per-visit", visit[mode]);
+        assertEquals("60hz", sample[kind], "the gallery trace is sampled every 20 ms");
+        assertTrue(Integer.parseInt(sample[requests]) > Integer.parseInt(visit[requests]), csv.toString());
+    }
+
+    @Test
+    void experiment_usersAreBalabitUserNumbers(@TempDir Path dir) {
+        Path data = SharedData.require("pointer/balabit").getParent().getParent();
+        String out = captured(true, () -> {
+            assertEquals(2, Cli.run("experiment", "fig12", "--data", data.toString(), "--users", "3",
+                    "--out", dir.toString()));
+            assertEquals(2, Cli.run("experiment", "fig12", "--data", data.toString(), "--users", "7",
+                    "--request-mode", "per-cell", "--out", dir.toString()));
+        });
+        assertTrue(out.contains("--users: no Balabit user 3"), out);
+        assertTrue(out.contains("unknown request mode per-cell"), out);
+    }
+
+    @Test
+    void help_namesTheRequestModes() {
+        String help = captured(false, () -> assertEquals(0, Cli.run("simulate", "--help")));
+        assertTrue(help.contains("--request-mode") && help.contains("per-sample") && help.contains("--sample-ms"), help);
     }
 }

@@ -20,7 +20,8 @@ class PushSystemTest {
     void hugeBandwidthAndCache_everyRequestIsAFullHit(String system) {
         // 100 images x 15 blocks = 1,500 blocks; a 400 MB ring (4,000 slots) holds them all, and at
         // 2 GB/s they are all pushed within the 1 s warm-up.
-        SimConfig config = SimConfig.builder().mosaic(10, 10).cacheMB(400).bandwidthMBps(2000).warmupMillis(1000).build();
+        SimConfig config = SimConfig.builder().mosaic(10, 10).cacheMB(400).bandwidthMBps(2000).warmupMillis(1000)
+                .requestMode(RequestMode.PER_VISIT).build();
         Metrics m = Simulator.run(config, SimulatorTest.sweep(120), system).metrics();
         assertEquals(120, m.requests());
         assertEquals(1.0, m.hitRate(), system);

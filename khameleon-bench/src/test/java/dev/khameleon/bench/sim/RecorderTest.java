@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.HashSet;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class RecorderTest {
@@ -31,6 +33,7 @@ class RecorderTest {
         Metrics m = r.metrics();
         assertEquals(4, m.requests());
         assertEquals(0.25, m.hitRate(), 1e-12);
+        assertEquals(0.5, m.hitRateNonPreempted(), 1e-12, "1 hit among the 2 requests not preempted");
         assertEquals(0.5, m.preemptedRate(), 1e-12);
         assertEquals(10.0, m.meanLatencyMs(), 1e-9, "(0 + 20 ms) / 2");
         assertEquals(0.65, m.meanUtility(), 1e-12);
@@ -59,5 +62,87 @@ class RecorderTest {
         assertEquals(7.0, m.convergenceMs(), 1e-9);
         assertEquals(3, m.convergenceCurve().size());
         assertEquals(0.6, m.meanUtility(), 1e-12, "utility at the first upcall");
+    }
+
+    @Test
+    void neverAnswered_countsLatencyUpToTheEndOfTheRun() {
+        EventLoop loop = new EventLoop();
+        Recorder r = new Recorder(loop, 2, 10);
+        r.register(1);
+        loop.at(5_000_000, () -> r.available(1, 0.5, 1)); // answered after 5 ms
+        loop.at(10_000_000, () -> r.register(2)); // never answered
+        loop.runUntil(Long.MAX_VALUE);
+        Metrics m = r.metrics(110_000_000);
+        assertEquals(1, m.neverAnswered());
+        assertEquals(0.0, m.preemptedRate());
+        assertEquals((5.0 + 100.0) / 2, m.meanLatencyMs(), 1e-9, "the unanswered request waited 100 ms until the end");
+        assertEquals(100.0, m.p95LatencyMs(), 1e-9);
+        assertEquals(0.0, m.hitRateNonPreempted(), 1e-12);
+        assertEquals(0.5, m.meanUtility(), 1e-12, "utility only over answered requests");
+    }
+
+    @Test
+    void percentilesAndTailShare_onLatencies1To100Ms() {
+        EventLoop loop = new EventLoop();
+        Recorder r = new Recorder(loop, 100, 200);
+        // Request k (1..100) is registered at k seconds and answered k ms later: no overlap.
+        for (int k = 1; k <= 100; k++) {
+            int id = k;
+            long at = k * 1_000_000_000L;
+            loop.at(at, () -> r.register(id));
+            loop.at(at + id * 1_000_000L, () -> r.available(id, 1.0, 1));
+        }
+        loop.runUntil(Long.MAX_VALUE);
+        Metrics m = r.metrics();
+        assertEquals(50.5, m.meanLatencyMs(), 1e-9);
+        assertEquals(50.0, m.p50LatencyMs(), 1e-9);
+        assertEquals(95.0, m.p95LatencyMs(), 1e-9);
+        assertEquals(99.0, m.p99LatencyMs(), 1e-9, "nearest rank: the 99th of 100");
+        assertEquals((96 + 97 + 98 + 99 + 100) / 5050.0, m.tailLatencyShare(), 1e-12, "slowest 5 of 100");
+        assertEquals(0, m.neverAnswered());
+    }
+
+    @Test
+    void tailShare_isUndefinedWhenEveryRequestHits() {
+        EventLoop loop = new EventLoop();
+        Recorder r = new Recorder(loop, 1, 10);
+        r.register(3);
+        r.available(3, 1.0, 1);
+        Metrics m = r.metrics();
+        assertEquals(1.0, m.hitRate());
+        assertTrue(Double.isNaN(m.tailLatencyShare()), "0 of 0 ms");
+    }
+
+    @Test
+    void staleHover_isTheShareOfHoverTimeWithoutAnAnswerForTheHoveredCell() {
+        EventLoop loop = new EventLoop();
+        Recorder r = new Recorder(loop, 0, 10);
+        Set<Integer> cached = new HashSet<>(Set.of(2));
+        r.probeCache(cached::contains);
+        loop.at(0, () -> r.hover(1)); // nothing for cell 1: stale
+        loop.at(30_000_000, () -> {
+            cached.add(1);
+            r.received(1, 10); // cell 1 answered: fresh from 30 ms
+        });
+        loop.at(40_000_000, () -> r.hover(1)); // same cell: no change
+        loop.at(50_000_000, () -> r.hover(2)); // cached: fresh
+        loop.at(60_000_000, () -> {
+            cached.remove(2);
+            r.received(5, 10); // an arrival evicted cell 2: stale from 60 ms
+        });
+        loop.at(80_000_000, () -> r.hover(-1)); // trace ends
+        loop.at(200_000_000, () -> r.hover(-1)); // after the end nothing counts
+        loop.runUntil(Long.MAX_VALUE);
+        assertEquals((30.0 + 20.0) / 80.0, r.metrics().staleHoverRate(), 1e-12);
+    }
+
+    @Test
+    void staleHover_isUndefinedWithoutAProbe() {
+        EventLoop loop = new EventLoop();
+        Recorder r = new Recorder(loop, 0, 10);
+        loop.at(0, () -> r.hover(1));
+        loop.at(10_000_000, () -> r.hover(-1));
+        loop.runUntil(Long.MAX_VALUE);
+        assertTrue(Double.isNaN(r.metrics().staleHoverRate()));
     }
 }

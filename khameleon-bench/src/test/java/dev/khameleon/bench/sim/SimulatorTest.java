@@ -45,7 +45,8 @@ class SimulatorTest {
 
     @Test
     void baseline_revisitHitsTheLruCacheAndFullResponsesHaveUtilityOne() {
-        SimConfig config = SimConfig.builder().mosaic(10, 10).bandwidthMBps(150).build();
+        SimConfig config = SimConfig.builder().mosaic(10, 10).bandwidthMBps(150).requestMode(RequestMode.PER_VISIT)
+                .build();
         // Every cell visited twice, 100 requests apart, on an uncongested link (10 ms per
         // response): a 50 MB LRU (33 responses) has evicted each by its revisit, 1 GB keeps all.
         Metrics m = Simulator.run(config, sweep(200), "baseline").metrics();
@@ -75,7 +76,8 @@ class SimulatorTest {
         double[] x = {50, 150, 250};
         double[] y = {50, 50, 50};
         PointerTrace slow = PointerTrace.of("slow", t, x, y, 1000, 1000);
-        SimConfig config = SimConfig.builder().mosaic(10, 10).bandwidthMBps(15).latencyMillis(100).build();
+        SimConfig config = SimConfig.builder().mosaic(10, 10).bandwidthMBps(15).latencyMillis(100)
+                .requestMode(RequestMode.PER_VISIT).build();
         Metrics m = Simulator.run(config, slow, "baseline").metrics();
         assertEquals(200.0, m.meanLatencyMs(), 1e-6);
         assertEquals(0.0, m.preemptedRate());
@@ -100,7 +102,8 @@ class SimulatorTest {
 
     @Test
     void thinkTime_spacesRequestsEvenly() {
-        SimConfig config = SimConfig.builder().mosaic(10, 10).thinkTimeMillis(200).bandwidthMBps(15).build();
+        SimConfig config = SimConfig.builder().mosaic(10, 10).thinkTimeMillis(200).bandwidthMBps(15)
+                .requestMode(RequestMode.PER_VISIT).build();
         Metrics m = Simulator.run(config, sweep(20), "baseline").metrics();
         // 200 ms apart, each response takes 100 ms + 100 ms round trip: exactly no queueing.
         assertEquals(20, m.requests());

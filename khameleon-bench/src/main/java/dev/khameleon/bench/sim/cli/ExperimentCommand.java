@@ -2,9 +2,11 @@ package dev.khameleon.bench.sim.cli;
 
 import dev.khameleon.bench.sim.Experiments;
 import dev.khameleon.bench.sim.Metrics;
+import dev.khameleon.bench.sim.RequestMode;
 import dev.khameleon.bench.sim.Runner;
 import dev.khameleon.bench.sim.SimConfig;
 import dev.khameleon.bench.sim.Simulator;
+import dev.khameleon.bench.sim.TraceKind;
 import dev.khameleon.bench.sim.report.CsvReporter;
 import dev.khameleon.bench.sim.report.SvgChart;
 import dev.khameleon.bench.sim.report.TableReporter;
@@ -15,6 +17,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -41,11 +44,21 @@ public final class ExperimentCommand implements Callable<Integer> {
     Path data;
 
     @Option(names = "--trace", split = ",",
-            description = "Balabit trace files (#k picks a segment); default: segment 0 of the first session of the first --users users.")
+            description = "Balabit trace files (#k picks a segment); default: segment 0 of the first session of each of --users.")
     List<String> traces;
 
-    @Option(names = "--users", defaultValue = "3", description = "Users to take default traces from (default ${DEFAULT-VALUE}).")
-    int users;
+    @Option(names = "--users", defaultValue = "7,9,12,15,16", split = ",",
+            description = "Balabit users to take default traces from, by number (default ${DEFAULT-VALUE}: two 60 Hz and "
+                    + "three coalesced recorders; the kind is measured from each trace, not taken from this list).")
+    List<String> users;
+
+    @Option(names = "--request-mode", defaultValue = "per-sample", split = ",",
+            description = "per-sample (every --sample-ms sample is a request, the paper's traces), per-visit (one request "
+                    + "per cell entry), or both comma-separated; reported in the request_mode column (default ${DEFAULT-VALUE}).")
+    List<String> requestModes;
+
+    @Option(names = "--sample-ms", defaultValue = "20", description = "per-sample grid interval, ms (default ${DEFAULT-VALUE}).")
+    double sampleMillis;
 
     @Option(names = "--segment-s", defaultValue = "180", description = "Segment length in s (default ${DEFAULT-VALUE}).")
     double segmentSeconds;
@@ -67,8 +80,9 @@ public final class ExperimentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        SimConfig base = SimConfig.builder().seed(seed).build();
+        SimConfig base = SimConfig.builder().seed(seed).sampleMillis(sampleMillis).build();
         Experiments.Experiment exp = Experiments.get(name, base, data);
+        List<RequestMode> modes = SimulateCommand.parseModes(requestModes);
         List<String> specs = traces != null ? traces : defaultTraces();
         List<PointerTrace> loaded = TraceLoader.load(specs, TraceLoader.Format.BALABIT, 1, segmentSeconds * 1000, 2000);
         if (exp.convergence()) {
@@ -76,10 +90,15 @@ public final class ExperimentCommand implements Callable<Integer> {
         }
         List<String> sys = systems != null ? systems : exp.systems();
         List<Runner.Job> jobs = new ArrayList<>();
-        for (Experiments.Setting s : exp.settings()) {
-            for (String system : sys) {
-                for (PointerTrace t : loaded) {
-                    jobs.add(new Runner.Job(s.config(), t, system));
+        List<Integer> settingOfJob = new ArrayList<>();
+        for (int s = 0; s < exp.settings().size(); s++) {
+            for (RequestMode mode : modes) {
+                SimConfig config = exp.settings().get(s).config().toBuilder().requestMode(mode).build();
+                for (String system : sys) {
+                    for (PointerTrace t : loaded) {
+                        jobs.add(new Runner.Job(config, t, system));
+                        settingOfJob.add(s);
+                    }
                 }
             }
         }
@@ -88,20 +107,23 @@ public final class ExperimentCommand implements Callable<Integer> {
         for (int i = 0; i < results.size(); i++) {
             Simulator.Result r = results.get(i);
             csv.append(CsvReporter.row(r)).append(',').append(CsvReporter.num(r.config().thinkTimeMillis(), 0))
-                    .append(',').append(settingOf(exp, i / (sys.size() * loaded.size())).label()).append('\n');
+                    .append(',').append(exp.settings().get(settingOfJob.get(i)).label()).append('\n');
         }
         String command = "java -jar khameleon-bench/target/khameleon-bench.jar experiment " + name
-                + (traces != null ? " --trace " + String.join(",", traces) : " --users " + users)
+                + (traces != null ? " --trace " + String.join(",", traces) : " --users " + String.join(",", users))
                 + " --segment-s " + CsvReporter.num(segmentSeconds, 0) + (exp.convergence() ? " --pauses " + pauses : "")
-                + (systems != null ? " --systems " + String.join(",", systems) : "") + " --seed " + seed;
+                + (systems != null ? " --systems " + String.join(",", systems) : "")
+                + " --request-mode " + String.join(",", modes.stream().map(RequestMode::label).toList())
+                + (sampleMillis != 20 ? " --sample-ms " + CsvReporter.num(sampleMillis, 1) : "") + " --seed " + seed;
+        Cells cells = new Cells(exp, sys, modes, results, settingOfJob);
         String md;
         String svg;
         if (exp.convergence()) {
-            md = convergenceMarkdown(exp, sys, loaded, results, command);
-            svg = convergenceChart(exp, sys, loaded.size(), results);
+            md = convergenceMarkdown(exp, cells, loaded, command);
+            svg = convergenceChart(exp, cells);
         } else {
-            md = gridMarkdown(exp, sys, loaded, results, command);
-            svg = gridChart(exp, sys, loaded.size(), results);
+            md = gridMarkdown(exp, cells, loaded, command);
+            svg = gridChart(exp, cells);
         }
         SimulateCommand.write(out.resolve(name + ".csv"), csv.toString());
         SimulateCommand.write(out.resolve(name + ".md"), md);
@@ -111,27 +133,80 @@ public final class ExperimentCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** Segment 0 of the first session (by file name) of each user in {@code --users}. */
     private List<String> defaultTraces() {
         Path dir = data.resolve("pointer/balabit");
         if (!Files.isDirectory(dir)) {
             throw new IllegalArgumentException("Balabit traces not found: " + dir.toAbsolutePath() + " (use --data)");
         }
         List<String> out = new ArrayList<>();
-        try (Stream<Path> userDirs = Files.list(dir)) {
-            for (Path user : userDirs.filter(Files::isDirectory).sorted().limit(users).toList()) {
-                try (Stream<Path> sessions = Files.list(user)) {
-                    sessions.filter(p -> p.toString().endsWith(".gz")).sorted().findFirst()
-                            .ifPresent(p -> out.add(p + "#0"));
-                }
+        for (String u : users) {
+            String id = u.trim().startsWith("user") ? u.trim() : "user" + u.trim();
+            Path user = dir.resolve(id);
+            if (!id.matches("user[0-9]+") || !Files.isDirectory(user)) {
+                throw new IllegalArgumentException("--users: no Balabit user " + u + " under " + dir.toAbsolutePath());
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot list " + dir, e);
+            try (Stream<Path> sessions = Files.list(user)) {
+                Path first = sessions.filter(p -> p.toString().endsWith(".gz")).sorted().findFirst()
+                        .orElseThrow(() -> new IllegalArgumentException("--users: no session in " + user.toAbsolutePath()));
+                out.add(first + "#0");
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot list " + user, e);
+            }
         }
         return out;
     }
 
-    private static Experiments.Setting settingOf(Experiments.Experiment exp, int i) {
-        return exp.settings().get(i);
+    /**
+     * The runs grouped into table cells: one per (setting, request mode, trace kind, system), in
+     * that order, each holding that cell's traces. Kinds appear only where traces of them ran.
+     */
+    private static final class Cells {
+        record Key(int setting, RequestMode mode, TraceKind kind, String system) {
+        }
+
+        final Map<Key, List<Simulator.Result>> byKey = new LinkedHashMap<>();
+        final List<String> systems;
+        final List<RequestMode> modes;
+        final List<TraceKind> kinds = new ArrayList<>();
+
+        Cells(Experiments.Experiment exp, List<String> systems, List<RequestMode> modes, List<Simulator.Result> results,
+              List<Integer> settingOfJob) {
+            this.systems = systems;
+            this.modes = modes;
+            for (TraceKind k : TraceKind.values()) {
+                if (results.stream().anyMatch(r -> r.traceKind() == k)) {
+                    kinds.add(k);
+                }
+            }
+            for (int s = 0; s < exp.settings().size(); s++) {
+                for (RequestMode m : modes) {
+                    for (TraceKind k : kinds) {
+                        for (String system : systems) {
+                            byKey.put(new Key(s, m, k, system), new ArrayList<>());
+                        }
+                    }
+                }
+            }
+            for (int i = 0; i < results.size(); i++) {
+                Simulator.Result r = results.get(i);
+                byKey.get(new Key(settingOfJob.get(i), r.config().requestMode(), r.traceKind(), r.system())).add(r);
+            }
+        }
+
+        /**
+         * A chart line: one color per system, one dash pattern per (mode, kind); the name carries
+         * the mode and kind when more than one of either ran.
+         */
+        SvgChart.Series series(RequestMode mode, TraceKind kind, String system, double[] x, double[] y) {
+            boolean qualified = modes.size() > 1 || kinds.size() > 1;
+            String name = qualified ? system + " (" + mode.label() + ", " + kind.label() + ")" : system;
+            return new SvgChart.Series(name, x, y, system, modes.indexOf(mode) * kinds.size() + kinds.indexOf(kind));
+        }
+
+        List<Simulator.Result> get(int setting, RequestMode mode, TraceKind kind, String system) {
+            return byKey.get(new Key(setting, mode, kind, system));
+        }
     }
 
     /** Mean over the traces of one (setting, system) cell; NaNs skipped. */
@@ -148,32 +223,33 @@ public final class ExperimentCommand implements Callable<Integer> {
         return n == 0 ? Double.NaN : sum / n;
     }
 
-    private static List<Simulator.Result> cell(List<Simulator.Result> results, int setting, int system, int nSystems,
-                                               int nTraces) {
-        int from = (setting * nSystems + system) * nTraces;
-        return results.subList(from, from + nTraces);
-    }
-
-    private static String gridMarkdown(Experiments.Experiment exp, List<String> sys, List<PointerTrace> traces,
-                                       List<Simulator.Result> results, String command) {
+    private static String gridMarkdown(Experiments.Experiment exp, Cells cells, List<PointerTrace> traces,
+                                       String command) {
         List<List<String>> rows = new ArrayList<>();
-        for (int s = 0; s < exp.settings().size(); s++) {
-            Experiments.Setting setting = exp.settings().get(s);
-            for (int k = 0; k < sys.size(); k++) {
-                List<Simulator.Result> c = cell(results, s, k, sys.size(), traces.size());
-                rows.add(List.of(setting.group(), setting.label(), sys.get(k),
-                        CsvReporter.num(mean(c, Metrics::requests), 0),
-                        CsvReporter.num(100 * mean(c, Metrics::hitRate), 1),
-                        CsvReporter.num(100 * mean(c, Metrics::preemptedRate), 1),
-                        CsvReporter.num(mean(c, Metrics::meanLatencyMs), 1),
-                        CsvReporter.num(mean(c, Metrics::p95LatencyMs), 1),
-                        CsvReporter.num(mean(c, Metrics::meanUtility), 3),
-                        CsvReporter.num(100 * mean(c, Metrics::overpushRate), 1)));
-            }
+        for (Map.Entry<Cells.Key, List<Simulator.Result>> e : cells.byKey.entrySet()) {
+            Cells.Key key = e.getKey();
+            List<Simulator.Result> c = e.getValue();
+            Experiments.Setting setting = exp.settings().get(key.setting());
+            rows.add(List.of(setting.group(), setting.label(), key.mode().label(), key.kind().label(), key.system(),
+                    Integer.toString(c.size()),
+                    CsvReporter.num(mean(c, Metrics::requests), 0),
+                    CsvReporter.num(100 * mean(c, Metrics::hitRate), 1),
+                    CsvReporter.num(100 * mean(c, Metrics::hitRateNonPreempted), 1),
+                    CsvReporter.num(100 * mean(c, Metrics::preemptedRate), 1),
+                    CsvReporter.num(mean(c, Metrics::neverAnswered), 1),
+                    CsvReporter.num(mean(c, Metrics::meanLatencyMs), 1),
+                    CsvReporter.num(mean(c, Metrics::p95LatencyMs), 1),
+                    CsvReporter.num(mean(c, Metrics::p99LatencyMs), 1),
+                    CsvReporter.num(100 * mean(c, Metrics::tailLatencyShare), 1),
+                    CsvReporter.num(mean(c, Metrics::meanUtility), 3),
+                    CsvReporter.num(100 * mean(c, Metrics::overpushRate), 1),
+                    CsvReporter.num(100 * mean(c, Metrics::staleHoverRate), 1)));
         }
         return header(exp, traces, command)
-                + TableReporter.markdown(List.of("panel", exp.xAxis(), "system", "requests", "hit %", "preempted %",
-                "mean latency ms", "p95 latency ms", "utility", "over-push %"), rows)
+                + TableReporter.markdown(List.of("panel", exp.xAxis(), "requests as", "trace kind", "system", "traces",
+                "requests", "hit %", "hit % of non-preempted", "preempted %", "never answered", "mean latency ms",
+                "p95 latency ms", "p99 latency ms", "slowest 5 % share of latency %", "utility", "over-push %",
+                "stale hover %"), rows)
                 + "\n![" + exp.name() + "](" + exp.name() + ".svg)\n";
     }
 
@@ -181,18 +257,20 @@ public final class ExperimentCommand implements Callable<Integer> {
         StringBuilder sb = new StringBuilder("# ").append(exp.title()).append("\n\n");
         sb.append("Command (from the repository root, after `mvn -B package -pl khameleon-bench -am -DskipTests`):\n\n```\n")
                 .append(command).append("\n```\n\n");
-        sb.append("Traces (Balabit Mouse Dynamics Challenge sessions, cut into segments of interaction): ");
+        sb.append("Traces (Balabit Mouse Dynamics Challenge sessions, cut into segments of interaction; kind from the "
+                + "median interval between samples): ");
         List<String> names = new ArrayList<>();
         for (PointerTrace t : traces) {
-            names.add("`" + t.name() + "`");
+            names.add("`" + t.name() + "` (" + TraceKind.of(t).label() + ", "
+                    + CsvReporter.num(t.medianIntervalMillis(), 0) + " ms)");
         }
-        sb.append(String.join(", ", names)).append(". Each cell is the mean over these traces; per-run rows are in `")
-                .append(exp.name()).append(".csv`.\n\n");
+        sb.append(String.join(", ", names)).append(". Each row is the mean over the traces of one kind; per-run rows "
+                + "are in `").append(exp.name()).append(".csv`. Latency statistics include never-answered requests, "
+                + "counted until the end of the run (see docs/simulator.md).\n\n");
         return sb.toString();
     }
 
-    private static String gridChart(Experiments.Experiment exp, List<String> sys, int nTraces,
-                                    List<Simulator.Result> results) {
+    private static String gridChart(Experiments.Experiment exp, Cells cells) {
         Map<String, List<Experiments.Setting>> groups = Experiments.byGroup(exp.settings());
         List<SvgChart.Panel> panels = new ArrayList<>();
         record MetricView(String title, boolean log, ToDoubleFunction<Metrics> f) {
@@ -204,15 +282,19 @@ public final class ExperimentCommand implements Callable<Integer> {
         for (MetricView v : views) {
             for (Map.Entry<String, List<Experiments.Setting>> g : groups.entrySet()) {
                 List<SvgChart.Series> series = new ArrayList<>();
-                for (int k = 0; k < sys.size(); k++) {
-                    double[] x = new double[g.getValue().size()];
-                    double[] y = new double[x.length];
-                    for (int i = 0; i < x.length; i++) {
-                        Experiments.Setting s = g.getValue().get(i);
-                        x[i] = s.x();
-                        y[i] = mean(cell(results, exp.settings().indexOf(s), k, sys.size(), nTraces), v.f());
+                for (RequestMode mode : cells.modes) {
+                    for (TraceKind kind : cells.kinds) {
+                        for (String system : cells.systems) {
+                            double[] x = new double[g.getValue().size()];
+                            double[] y = new double[x.length];
+                            for (int i = 0; i < x.length; i++) {
+                                Experiments.Setting s = g.getValue().get(i);
+                                x[i] = s.x();
+                                y[i] = mean(cells.get(exp.settings().indexOf(s), mode, kind, system), v.f());
+                            }
+                            series.add(cells.series(mode, kind, system, x, y));
+                        }
                     }
-                    series.add(new SvgChart.Series(sys.get(k), x, y));
                 }
                 panels.add(new SvgChart.Panel(v.title() + " — " + g.getKey(), exp.xAxis(), exp.logX(), v.log(), series));
             }
@@ -232,43 +314,47 @@ public final class ExperimentCommand implements Callable<Integer> {
         return u;
     }
 
-    private static String convergenceMarkdown(Experiments.Experiment exp, List<String> sys, List<PointerTrace> traces,
-                                              List<Simulator.Result> results, String command) {
-        List<String> header = new ArrayList<>(List.of("resources", "system", "converged %", "mean convergence ms"));
+    private static String convergenceMarkdown(Experiments.Experiment exp, Cells cells, List<PointerTrace> traces,
+                                              String command) {
+        List<String> header = new ArrayList<>(List.of("resources", "requests as", "trace kind", "system", "traces",
+                "converged %", "mean convergence ms"));
         for (double e : ELAPSED_MS) {
             header.add("U@" + CsvReporter.num(e, 0) + "ms");
         }
         List<List<String>> rows = new ArrayList<>();
-        for (int s = 0; s < exp.settings().size(); s++) {
-            for (int k = 0; k < sys.size(); k++) {
-                List<Simulator.Result> c = cell(results, s, k, sys.size(), traces.size());
-                List<String> row = new ArrayList<>(List.of(exp.settings().get(s).group(), sys.get(k),
-                        CsvReporter.num(100 * mean(c, m -> Double.isNaN(m.convergenceMs()) ? 0 : 1), 0),
-                        CsvReporter.num(mean(c, Metrics::convergenceMs), 0)));
-                for (double e : ELAPSED_MS) {
-                    row.add(CsvReporter.num(mean(c, m -> utilityAt(m, e)), 3));
-                }
-                rows.add(row);
+        for (Map.Entry<Cells.Key, List<Simulator.Result>> en : cells.byKey.entrySet()) {
+            Cells.Key key = en.getKey();
+            List<Simulator.Result> c = en.getValue();
+            List<String> row = new ArrayList<>(List.of(exp.settings().get(key.setting()).group(), key.mode().label(),
+                    key.kind().label(), key.system(), Integer.toString(c.size()),
+                    CsvReporter.num(100 * mean(c, m -> Double.isNaN(m.convergenceMs()) ? 0 : 1), 0),
+                    CsvReporter.num(mean(c, Metrics::convergenceMs), 0)));
+            for (double e : ELAPSED_MS) {
+                row.add(CsvReporter.num(mean(c, m -> utilityAt(m, e)), 3));
             }
+            rows.add(row);
         }
         return header(exp, traces, command) + "Each trace is cut at " + "random pause points (seeded); the last request "
                 + "before the pause is followed until its utility reaches 1 (or 30 s pass).\n\n"
                 + TableReporter.markdown(header, rows) + "\n![" + exp.name() + "](" + exp.name() + ".svg)\n";
     }
 
-    private static String convergenceChart(Experiments.Experiment exp, List<String> sys, int nTraces,
-                                           List<Simulator.Result> results) {
+    private static String convergenceChart(Experiments.Experiment exp, Cells cells) {
         List<SvgChart.Panel> panels = new ArrayList<>();
         for (int s = 0; s < exp.settings().size(); s++) {
             List<SvgChart.Series> series = new ArrayList<>();
-            for (int k = 0; k < sys.size(); k++) {
-                List<Simulator.Result> c = cell(results, s, k, sys.size(), nTraces);
-                double[] y = new double[ELAPSED_MS.length];
-                for (int i = 0; i < y.length; i++) {
-                    double e = ELAPSED_MS[i];
-                    y[i] = mean(c, m -> utilityAt(m, e));
+            for (RequestMode mode : cells.modes) {
+                for (TraceKind kind : cells.kinds) {
+                    for (String system : cells.systems) {
+                        List<Simulator.Result> c = cells.get(s, mode, kind, system);
+                        double[] y = new double[ELAPSED_MS.length];
+                        for (int i = 0; i < y.length; i++) {
+                            double e = ELAPSED_MS[i];
+                            y[i] = mean(c, m -> utilityAt(m, e));
+                        }
+                        series.add(cells.series(mode, kind, system, ELAPSED_MS.clone(), y));
+                    }
                 }
-                series.add(new SvgChart.Series(sys.get(k), ELAPSED_MS.clone(), y));
             }
             panels.add(new SvgChart.Panel("utility — " + exp.settings().get(s).group(), exp.xAxis(), true, false, series));
         }

@@ -1,5 +1,6 @@
 package dev.khameleon.bench.sim.cli;
 
+import dev.khameleon.bench.sim.RequestMode;
 import dev.khameleon.bench.sim.Runner;
 import dev.khameleon.bench.sim.SimConfig;
 import dev.khameleon.bench.sim.Simulator;
@@ -57,8 +58,19 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--cache-MB", defaultValue = "50", description = "Client cache, MB (default ${DEFAULT-VALUE}).")
     double cacheMB;
 
-    @Option(names = "--think-time-ms", defaultValue = "0", description = "Fixed time between requests, ms; 0 replays the trace's pace (default).")
+    @Option(names = "--think-time-ms", defaultValue = "0",
+            description = "Fixed time between requests, ms; 0 replays the trace's pace (default). per-sample: the trace "
+                    + "is scaled so grid samples are this far apart; per-visit: cell entries are.")
     double thinkTimeMillis;
+
+    @Option(names = "--request-mode", defaultValue = "per-sample", split = ",",
+            description = "What is a request (default ${DEFAULT-VALUE}): per-sample = every sample of the trace "
+                    + "resampled on a --sample-ms grid, repeats of a cell included (the paper's traces); per-visit = "
+                    + "one request per cell entry. A comma-separated list runs each mode.")
+    List<String> requestModes;
+
+    @Option(names = "--sample-ms", defaultValue = "20", description = "per-sample grid interval, ms (default ${DEFAULT-VALUE}).")
+    double sampleMillis;
 
     @Option(names = "--network-trace", description = "Mahimahi downlink trace; replaces --bandwidth-MBps.")
     Path networkTrace;
@@ -94,20 +106,25 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         SimConfig.Builder b = SimConfig.builder().bandwidthMBps(bandwidthMBps).latencyMillis(latencyMillis)
                 .cacheMB(cacheMB).thinkTimeMillis(thinkTimeMillis).blockBytes(blockBytes).warmupMillis(warmupMillis)
-                .seed(seed).alignHorizons(alignHorizons)
+                .seed(seed).alignHorizons(alignHorizons).sampleMillis(sampleMillis)
                 .kalmanProcessNoise(kalmanQ == null ? Double.NaN : kalmanQ);
         if (networkTrace != null) {
             b.networkTrace(MahimahiTrace.read(networkTrace)).latencyMillis(minRttMillis == null ? 100 : minRttMillis);
         } else if (minRttMillis != null) {
             throw new IllegalArgumentException("--min-rtt-ms needs --network-trace; use --latency-ms otherwise");
         }
-        SimConfig config = b.build();
+        List<SimConfig> configs = new ArrayList<>();
+        for (RequestMode mode : parseModes(requestModes)) {
+            configs.add(b.requestMode(mode).build());
+        }
         List<PointerTrace> loaded = TraceLoader.load(traces, TraceLoader.Format.parse(traceFormat), segments,
                 segmentSeconds * 1000, idleGapMillis);
         List<Runner.Job> jobs = new ArrayList<>();
-        for (PointerTrace t : loaded) {
-            for (String s : systems) {
-                jobs.add(new Runner.Job(config, t, s));
+        for (SimConfig config : configs) {
+            for (PointerTrace t : loaded) {
+                for (String s : systems) {
+                    jobs.add(new Runner.Job(config, t, s));
+                }
             }
         }
         List<Simulator.Result> results = Runner.runAll(jobs, threads, System.err, System.console() != null);
@@ -115,6 +132,18 @@ public final class SimulateCommand implements Callable<Integer> {
         write(out.resolve("results.csv"), CsvReporter.csv(results));
         System.err.println("wrote " + out.resolve("results.csv"));
         return 0;
+    }
+
+    /** The distinct modes named in {@code names}, in order; rejects unknown names. */
+    static List<RequestMode> parseModes(List<String> names) {
+        List<RequestMode> modes = new ArrayList<>();
+        for (String n : names) {
+            RequestMode m = RequestMode.parse(n.trim());
+            if (!modes.contains(m)) {
+                modes.add(m);
+            }
+        }
+        return modes;
     }
 
     static void write(Path file, String content) {

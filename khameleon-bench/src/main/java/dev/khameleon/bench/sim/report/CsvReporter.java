@@ -12,9 +12,14 @@ import java.util.Locale;
  * Stateless and thread-safe.
  */
 public final class CsvReporter {
-    /** The columns of {@code results.csv}. */
+    /**
+     * The columns of {@code results.csv} ({@code docs/simulator.md} defines each). Columns are
+     * only ever appended, so readers that go by position keep working.
+     */
     public static final String HEADER = "system,trace,bandwidth_MBps,latency_ms,cache_MB,requests,hit_rate,"
-            + "preempted_rate,mean_latency_ms,p50_latency_ms,p95_latency_ms,mean_utility,overpush_rate,convergence_ms";
+            + "preempted_rate,mean_latency_ms,p50_latency_ms,p95_latency_ms,mean_utility,overpush_rate,convergence_ms,"
+            + "request_mode,trace_kind,median_sample_interval_ms,hit_rate_nonpreempted,never_answered,p99_latency_ms,"
+            + "tail5_latency_share,stale_hover_rate";
 
     private CsvReporter() {
     }
@@ -36,7 +41,9 @@ public final class CsvReporter {
                 num(r.config().cacheMB(), 1), Integer.toString(m.requests()), num(m.hitRate(), 4),
                 num(m.preemptedRate(), 4), num(m.meanLatencyMs(), 3), num(m.p50LatencyMs(), 3),
                 num(m.p95LatencyMs(), 3), num(m.meanUtility(), 4), num(m.overpushRate(), 4),
-                num(m.convergenceMs(), 3));
+                num(m.convergenceMs(), 3), r.config().requestMode().label(), r.traceKind().label(),
+                num(r.medianIntervalMillis(), 1), num(m.hitRateNonPreempted(), 4), Integer.toString(m.neverAnswered()),
+                num(m.p99LatencyMs(), 3), num(m.tailLatencyShare(), 4), num(m.staleHoverRate(), 4));
     }
 
     /** A fixed-point number, or {@code NaN}. */

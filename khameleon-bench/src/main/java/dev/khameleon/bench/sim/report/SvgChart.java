@@ -25,8 +25,23 @@ public final class SvgChart {
     private SvgChart() {
     }
 
-    /** One line: y over x; NaN points are skipped. */
-    public record Series(String name, double[] x, double[] y) {
+    private static final String[] DASHES = {"", "6,3", "2,2", "8,3,2,3"};
+
+    /**
+     * One line: y over x; NaN points are skipped. Lines with the same {@code colorKey} share a
+     * color; {@code dash} picks a dash pattern (0 solid, then dashed, dotted, dash-dot, cycling).
+     *
+     * @param name     shown in the legend
+     * @param x        x values
+     * @param y        y values
+     * @param colorKey lines with equal keys get the same color
+     * @param dash     dash pattern index, {@code >= 0}
+     */
+    public record Series(String name, double[] x, double[] y, String colorKey, int dash) {
+        /** A solid line colored by its name. */
+        public Series(String name, double[] x, double[] y) {
+            this(name, x, y, name, 0);
+        }
     }
 
     /**
@@ -45,13 +60,26 @@ public final class SvgChart {
     public static String render(String title, int columns, List<Panel> panels) {
         int rows = (panels.size() + columns - 1) / columns;
         Map<String, String> colors = new LinkedHashMap<>();
+        Map<String, Series> legend = new LinkedHashMap<>();
         for (Panel p : panels) {
             for (Series s : p.series()) {
-                colors.computeIfAbsent(s.name(), k -> COLORS[colors.size() % COLORS.length]);
+                colors.computeIfAbsent(s.colorKey(), k -> COLORS[colors.size() % COLORS.length]);
+                legend.putIfAbsent(s.name(), s);
             }
         }
         int width = MARGIN_L + columns * (PANEL_W + GAP_X) + 10;
-        int legendH = 24;
+        // Legend entries wrap onto as many rows as the width needs.
+        int legendRows = 1;
+        double probe = MARGIN_L;
+        for (String name : legend.keySet()) {
+            double w = 30 + 7 * name.length();
+            if (probe + w > width && probe > MARGIN_L) {
+                legendRows++;
+                probe = MARGIN_L;
+            }
+            probe += w;
+        }
+        int legendH = 20 * legendRows + 4;
         int height = MARGIN_T + rows * (PANEL_H + GAP_Y) + legendH + 10;
         StringBuilder sb = new StringBuilder();
         sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width).append("\" height=\"")
@@ -65,12 +93,17 @@ public final class SvgChart {
         }
         double lx = MARGIN_L;
         double ly = height - legendH + 4;
-        for (Map.Entry<String, String> e : colors.entrySet()) {
+        for (Series s : legend.values()) {
+            double w = 30 + 7 * s.name().length();
+            if (lx + w > width && lx > MARGIN_L) {
+                lx = MARGIN_L;
+                ly += 20;
+            }
             sb.append("<line x1=\"").append(f(lx)).append("\" y1=\"").append(f(ly)).append("\" x2=\"")
-                    .append(f(lx + 18)).append("\" y2=\"").append(f(ly)).append("\" stroke=\"").append(e.getValue())
-                    .append("\" stroke-width=\"2\"/>\n");
-            sb.append(text(lx + 22, ly + 4, esc(e.getKey()), "start", 11));
-            lx += 30 + 7 * e.getKey().length();
+                    .append(f(lx + 18)).append("\" y2=\"").append(f(ly)).append("\" stroke=\"")
+                    .append(colors.get(s.colorKey())).append("\" stroke-width=\"2\"").append(dash(s)).append("/>\n");
+            sb.append(text(lx + 22, ly + 4, esc(s.name()), "start", 11));
+            lx += w;
         }
         sb.append("</svg>\n");
         return sb.toString();
@@ -118,7 +151,7 @@ public final class SvgChart {
             sb.append(text(x, py + PANEL_H + 14, label(t), "middle", 10));
         }
         for (Series s : p.series()) {
-            String color = colors.get(s.name());
+            String color = colors.get(s.colorKey());
             List<String> pts = new ArrayList<>();
             for (int k = 0; k < s.x().length; k++) {
                 if (!usable(s.x()[k], p.logX()) || !usable(s.y()[k], p.logY())) {
@@ -131,10 +164,15 @@ public final class SvgChart {
                         .append(color).append("\"/>\n");
             }
             if (pts.size() > 1) {
-                sb.append("<polyline fill=\"none\" stroke=\"").append(color).append("\" stroke-width=\"1.5\" points=\"")
-                        .append(String.join(" ", pts)).append("\"/>\n");
+                sb.append("<polyline fill=\"none\" stroke=\"").append(color).append("\" stroke-width=\"1.5\"")
+                        .append(dash(s)).append(" points=\"").append(String.join(" ", pts)).append("\"/>\n");
             }
         }
+    }
+
+    private static String dash(Series s) {
+        String d = DASHES[Math.floorMod(s.dash(), DASHES.length)];
+        return d.isEmpty() ? "" : " stroke-dasharray=\"" + d + "\"";
     }
 
     private static boolean usable(double v, boolean log) {

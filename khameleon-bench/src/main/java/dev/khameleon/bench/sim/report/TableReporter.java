@@ -10,8 +10,9 @@ import java.util.List;
  * shown in percent, latencies in ms. Stateless and thread-safe.
  */
 public final class TableReporter {
-    private static final String[] COLUMNS = {"system", "trace", "MB/s", "lat ms", "cache MB", "requests", "hit %",
-        "preempt %", "mean ms", "p50 ms", "p95 ms", "utility", "overpush %", "converge ms"};
+    private static final String[] COLUMNS = {"system", "trace", "mode", "kind", "MB/s", "lat ms", "cache MB",
+        "requests", "hit %", "hit % np", "preempt %", "never", "mean ms", "p50 ms", "p95 ms", "p99 ms", "tail5 %",
+        "utility", "overpush %", "stale hover %", "converge ms"};
 
     private TableReporter() {
     }
@@ -33,7 +34,7 @@ public final class TableReporter {
         for (String[] row : rows) {
             for (int c = 0; c < row.length; c++) {
                 String cell = row[c];
-                boolean left = c < 2;
+                boolean left = c < 4;
                 String pad = " ".repeat(width[c] - cell.length());
                 sb.append(left ? cell + pad : pad + cell).append(c + 1 < row.length ? "  " : "");
             }
@@ -57,12 +58,15 @@ public final class TableReporter {
 
     static String[] cells(Simulator.Result r) {
         Metrics m = r.metrics();
-        return new String[] {r.system(), r.trace(), CsvReporter.num(r.config().effectiveBandwidthMBps(), 3),
+        return new String[] {r.system(), r.trace(), r.config().requestMode().label(), r.traceKind().label(),
+            CsvReporter.num(r.config().effectiveBandwidthMBps(), 3),
             CsvReporter.num(r.config().latencyMillis(), 0), CsvReporter.num(r.config().cacheMB(), 0),
             Integer.toString(m.requests()), CsvReporter.num(100 * m.hitRate(), 1),
-            CsvReporter.num(100 * m.preemptedRate(), 1), CsvReporter.num(m.meanLatencyMs(), 1),
+            CsvReporter.num(100 * m.hitRateNonPreempted(), 1), CsvReporter.num(100 * m.preemptedRate(), 1),
+            Integer.toString(m.neverAnswered()), CsvReporter.num(m.meanLatencyMs(), 1),
             CsvReporter.num(m.p50LatencyMs(), 1), CsvReporter.num(m.p95LatencyMs(), 1),
+            CsvReporter.num(m.p99LatencyMs(), 1), CsvReporter.num(100 * m.tailLatencyShare(), 1),
             CsvReporter.num(m.meanUtility(), 3), CsvReporter.num(100 * m.overpushRate(), 1),
-            CsvReporter.num(m.convergenceMs(), 0)};
+            CsvReporter.num(100 * m.staleHoverRate(), 1), CsvReporter.num(m.convergenceMs(), 0)};
     }
 }

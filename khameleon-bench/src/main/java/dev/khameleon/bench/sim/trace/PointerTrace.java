@@ -118,6 +118,40 @@ public final class PointerTrace {
         return -k - 2;
     }
 
+    /**
+     * The median time between consecutive samples in ms (the upper median for an even count),
+     * or NaN for a single sample. Robust to idle gaps: it tells how densely the recording
+     * samples a moving pointer.
+     */
+    public double medianIntervalMillis() {
+        int n = timesMillis.length - 1;
+        if (n < 1) {
+            return Double.NaN;
+        }
+        double[] d = new double[n];
+        for (int i = 0; i < n; i++) {
+            d[i] = timesMillis[i + 1] - timesMillis[i];
+        }
+        Arrays.sort(d);
+        return d[n / 2];
+    }
+
+    /**
+     * This trace with every time multiplied by {@code factor}: the same path at another pace.
+     *
+     * @throws IllegalArgumentException if {@code factor} is not finite and positive
+     */
+    public PointerTrace scaled(double factor) {
+        if (!(factor > 0) || Double.isInfinite(factor)) {
+            throw new IllegalArgumentException("time scale must be finite and > 0, was " + factor);
+        }
+        double[] t = new double[timesMillis.length];
+        for (int i = 0; i < t.length; i++) {
+            t[i] = timesMillis[i] * factor;
+        }
+        return new PointerTrace(name, t, xs, ys, screenWidth, screenHeight);
+    }
+
     /** The samples up to and including {@code millis}, under the same name suffixed with {@code suffix}. */
     public PointerTrace truncate(double millis, String suffix) {
         int end = Math.max(1, indexAt(millis) + 1);
