@@ -1,0 +1,135 @@
+package dev.khameleon.bench.predict;
+
+import dev.khameleon.bench.predict.ForecastCalibration.Forecaster;
+import dev.khameleon.bench.predict.ForecastCalibration.TraceCalibration;
+import dev.khameleon.bench.sim.trace.PointerTrace;
+import dev.khameleon.bench.sim.trace.TraceLoader;
+import dev.khameleon.client.KalmanPredictor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code forecast}: how well the {@link KalmanPredictor}'s Gaussians describe recorded pointer
+ * traces — per horizon and trace kind, the error of the forecast mean, the forecast's σ and how
+ * often the true position falls inside the 1σ and 2σ ellipses. Prints Markdown tables and, with
+ * {@code --out DIR}, writes {@code DIR/forecast.csv}. Bad options or a missing trace are an
+ * {@link IllegalArgumentException} (one line, exit status 2, through the bench {@code Cli}).
+ */
+@Command(name = "forecast", mixinStandardHelpOptions = true,
+        description = "Calibration of the Kalman pointer forecast per horizon on recorded traces; "
+                + "print Markdown tables and, with --out, write DIR/forecast.csv.")
+public final class ForecastCommand implements Callable<Integer> {
+
+    @Option(names = "--trace", required = true, split = ",",
+            description = "Trace file(s), comma-separated; a Balabit file may end in #k to pick segment k.")
+    List<String> traces;
+
+    @Option(names = "--trace-format", defaultValue = "balabit", description = "balabit or gallery (default ${DEFAULT-VALUE}).")
+    String traceFormat;
+
+    @Option(names = "--segments", defaultValue = "1", description = "Segments per Balabit file without #k (default ${DEFAULT-VALUE}).")
+    int segments;
+
+    @Option(names = "--segment-s", defaultValue = "180", description = "Balabit segment length in s (default ${DEFAULT-VALUE}).")
+    double segmentSeconds;
+
+    @Option(names = "--idle-gap-ms", defaultValue = "2000", description = "Idle gap that splits Balabit activity, ms (default ${DEFAULT-VALUE}).")
+    double idleGapMillis;
+
+    @Option(names = "--every-ms", defaultValue = "20", description = "Evaluation grid step, ms, > 0 (default ${DEFAULT-VALUE}).")
+    long everyMillis;
+
+    @Option(names = "--rest-ms", defaultValue = "100",
+            description = "An instant with no sample for longer than this is 'at rest', ms, >= 0 (default ${DEFAULT-VALUE}).")
+    long restMillis;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Also write DIR/forecast.csv.")
+    Path out;
+
+    @Option(names = "--model", description = "Kalman motion model: constant_velocity or constant_acceleration (default: the library's).")
+    KalmanPredictor.Model model;
+
+    @Option(names = "--kalman-q", description = "Kalman process noise q, px^2/s^3 (velocity model) or px^2/s^5 (default: the library's).")
+    Double kalmanQ;
+
+    @Option(names = "--measurement-noise", description = "Measurement noise variance per coordinate, px^2 (default: the library's).")
+    Double measurementNoise;
+
+    @Option(names = "--velocity-decay-ms", description = "Velocity decay time constant, ms; 0 for none (default: the library's).")
+    Double velocityDecayMillis;
+
+    @Option(names = "--idle-ms", description = "No event for longer than this: the predictor holds the pointer still, ms (default: the library's).")
+    Long idleMillis;
+
+    @Option(names = "--reset-after-ms", description = "A gap between events longer than this restarts the filter, ms (default: the library's).")
+    Long resetAfterMillis;
+
+    @Option(names = "--initial-velocity-sigma", description = "Standard deviation of the initial velocity, px/s (default: the library's).")
+    Double initialVelocitySigma;
+
+    @Option(names = "--initial-acceleration-sigma",
+            description = "Standard deviation of the initial acceleration, px/s^2, acceleration model (default: the library's).")
+    Double initialAccelerationSigma;
+
+    @Option(names = "--horizons", split = ",", description = "Forecast horizons, ms, comma-separated, increasing (default: the library's).")
+    long[] horizons;
+
+    @Override
+    public Integer call() {
+        ForecastCalibration.checkGrid(everyMillis, restMillis);
+        // Built once before loading traces so a bad predictor option fails fast.
+        String predictor = predictor().toString();
+        List<PointerTrace> loaded = TraceLoader.load(traces, TraceLoader.Format.parse(traceFormat), segments,
+                segmentSeconds * 1000, idleGapMillis);
+        List<TraceCalibration> results = new ArrayList<>();
+        for (PointerTrace t : loaded) {
+            results.add(ForecastCalibration.evaluate(t, Forecaster.of(predictor()), everyMillis, restMillis));
+        }
+        System.out.println(predictor + ", grid every " + everyMillis + " ms, at rest after " + restMillis + " ms\n");
+        System.out.print(CalibrationReport.markdown(results));
+        if (out != null) {
+            Path file = out.resolve("forecast.csv");
+            write(file, CalibrationReport.csv(results));
+            System.err.println("wrote " + file);
+        }
+        return 0;
+    }
+
+    /**
+     * A fresh predictor as the options describe it: the one place that maps options to
+     * {@link KalmanPredictor.Builder} setters. An option left unset keeps the builder's default.
+     *
+     * @throws IllegalArgumentException from the builder, naming the setting, for a bad value
+     */
+    KalmanPredictor predictor() {
+        KalmanPredictor.Builder b = KalmanPredictor.builder();
+        Optional.ofNullable(model).ifPresent(b::model);
+        Optional.ofNullable(kalmanQ).ifPresent(b::processNoise);
+        Optional.ofNullable(measurementNoise).ifPresent(b::measurementNoise);
+        Optional.ofNullable(velocityDecayMillis).ifPresent(b::velocityDecayMillis);
+        Optional.ofNullable(idleMillis).ifPresent(b::idleMillis);
+        Optional.ofNullable(resetAfterMillis).ifPresent(b::resetAfterMillis);
+        Optional.ofNullable(initialVelocitySigma).ifPresent(b::initialVelocitySigma);
+        Optional.ofNullable(initialAccelerationSigma).ifPresent(b::initialAccelerationSigma);
+        Optional.ofNullable(horizons).ifPresent(b::horizons);
+        return b.build();
+    }
+
+    private static void write(Path file, String content) {
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            Files.writeString(file, content, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+    }
+}
