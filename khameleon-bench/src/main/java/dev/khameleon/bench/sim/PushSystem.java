@@ -47,6 +47,8 @@ final class PushSystem implements SimSystem {
     enum Predictor { KALMAN, ORACLE, UNIFORM }
 
     private static final byte[] NO_PAYLOAD = new byte[0];
+    /** The client's default {@code missStateInterval}. */
+    private static final long MISS_STATE_INTERVAL_NANOS = 20_000_000L;
 
     private final String name;
     private final Predictor predictor;
@@ -64,6 +66,7 @@ final class PushSystem implements SimSystem {
     private final ArrayDeque<long[]> planned = new ArrayDeque<>();
     private boolean sending;
     private long lastDistributionAt = -1;
+    private long lastStateAt = Long.MIN_VALUE / 2;
 
     private PushSystem(String name, Predictor predictor, boolean progressive) {
         this.name = name;
@@ -122,6 +125,9 @@ final class PushSystem implements SimSystem {
                 if (!Double.isNaN(context.config().kalmanProcessNoise())) {
                     kb.processNoise(context.config().kalmanProcessNoise());
                 }
+                if (!Double.isNaN(context.config().kalmanVelocityDecayMillis())) {
+                    kb.velocityDecayMillis(context.config().kalmanVelocityDecayMillis());
+                }
                 this.kalman = kb.build();
                 this.gaussian = GaussianGridPredictor.builder(layout).horizons(horizons).build();
                 context.loop().at(0, this::predictTick);
@@ -135,6 +141,7 @@ final class PushSystem implements SimSystem {
     private void predictTick() {
         long now = ctx.loop().nowNanos();
         if (predictor == Predictor.KALMAN) {
+            lastStateAt = now;
             JsonNode state = kalman.state(now / 1_000_000);
             sendUp(state);
         } else {
@@ -233,8 +240,21 @@ final class PushSystem implements SimSystem {
 
     @Override
     public void onRequest(int seq, int requestId) {
-        manager.register(requestId, response -> ctx.recorder().available(requestId, response.utility(),
+        boolean hit = manager.register(requestId, response -> ctx.recorder().available(requestId, response.utility(),
                 (long) response.blocks().size() * unitBytes));
+        if (!hit && kalman != null) {
+            sendStateOnMiss();
+        }
+    }
+
+    /** Like the library's client: a miss sends a fresh state at once, at most one per interval. */
+    private void sendStateOnMiss() {
+        long now = ctx.loop().nowNanos();
+        if (now - lastStateAt < MISS_STATE_INTERVAL_NANOS) {
+            return;
+        }
+        lastStateAt = now;
+        sendUp(kalman.state(now / 1_000_000));
     }
 
     @Override

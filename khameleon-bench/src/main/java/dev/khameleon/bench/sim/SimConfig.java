@@ -34,6 +34,8 @@ import java.util.Objects;
  *                                 server does; off by default)
  * @param kalmanProcessNoise       the Kalman filter's process noise {@code q} (px²/s³), or NaN
  *                                 for the library's default
+ * @param kalmanVelocityDecayMillis the Kalman filter's velocity decay time constant (ms), or NaN
+ *                                 for the library's default
  * @param requestMode              what counts as a request: every grid sample of the trace
  *                                 (the paper's traces) or every cell entry
  * @param sampleMillis             the grid interval of {@link RequestMode#PER_SAMPLE}, in ms
@@ -42,7 +44,8 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
                         double bandwidthMBps, double latencyMillis, double cacheMB, double thinkTimeMillis,
                         MahimahiTrace networkTrace, long seed, long predictionIntervalMillis, long[] horizonsMillis,
                         int chunkSize, double warmupMillis, double drainMillis, boolean alignHorizons,
-                        double kalmanProcessNoise, RequestMode requestMode, double sampleMillis) {
+                        double kalmanProcessNoise, double kalmanVelocityDecayMillis, RequestMode requestMode,
+                        double sampleMillis) {
 
     /** Copies the horizons. */
     public SimConfig {
@@ -86,6 +89,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         b.drainMillis = drainMillis;
         b.alignHorizons = alignHorizons;
         b.kalmanProcessNoise = kalmanProcessNoise;
+        b.kalmanVelocityDecayMillis = kalmanVelocityDecayMillis;
         b.requestMode = requestMode;
         b.sampleMillis = sampleMillis;
         return b;
@@ -149,6 +153,8 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         private boolean alignHorizons = false;
         // NaN: the KalmanPredictor's own default process noise (a sensitivity knob, not a fix).
         private double kalmanProcessNoise = Double.NaN;
+        // NaN: the KalmanPredictor's own default velocity decay.
+        private double kalmanVelocityDecayMillis = Double.NaN;
         // The paper's traces log a request every ~20 ms sample, repeats of the same thumbnail
         // included, and its metrics are over those requests: per-sample on a 20 ms grid.
         // PER_VISIT (one request per cell entry) is the other view of the same replay.
@@ -306,6 +312,16 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
             return this;
         }
 
+        /** Sets the Kalman velocity decay (ms), finite and {@code >= 0}; NaN for the library default. */
+        public Builder kalmanVelocityDecayMillis(double millis) {
+            if (!Double.isNaN(millis) && (!(millis >= 0) || Double.isInfinite(millis))) {
+                throw new IllegalArgumentException("kalmanVelocityDecayMillis must be finite and >= 0 (or NaN), was "
+                        + millis);
+            }
+            this.kalmanVelocityDecayMillis = millis;
+            return this;
+        }
+
         /** Sets what counts as a request (default {@link RequestMode#PER_SAMPLE}). */
         public Builder requestMode(RequestMode mode) {
             this.requestMode = Objects.requireNonNull(mode, "requestMode");
@@ -325,8 +341,8 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         public SimConfig build() {
             return new SimConfig(mosaicRows, mosaicCols, imageBytes, blockBytes, utility, bandwidthMBps,
                     latencyMillis, cacheMB, thinkTimeMillis, networkTrace, seed, predictionIntervalMillis,
-                    horizonsMillis, chunkSize, warmupMillis, drainMillis, alignHorizons, kalmanProcessNoise, requestMode,
-                    sampleMillis);
+                    horizonsMillis, chunkSize, warmupMillis, drainMillis, alignHorizons, kalmanProcessNoise, kalmanVelocityDecayMillis,
+                    requestMode, sampleMillis);
         }
     }
 }

@@ -90,6 +90,13 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--kalman-q", description = "Kalman process noise q in px^2/s^3 (default: the library's).")
     Double kalmanQ;
 
+    @Option(names = "--kalman-decay-ms", description = "Kalman velocity decay time constant, ms (default: the library's).")
+    Double kalmanDecayMillis;
+
+    @Option(names = "--prediction-interval-ms", defaultValue = "150",
+            description = "How often the client sends its predictor state, ms (default ${DEFAULT-VALUE}).")
+    long predictionIntervalMillis;
+
     @Option(names = "--seed", defaultValue = "1", description = "Random seed (default ${DEFAULT-VALUE}).")
     long seed;
 
@@ -107,7 +114,9 @@ public final class SimulateCommand implements Callable<Integer> {
         SimConfig.Builder b = SimConfig.builder().bandwidthMBps(bandwidthMBps).latencyMillis(latencyMillis)
                 .cacheMB(cacheMB).thinkTimeMillis(thinkTimeMillis).blockBytes(blockBytes).warmupMillis(warmupMillis)
                 .seed(seed).alignHorizons(alignHorizons).sampleMillis(sampleMillis)
-                .kalmanProcessNoise(kalmanQ == null ? Double.NaN : kalmanQ);
+                .kalmanProcessNoise(kalmanQ == null ? Double.NaN : kalmanQ)
+                .kalmanVelocityDecayMillis(kalmanDecayMillis == null ? Double.NaN : kalmanDecayMillis)
+                .predictionIntervalMillis(predictionIntervalMillis);
         if (networkTrace != null) {
             b.networkTrace(MahimahiTrace.read(networkTrace)).latencyMillis(minRttMillis == null ? 100 : minRttMillis);
         } else if (minRttMillis != null) {
