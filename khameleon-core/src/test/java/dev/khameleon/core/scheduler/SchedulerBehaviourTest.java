@@ -183,11 +183,12 @@ class SchedulerBehaviourTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("implementations")
-    void timeMapping_usesSlotTimeAndKeepsMassPastTheLastHorizon(String name, Function<SchedulerConfig, Scheduler> factory) {
+    void timeMapping_paperRule_usesSlotTimeAndHoldsTheLastHorizon(String name, Function<SchedulerConfig, Scheduler> factory) {
         // Request 1 only matters before 50 ms, request 2 only at and after 500 ms.
         Distribution d = Distribution.builder(3, HORIZONS)
                 .explicit(0, 1, 1.0).explicit(1, 0, 1.0).explicit(2, 0, 1.0).explicit(3, 2, 1.0).build();
-        SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(50).requestCount(3).blocksPerRequest(100).build();
+        SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(50).requestCount(3).blocksPerRequest(100)
+                .planningHorizonMillis(Double.POSITIVE_INFINITY).forecastFadeMillis(Double.POSITIVE_INFINITY).build();
         BatchScheduler slow = (BatchScheduler) factory.apply(config);
         slow.replan(d, 0, 1000.0);
         assertEquals(0.5 / 50, slow.nextSlotProbabilities()[1], 1e-12,
@@ -256,8 +257,9 @@ class SchedulerBehaviourTest {
                 return requestId == 2;
             }
         };
+        // Held forecast: with a fade, request 2 would be likely too, by the uniform tail.
         SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(100).requestCount(10).blocksPerRequest(50)
-                .backendConcurrency(4, load).seed(6).build();
+                .backendConcurrency(4, load).forecastFadeMillis(Double.POSITIVE_INFINITY).seed(6).build();
         Scheduler s = factory.apply(config);
         // Only request 5 is likely: with Cb - busy = 0 and 5 not being fetched, nothing may be planned.
         s.replan(Distribution.point(10, 5, HORIZONS), 0, 10.0);
