@@ -30,14 +30,8 @@ class FlatUtilityTest {
     /** Nothing until the whole response is there: every block but the last adds nothing. */
     static final UtilityFunction ALL_OR_NOTHING = f -> f < 1 ? 0 : 1;
 
-    static Stream<Arguments> implementations() {
-        return Stream.of(
-                Arguments.of("greedy", (Function<SchedulerConfig, Scheduler>) Schedulers::greedy),
-                Arguments.of("reference", (Function<SchedulerConfig, Scheduler>) Schedulers::reference));
-    }
-
     static Stream<Arguments> implementationsAndSelections() {
-        return implementations().flatMap(a -> Stream.of(Selection.values())
+        return TestInstances.implementations().flatMap(a -> Stream.of(Selection.values())
                 .map(s -> Arguments.of(a.get()[0], a.get()[1], s)));
     }
 
@@ -48,14 +42,7 @@ class FlatUtilityTest {
         assertEquals(0.0, FLAT_STRETCH.marginalGains(8)[3], 1e-15, "the curve really is flat over block 3");
         SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(50).requestCount(20).blocksPerRequest(8)
                 .utility(FLAT_STRETCH).selection(selection).seed(2).build();
-        Scheduler scheduler = factory.apply(config);
-        scheduler.replan(Distribution.point(20, 7, HORIZONS), 0, 10.0);
-        ScheduleChunk chunk = scheduler.next(50);
-        assertEquals(8, chunk.size(), "all 8 blocks of the only likely request, then nothing more");
-        for (int k = 0; k < 8; k++) {
-            assertEquals(7, chunk.requestId(k));
-            assertEquals(k, chunk.blockIndex(k));
-        }
+        TestInstances.assertPointRequestBlocksFirst(factory.apply(config), 8);
     }
 
     @ParameterizedTest(name = "{0}, {2}")
@@ -81,7 +68,7 @@ class FlatUtilityTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void zeroGainBlocks_comeAfterTheBlocksThatAddUtility(String name, Function<SchedulerConfig, Scheduler> factory) {
         // Request 0 has 8 blocks (block 3 adds nothing), request 1 has 2 (both add utility).
         for (long seed = 1; seed <= 50; seed++) {
@@ -108,7 +95,7 @@ class FlatUtilityTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void tabulatedFlatStretch_isRepairedSoEveryBlockIsPlannedByGain(String name,
                                                                       Function<SchedulerConfig, Scheduler> factory) {
         UtilityFunction tabulated = UtilityFunction.tabulated(new double[] {0.3, 0.5, 1}, new double[] {0.75, 0.75, 1});
@@ -118,12 +105,6 @@ class FlatUtilityTest {
         }
         SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(50).requestCount(20).blocksPerRequest(8)
                 .utility(tabulated).seed(3).build();
-        Scheduler scheduler = factory.apply(config);
-        scheduler.replan(Distribution.point(20, 7, HORIZONS), 0, 10.0);
-        ScheduleChunk chunk = scheduler.next(50);
-        assertEquals(8, chunk.size());
-        for (int k = 0; k < 8; k++) {
-            assertEquals(7, chunk.requestId(k));
-        }
+        TestInstances.assertPointRequestBlocksFirst(factory.apply(config), 8);
     }
 }

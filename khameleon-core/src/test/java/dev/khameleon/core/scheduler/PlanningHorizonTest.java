@@ -7,10 +7,8 @@ import dev.khameleon.core.Distribution;
 import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.spi.Scheduler;
 import java.util.function.Function;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -29,12 +27,6 @@ class PlanningHorizonTest {
     private static final double FADE_MILLIS = 500;
     /** Slot 100 is at 1000 ms = last horizon (500 ms) + fade: from there on, uniform. */
     private static final int FADED_SLOT = 100;
-
-    static Stream<Arguments> implementations() {
-        return Stream.of(
-                Arguments.of("greedy", (Function<SchedulerConfig, Scheduler>) Schedulers::greedy),
-                Arguments.of("reference", (Function<SchedulerConfig, Scheduler>) Schedulers::reference));
-    }
 
     private static Distribution hot() {
         Distribution.Builder b = Distribution.builder(N, HORIZONS);
@@ -65,7 +57,7 @@ class PlanningHorizonTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void slotsPastTheFade_drawEveryRequestWithTheUniformShare(String name, Function<SchedulerConfig, Scheduler> factory) {
         BatchScheduler s = (BatchScheduler) factory.apply(config(FADE_MILLIS, 1));
         s.replan(hot(), 0, SLOT_MILLIS);
@@ -80,7 +72,7 @@ class PlanningHorizonTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void allocationsPastTheFade_dropToTheUniformShare(String name, Function<SchedulerConfig, Scheduler> factory) {
         long early = 0;
         long late = 0;
@@ -108,7 +100,7 @@ class PlanningHorizonTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void withoutFade_theLastHorizonIsHeldToTheEndOfTheBatch(String name, Function<SchedulerConfig, Scheduler> factory) {
         BatchScheduler s = (BatchScheduler) factory.apply(config(Double.POSITIVE_INFINITY, 1));
         s.replan(hot(), 0, SLOT_MILLIS);
@@ -117,7 +109,7 @@ class PlanningHorizonTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void slotZero_weighsThePlanningHorizonNotTheWholeBatch(String name, Function<SchedulerConfig, Scheduler> factory) {
         double kappa = SchedulerConfig.BEYOND_HORIZON_WEIGHT;
         // Trapezoid steps of 10 ms from slot 0: 50 with the hot ids certain (the horizon, 500 ms),
@@ -134,7 +126,7 @@ class PlanningHorizonTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void pointRequest_getsItsBlocksFirstInALongFadingBatch(String name, Function<SchedulerConfig, Scheduler> factory) {
         SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(CACHE).requestCount(N).blocksPerRequest(5)
                 .seed(4).build();
@@ -148,7 +140,7 @@ class PlanningHorizonTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void probabilityBeyondTheHorizon_keepsThePushGoing(String name, Function<SchedulerConfig, Scheduler> factory) {
         // Request 0 is certain up to 150 ms, request 1 from 250 ms; the horizon is 50 ms, the batch 400 ms.
         Distribution d = Distribution.builder(3, HORIZONS)
