@@ -121,7 +121,10 @@ public final class MeasuredUtility {
         return fractions.clone();
     }
 
-    /** The measured utility at each of {@link #fractions()}: non-decreasing, in [0, 1], ending at 1. */
+    /**
+     * The measured utility at each of {@link #fractions()}: non-decreasing, in [0, 1], ending at
+     * 1, as measured (it may have flat stretches; {@link #toUtilityFunction()} repairs them).
+     */
     public double[] utilities() {
         return utilities.clone();
     }
@@ -131,7 +134,12 @@ public final class MeasuredUtility {
         return sampleCount;
     }
 
-    /** The curve as a piecewise-linear {@link UtilityFunction#tabulated} utility. */
+    /**
+     * The curve as a {@link UtilityFunction#tabulated} utility, which repairs what a
+     * measurement leaves flat (prefixes that add no SSIM, the running maximum over a dip): it
+     * is strictly increasing and concave, so every block has a positive marginal gain and the
+     * scheduler sends whole responses.
+     */
     public UtilityFunction toUtilityFunction() {
         return UtilityFunction.tabulated(fractions, utilities);
     }

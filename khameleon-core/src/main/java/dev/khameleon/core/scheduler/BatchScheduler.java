@@ -149,6 +149,25 @@ abstract class BatchScheduler implements Scheduler {
         return b;
     }
 
+    /**
+     * The planning horizon in slot steps, {@code L}, for the current slot length; see
+     * {@link SchedulerConfig.Builder#planningHorizonMillis}.
+     */
+    final int horizonSlots() {
+        return config.horizonSlots(slotMillis);
+    }
+
+    /**
+     * The factor {@code c = (1 − κ)·γ^L} that turns suffix sums {@code S(t)} (the whole rest of
+     * the batch) into planning-horizon weights {@code S(t) − c·S(t+L)}: the next {@code L}
+     * steps in full, the rest with weight {@code κ} = {@link SchedulerConfig#BEYOND_HORIZON_WEIGHT}.
+     * Since the result is at least {@code κ·S(t)}, the subtraction loses at most a relative
+     * {@code 1e-16 / κ}, is never negative, and is exactly 0 where {@code S(t)} is.
+     */
+    final double beyondHorizonFactor(int horizonSlots) {
+        return (1 - SchedulerConfig.BEYOND_HORIZON_WEIGHT) * Math.pow(discount, horizonSlots);
+    }
+
     /** The time of slot {@code seq} in milliseconds after the current distribution's origin. */
     final double slotTime(long seq) {
         return (seq - originSeq) * slotMillis;

@@ -8,7 +8,8 @@ import java.util.function.IntUnaryOperator;
 
 /**
  * The requests grouped by block count {@code N}: one marginal-gain array per distinct
- * {@code N} (computed once with {@link UtilityFunction#marginalGains}), and the ids laid out
+ * {@code N} (computed once with {@link UtilityFunction#marginalGains}, each gain of an existing
+ * block raised to at least {@link SchedulerConfig#MIN_BLOCK_GAIN}), and the ids laid out
  * class by class so that a scheduler can keep, per class, the ids that are still untouched in
  * a prefix of its segment. Immutable once built; shared by every scheduler built from one
  * {@link SchedulerConfig}.
@@ -17,7 +18,10 @@ final class BlockClasses {
     final int requestCount;
     /** {@code counts[c]}: the block count {@code N} of class {@code c}. */
     final int[] counts;
-    /** {@code gains[c][b]}: the marginal gain of block {@code b} in class {@code c}; {@code gains[c][N] = 0}. */
+    /**
+     * {@code gains[c][b]}: the scheduling weight of block {@code b} in class {@code c}, its
+     * marginal gain but at least {@link SchedulerConfig#MIN_BLOCK_GAIN}; {@code gains[c][N] = 0}.
+     */
     final double[][] gains;
     /** {@code classOf[i]}: the class of request {@code i}, or {@code null} when there is a single class. */
     final int[] classOf;
@@ -37,7 +41,7 @@ final class BlockClasses {
 
     static BlockClasses uniform(int requestCount, int blockCount, UtilityFunction utility) {
         return new BlockClasses(requestCount, new int[] {blockCount},
-                new double[][] {utility.marginalGains(blockCount)}, null, new int[] {0, requestCount}, null);
+                new double[][] {schedulingGains(utility, blockCount)}, null, new int[] {0, requestCount}, null);
     }
 
     static BlockClasses perRequest(int requestCount, IntUnaryOperator blockCount, UtilityFunction utility) {
@@ -70,7 +74,7 @@ final class BlockClasses {
         int[] counts = Arrays.copyOf(countsBuf, classes);
         double[][] gains = new double[classes][];
         for (int c = 0; c < classes; c++) {
-            gains[c] = utility.marginalGains(counts[c]);
+            gains[c] = schedulingGains(utility, counts[c]);
         }
         int[] start = new int[classes + 1];
         for (int c = 0; c < classes; c++) {
@@ -82,6 +86,19 @@ final class BlockClasses {
             layout[fill[classOf[i]]++] = i;
         }
         return new BlockClasses(requestCount, counts, gains, classOf, start, layout);
+    }
+
+    /**
+     * The marginal gains of {@code blockCount} blocks with the zero (or tiny) gains of flat
+     * stretches raised to {@link SchedulerConfig#MIN_BLOCK_GAIN}: a request whose next block
+     * adds no utility must still get it once nothing better is left, or the push would stall.
+     */
+    static double[] schedulingGains(UtilityFunction utility, int blockCount) {
+        double[] g = utility.marginalGains(blockCount);
+        for (int b = 0; b < blockCount; b++) {
+            g[b] = Math.max(g[b], SchedulerConfig.MIN_BLOCK_GAIN);
+        }
+        return g;
     }
 
     int classCount() {

@@ -19,6 +19,11 @@ import java.util.Arrays;
  * class in the prefix of a permutation, so a class is drawn {@code ∝ count · g(0)} and an id
  * uniformly from its prefix in {@code O(1)}, with no rejection.
  *
+ * <p>The fade to uniform past the last horizon is one more component of the mixture, with no
+ * explicit ids and {@code 1/n} per id (one more tree and a share of the group's weight); the
+ * planning horizon only changes the scalars {@code W_j(t)}, each cut to
+ * {@code S_j(t) − c·S_j(t+L)} from its suffix sum ({@link BatchScheduler#beyondHorizonFactor}).
+ *
  * <p>Under {@link Selection#MAX_GAIN} the largest gain of a union id is not something a sum
  * tree can give, so {@link #best} scans the union and the touched ids, and compares the
  * untouched residual ids one block-count class at a time: {@code O(m·K + C + d)} per block
@@ -35,6 +40,12 @@ final class GreedyScheduler extends BatchScheduler {
     private SumTree[] horizonTrees = new SumTree[0];
     private double[] residual = new double[0];
     private int horizons;
+    /**
+     * The mixture's components: the {@link #horizons} of the distribution, plus, when the
+     * forecast fades, the uniform distribution as one more with no explicit ids and
+     * {@code 1/n} per id.
+     */
+    private int parts;
 
     private final int[] perm;
     private final int[] pos;
@@ -181,16 +192,17 @@ final class GreedyScheduler extends BatchScheduler {
             }
         }
         unionSize = size;
-        boolean reuse = horizons == m && unionProbability.length == m && unionProbability[0].length >= size
+        int q = config.fades() ? m + 1 : m;
+        boolean reuse = parts == q && unionProbability.length == q && unionProbability[0].length >= size
                 && horizonTrees[0].leaves() >= size && horizonTrees[0].leaves() <= 4 * Math.max(64, size);
         if (!reuse) {
-            unionProbability = new double[m][size];
-            horizonTrees = new SumTree[m];
-            for (int j = 0; j < m; j++) {
+            unionProbability = new double[q][size];
+            horizonTrees = new SumTree[q];
+            for (int j = 0; j < q; j++) {
                 horizonTrees[j] = new SumTree(size);
             }
         }
-        residual = new double[m];
+        residual = new double[q];
         double[] gains = scratch;
         for (int k = 0; k < size; k++) {
             int id = unionIds[k];
@@ -206,12 +218,18 @@ final class GreedyScheduler extends BatchScheduler {
             }
             horizonTrees[j].build(gains, probability, size);
         }
+        if (q > m) {
+            residual[m] = 1.0 / requestCount;
+            Arrays.fill(unionProbability[m], 0, size, residual[m]);
+            horizonTrees[m].build(gains, unionProbability[m], size);
+        }
         this.horizons = m;
+        this.parts = q;
     }
 
     @Override
     void prepare(long batchStartSeq, int fromPos) {
-        int m = horizons;
+        int m = parts;
         int c = cacheBlocks;
         if (slotWeights.length != (c + 1) * m) {
             slotWeights = new double[(c + 1) * m];
@@ -225,20 +243,34 @@ final class GreedyScheduler extends BatchScheduler {
         for (int t = c - 1; t >= fromPos; t--) {
             hatWeights(slotTime(batchStartSeq + t), hat);
             int row = t * m;
-            double rho = 0;
             for (int j = 0; j < m; j++) {
-                double v = 0.5 * (hat[j] + discount * hatNext[j]) + discount * w[row + m + j];
-                w[row + j] = v;
-                rho += v * residual[j];
+                w[row + j] = 0.5 * (hat[j] + discount * hatNext[j]) + discount * w[row + m + j];
             }
-            residualWeight[t] = rho;
             double[] swap = hatNext;
             hatNext = hat;
             hat = swap;
         }
+        // Ascending, so that row t + L still holds its suffix sum when row t is cut to the horizon.
+        int horizon = horizonSlots();
+        double cut = beyondHorizonFactor(horizon);
+        for (int t = fromPos; t < c; t++) {
+            int row = t * m;
+            double rho = 0;
+            for (int j = 0; j < m; j++) {
+                if (t < c - horizon) {
+                    w[row + j] -= cut * w[row + horizon * m + j];
+                }
+                rho += w[row + j] * residual[j];
+            }
+            residualWeight[t] = rho;
+        }
     }
 
-    /** The interpolation weights of each horizon at {@code millis}, as {@link Distribution#probabilityAt}. */
+    /**
+     * The weight of each mixture component at {@code millis}: the interpolation weights of the
+     * horizons as in {@link Distribution#probabilityAt}, scaled by {@code 1 − α}, and
+     * {@code α} = {@link SchedulerConfig#uniformShare} for the uniform component, if any.
+     */
     private void hatWeights(double millis, double[] out) {
         Arrays.fill(out, 0.0);
         Distribution d = distribution;
@@ -258,6 +290,13 @@ final class GreedyScheduler extends BatchScheduler {
             out[j - 1] = 1 - x;
             out[j] = x;
         }
+        if (parts > m) {
+            double uniform = config.uniformShare(millis, d.horizonMillis(m - 1));
+            for (int j = 0; j < m; j++) {
+                out[j] *= 1 - uniform;
+            }
+            out[m] = uniform;
+        }
     }
 
     @Override
@@ -266,8 +305,8 @@ final class GreedyScheduler extends BatchScheduler {
         int k = unionIndex[requestId];
         if (k >= 0) {
             double w = 0;
-            for (int j = 0; j < horizons; j++) {
-                w += slotWeights[t * horizons + j] * horizonTrees[j].get(k);
+            for (int j = 0; j < parts; j++) {
+                w += slotWeights[t * parts + j] * horizonTrees[j].get(k);
             }
             return w;
         }
@@ -281,7 +320,7 @@ final class GreedyScheduler extends BatchScheduler {
 
     @Override
     int sample(int t) {
-        int m = horizons;
+        int m = parts;
         int row = t * m;
         double groupTotal = classTree.total() + touchedTree.total();
         double groupWeight = residualWeight[t] * groupTotal;
@@ -318,7 +357,7 @@ final class GreedyScheduler extends BatchScheduler {
      */
     @Override
     int best(int t) {
-        int m = horizons;
+        int m = parts;
         int row = t * m;
         double[] gains = scratch;
         double max = 0;
@@ -400,7 +439,7 @@ final class GreedyScheduler extends BatchScheduler {
     }
 
     private void setUnionLeaves(int k, double gain) {
-        for (int j = 0; j < horizons; j++) {
+        for (int j = 0; j < parts; j++) {
             horizonTrees[j].set(k, gain * unionProbability[j][k]);
         }
     }

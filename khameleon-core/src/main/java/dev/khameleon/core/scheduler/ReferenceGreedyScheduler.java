@@ -5,7 +5,9 @@ import java.util.Arrays;
 
 /**
  * The paper's Listing 1 as written: it materialises {@code P_{i,t}} for every request and every
- * remaining slot of the batch ({@code O(n·C)} time and memory per batch or re-plan), and for each
+ * remaining slot of the batch ({@code O(n·C)} time and memory per batch or re-plan), faded to
+ * uniform past the last horizon ({@link SchedulerConfig#uniformShare}) and cut to the planning
+ * horizon ({@link BatchScheduler#beyondHorizonFactor}), and for each
  * slot computes {@code u_i = P_{i,t} · g_i(B_i)} for all {@code n} requests and draws one by a
  * linear scan ({@code O(n)} per block); under {@link Selection#MAX_GAIN} the same scan finds the
  * largest {@code u_i}.
@@ -72,12 +74,24 @@ final class ReferenceGreedyScheduler extends BatchScheduler {
             following = current;
             current = swap;
         }
+        // Ascending, so that row t + L still holds its suffix sum when row t is cut to the horizon.
+        int horizon = horizonSlots();
+        double cut = beyondHorizonFactor(horizon);
+        for (int t = fromPos; t < c - horizon; t++) {
+            double[] row = tail[t];
+            double[] beyond = tail[t + horizon];
+            for (int i = 0; i < n; i++) {
+                row[i] -= cut * beyond[i];
+            }
+        }
     }
 
     private void probabilities(long seq, double[] out) {
         double millis = slotTime(seq);
+        double uniform = config.uniformShare(millis, distribution.horizonMillis(distribution.horizonCount() - 1));
+        double perRequest = uniform / out.length;
         for (int i = 0; i < out.length; i++) {
-            out[i] = distribution.probabilityAt(millis, i);
+            out[i] = (1 - uniform) * distribution.probabilityAt(millis, i) + perRequest;
         }
     }
 

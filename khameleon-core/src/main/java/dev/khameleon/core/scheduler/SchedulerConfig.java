@@ -9,8 +9,9 @@ import java.util.random.RandomGenerator;
 /**
  * The settings of a greedy scheduler: cache size {@code C}, request count {@code n} and block
  * count of each request, utility function, chunk size {@code bs}, discount {@code γ}, the
- * source of randomness, an optional backend-concurrency limit {@code Cb}, and the
- * {@link Selection} rule.
+ * planning horizon, how the forecast fades to uniform past its last horizon, the source of
+ * randomness, an optional
+ * backend-concurrency limit {@code Cb}, and the {@link Selection} rule.
  *
  * <p>Immutable and thread-safe once built; one config may build the schedulers of many
  * sessions ({@link Schedulers#greedy}). Building does the {@code O(n)} preparation once: each
@@ -25,12 +26,37 @@ public final class SchedulerConfig {
     public static final double DEFAULT_DISCOUNT = 1.0;
     /** The default seed of the scheduler's random generator, so runs are reproducible. */
     public static final long DEFAULT_SEED = 0x4B68616D656C656FL;
+    /**
+     * The default {@link Builder#planningHorizonMillis planning horizon}: each slot is planned
+     * on the probability of the next half second, the reach of the default forecast horizons.
+     */
+    public static final double DEFAULT_PLANNING_HORIZON_MILLIS = 500;
+    /**
+     * How much probability beyond the planning horizon still counts, relative to probability
+     * within it: a little, so that a slot whose horizon holds no unsent block still plans for
+     * later in the batch rather than stalling.
+     */
+    public static final double BEYOND_HORIZON_WEIGHT = 1e-6;
+    /**
+     * The default {@link Builder#forecastFadeMillis fade} past a distribution's last horizon:
+     * one second, after which the plan treats every request as equally likely.
+     */
+    public static final double DEFAULT_FORECAST_FADE_MILLIS = 1000;
+    /**
+     * The least weight the scheduler gives a block that is not yet planned: a block whose
+     * marginal gain {@code g_i(b)} is below this (a flat stretch of the utility curve) is
+     * weighed as if its gain were this, so it is still sent, after the blocks that do add
+     * utility in all but a tiny fraction of draws, instead of stalling the push.
+     */
+    public static final double MIN_BLOCK_GAIN = 1e-9;
 
     private final int cacheBlocks;
     private final BlockClasses classes;
     private final UtilityFunction utility;
     private final int chunkSize;
     private final double discount;
+    private final double planningHorizonMillis;
+    private final double forecastFadeMillis;
     private final long seed;
     private final RandomGenerator random;
     private final int backendConcurrency;
@@ -43,6 +69,8 @@ public final class SchedulerConfig {
         this.utility = b.utility;
         this.chunkSize = b.chunkSize;
         this.discount = b.discount;
+        this.planningHorizonMillis = b.planningHorizonMillis;
+        this.forecastFadeMillis = b.forecastFadeMillis;
         this.seed = b.seed;
         this.random = b.random;
         this.backendConcurrency = b.backendConcurrency;
@@ -93,6 +121,52 @@ public final class SchedulerConfig {
         return discount;
     }
 
+    /**
+     * How many milliseconds ahead of a slot its probability {@code P_{i,t}} fully counts
+     * (probability further ahead counts {@link #BEYOND_HORIZON_WEIGHT} as much); infinite when
+     * the whole rest of the batch counts, as in the paper.
+     */
+    public double planningHorizonMillis() {
+        return planningHorizonMillis;
+    }
+
+    /**
+     * The number of slot steps of {@code slotMillis} within the planning horizon:
+     * {@code ⌈planningHorizonMillis / slotMillis⌉}, at least 1, {@link Integer#MAX_VALUE} when
+     * the horizon is infinite or longer than that many slots.
+     */
+    int horizonSlots(double slotMillis) {
+        double slots = Math.ceil(planningHorizonMillis / slotMillis);
+        return slots >= Integer.MAX_VALUE ? Integer.MAX_VALUE : Math.max(1, (int) slots);
+    }
+
+    /**
+     * How many milliseconds past a distribution's last horizon {@code Δ_m} the forecast takes
+     * to fade linearly into the uniform distribution; infinite when it is held for ever.
+     */
+    public double forecastFadeMillis() {
+        return forecastFadeMillis;
+    }
+
+    /**
+     * The weight of the uniform distribution in the probability the scheduler uses at
+     * {@code millis} after the prediction, for a distribution whose last horizon is
+     * {@code lastHorizonMillis}: 0 up to that horizon, rising linearly to 1 over
+     * {@link #forecastFadeMillis()}, then 1.
+     */
+    double uniformShare(double millis, double lastHorizonMillis) {
+        double past = millis - lastHorizonMillis;
+        if (!(past > 0) || forecastFadeMillis == Double.POSITIVE_INFINITY) {
+            return 0.0;
+        }
+        return past >= forecastFadeMillis ? 1.0 : past / forecastFadeMillis;
+    }
+
+    /** Whether {@link #uniformShare} can be positive: the fade is finite. */
+    boolean fades() {
+        return forecastFadeMillis != Double.POSITIVE_INFINITY;
+    }
+
     /** {@code Cb}, the backend-concurrency limit, or 0 when there is none. */
     public int backendConcurrency() {
         return backendConcurrency;
@@ -124,6 +198,7 @@ public final class SchedulerConfig {
     public String toString() {
         return "SchedulerConfig[C=" + cacheBlocks + ", n=" + requestCount() + ", distinctBlockCounts="
                 + distinctBlockCounts() + ", utility=" + utility + ", bs=" + chunkSize + ", γ=" + discount
+                + ", horizon=" + planningHorizonMillis + "ms, fade=" + forecastFadeMillis + "ms"
                 + (backendConcurrency > 0 ? ", Cb=" + backendConcurrency : "") + ", selection=" + selection + "]";
     }
 
@@ -140,6 +215,8 @@ public final class SchedulerConfig {
         private UtilityFunction utility = UtilityFunction.linear();
         private int chunkSize = DEFAULT_CHUNK_SIZE;
         private double discount = DEFAULT_DISCOUNT;
+        private double planningHorizonMillis = DEFAULT_PLANNING_HORIZON_MILLIS;
+        private double forecastFadeMillis = DEFAULT_FORECAST_FADE_MILLIS;
         private long seed = DEFAULT_SEED;
         private RandomGenerator random;
         private int backendConcurrency;
@@ -236,6 +313,41 @@ public final class SchedulerConfig {
                 throw new IllegalArgumentException("discount must be in (0, 1], was " + discount);
             }
             this.discount = discount;
+            return this;
+        }
+
+        /**
+         * The planning horizon: slot {@code t} is planned on the probability of the next
+         * {@code millis} (rounded up to whole slots; to the end of the batch if that is sooner),
+         * {@code P_{i,t} = Σ_{k=t}^{t+L−1} γ^{k−t}·seg_i(k) + BEYOND_HORIZON_WEIGHT · Σ_{k≥t+L} γ^{k−t}·seg_i(k)}
+         * with {@code L = ⌈millis / slotMillis⌉} trapezoid steps {@code seg}, instead of the
+         * paper's whole rest of the batch, which at the usual cache sizes is seconds of link
+         * time. {@link Double#POSITIVE_INFINITY} restores the paper's rule. Default
+         * {@link #DEFAULT_PLANNING_HORIZON_MILLIS}; works with any {@link #discount}.
+         */
+        public Builder planningHorizonMillis(double millis) {
+            if (!(millis > 0)) {
+                throw new IllegalArgumentException("planningHorizonMillis must be > 0 (or infinite), was " + millis);
+            }
+            this.planningHorizonMillis = millis;
+            return this;
+        }
+
+        /**
+         * How the forecast fades: past a distribution's last horizon {@code Δ_m}, the probability
+         * the scheduler uses blends linearly from the {@code Δ_m} forecast into the uniform
+         * distribution ({@code 1/n} per request) over {@code millis}, and is uniform from
+         * {@code Δ_m + millis} on, so the tail of a long batch is not planned on a short
+         * forecast held for seconds. {@code 0} switches to uniform right after {@code Δ_m};
+         * {@link Double#POSITIVE_INFINITY} holds the {@code Δ_m} forecast for ever (the paper's
+         * rule). Default {@link #DEFAULT_FORECAST_FADE_MILLIS}. Works with any
+         * {@link #discount}.
+         */
+        public Builder forecastFadeMillis(double millis) {
+            if (!(millis >= 0)) {
+                throw new IllegalArgumentException("forecastFadeMillis must be >= 0 (or infinite), was " + millis);
+            }
+            this.forecastFadeMillis = millis;
             return this;
         }
 

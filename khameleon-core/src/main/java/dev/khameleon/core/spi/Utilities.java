@@ -16,7 +16,48 @@ final class Utilities {
         }
     };
 
+    /**
+     * The least slope, relative to the linear curve's 1, that every segment of a tabulated
+     * curve keeps: below it the curve is mixed with the linear one (see {@link #repaired}).
+     */
+    static final double MIN_SLOPE = 0.01;
+
     private Utilities() {
+    }
+
+    /**
+     * The curve {@link UtilityFunction#tabulated} actually uses for the points
+     * {@code (xs[k], ys[k])}, {@code k < size} (x strictly increasing from 0 to 1, y
+     * non-decreasing from 0 to 1): their upper concave hull, so a flat or convex stretch gets
+     * the average gain up to the next point that improves on it, and, where a hull segment
+     * would still rise slower than {@link #MIN_SLOPE} (a stretch already at the top, at 1),
+     * {@code (1 − MIN_SLOPE)·hull + MIN_SLOPE·f}. Every block then adds utility, so a
+     * scheduler never stalls on a response half sent. Returns the corner points {x, y}.
+     */
+    static double[][] repaired(double[] xs, double[] ys, int size) {
+        double[] hx = new double[size];
+        double[] hy = new double[size];
+        int h = 0;
+        for (int k = 0; k < size; k++) {
+            // Drop the last corner while it lies on or below the chord to the new point.
+            while (h >= 2 && (hx[h - 1] - hx[h - 2]) * (ys[k] - hy[h - 2])
+                    - (hy[h - 1] - hy[h - 2]) * (xs[k] - hx[h - 2]) >= 0) {
+                h--;
+            }
+            hx[h] = xs[k];
+            hy[h++] = ys[k];
+        }
+        double leastSlope = Double.POSITIVE_INFINITY;
+        for (int k = 1; k < h; k++) {
+            leastSlope = Math.min(leastSlope, (hy[k] - hy[k - 1]) / (hx[k] - hx[k - 1]));
+        }
+        if (leastSlope < MIN_SLOPE) {
+            for (int k = 0; k < h; k++) {
+                hy[k] = (1 - MIN_SLOPE) * hy[k] + MIN_SLOPE * hx[k];
+            }
+            hy[h - 1] = 1.0;
+        }
+        return new double[][] {Arrays.copyOf(hx, h), Arrays.copyOf(hy, h)};
     }
 
     static UtilityFunction tabulated(double[] fractions, double[] utilities) {
@@ -64,8 +105,9 @@ final class Utilities {
             xs[size] = 1;
             ys[size++] = 1;
         }
-        double[] px = Arrays.copyOf(xs, size);
-        double[] py = Arrays.copyOf(ys, size);
+        double[][] curve = repaired(xs, ys, size);
+        double[] px = curve[0];
+        double[] py = curve[1];
         return new UtilityFunction() {
             @Override
             public double utility(double f) {

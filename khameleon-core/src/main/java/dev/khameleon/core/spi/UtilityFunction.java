@@ -62,9 +62,19 @@ public interface UtilityFunction {
     }
 
     /**
-     * A piecewise-linear utility through measured points {@code (fractions[i], utilities[i])},
-     * e.g. the mean SSIM of prefixes of progressive images. {@code (0, 0)} and {@code (1, 1)}
-     * are added when absent.
+     * A piecewise-linear, strictly increasing, concave utility from measured points
+     * {@code (fractions[i], utilities[i])}, e.g. the mean SSIM of prefixes of progressive
+     * images. {@code (0, 0)} and {@code (1, 1)} are added when absent.
+     *
+     * <p>The points are repaired so that every block adds utility: the curve is their upper
+     * concave hull (a flat or convex stretch is replaced by the straight line to the next point
+     * that improves on it, so its blocks share that gain instead of being worth nothing), and
+     * if a segment of the hull still rises by less than 0.01 per unit of fraction (only a
+     * stretch that is already at 1 can), the curve becomes {@code 0.99·hull(f) + 0.01·f}.
+     * A concave curve whose segments all rise faster than that is used as given. For example
+     * {@code tabulated({0.3, 0.5, 1}, {0.75, 0.75, 1})} becomes the line from {@code (0, 0)}
+     * to {@code (0.3, 0.75)} and then to {@code (1, 1)}: the flat stretch from 0.3 to 0.5 no
+     * longer stops the scheduler at 3 blocks of 8.
      *
      * @throws IllegalArgumentException if the arrays differ in length, a fraction is outside
      *     {@code [0, 1]} or not strictly increasing, a utility is outside {@code [0, 1]} or

@@ -45,6 +45,21 @@ class MeasuredUtilityTest {
     }
 
     @Test
+    void toUtilityFunction_givesEveryBlockAPositiveNonIncreasingGain() {
+        List<BufferedImage> samples = List.of(TestImages.synthetic(200, 150, 1), TestImages.synthetic(200, 150, 2));
+        MeasuredUtility measured = MeasuredUtility.measure(ProgressiveJpegEncoder.builder().blockSize(1024).build(),
+                samples, 10);
+        UtilityFunction u = measured.toUtilityFunction();
+        for (int blocks = 1; blocks <= 32; blocks++) {
+            double[] g = u.marginalGains(blocks);
+            for (int b = 0; b < blocks; b++) {
+                assertTrue(g[b] > 0, blocks + " blocks: block " + b + " adds nothing to " + measured);
+                assertTrue(b == 0 || g[b] <= g[b - 1] + 1e-12, blocks + " blocks: gains grow at " + b + " on " + measured);
+            }
+        }
+    }
+
+    @Test
     void prefixSsim_startsAtZeroEndsAtOneAndTheFirstBlockIsWorthSomething() {
         double[] scores = MeasuredUtility.prefixSsim(ProgressiveJpegEncoder.builder().blockSize(2048).build(),
                 TestImages.synthetic(320, 240, 3), Ssim.standard());

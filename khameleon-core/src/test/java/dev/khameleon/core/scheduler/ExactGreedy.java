@@ -6,8 +6,9 @@ import dev.khameleon.core.spi.UtilityFunction;
 /**
  * Exact, brute-force facts about one batch of the greedy rule on a tiny instance, computed
  * independently of both schedulers: the tail probabilities {@code P_{i,t}} straight from
- * {@link Distribution#probabilityAt} and the trapezoid rule, and, by enumerating every
- * possible schedule with its probability, each slot's exact allocation distribution.
+ * {@link Distribution#probabilityAt}, faded to uniform past the last horizon, and the trapezoid
+ * rule cut to the planning horizon, and, by enumerating every possible schedule with its probability, each slot's exact
+ * allocation distribution.
  */
 final class ExactGreedy {
     final int cache;
@@ -21,8 +22,8 @@ final class ExactGreedy {
      * @param switchAt the batch position from which {@code second} replaces {@code first}
      *                 (the second's time origin is that slot); {@code cache} for no switch
      */
-    ExactGreedy(int cache, int[] counts, UtilityFunction utility, double discount,
-                Distribution first, Distribution second, int switchAt, double slotMillis) {
+    ExactGreedy(int cache, int[] counts, UtilityFunction utility, double discount, double horizonMillis,
+                double fadeMillis, Distribution first, Distribution second, int switchAt, double slotMillis) {
         this.cache = cache;
         this.counts = counts.clone();
         this.discount = discount;
@@ -31,9 +32,9 @@ final class ExactGreedy {
             gains[i] = utility.marginalGains(counts[i]);
         }
         int n = counts.length;
-        double[][] a = OptimalScheduler.tails(cache, n, discount, first, 0, slotMillis);
+        double[][] a = OptimalScheduler.tails(cache, n, discount, horizonMillis, fadeMillis, first, 0, slotMillis);
         double[][] b = second == null ? a
-                : OptimalScheduler.tails(cache, n, discount, second, switchAt, slotMillis);
+                : OptimalScheduler.tails(cache, n, discount, horizonMillis, fadeMillis, second, switchAt, slotMillis);
         this.tail = new double[cache + 1][];
         for (int t = 0; t <= cache; t++) {
             tail[t] = t < switchAt ? a[t] : b[t];

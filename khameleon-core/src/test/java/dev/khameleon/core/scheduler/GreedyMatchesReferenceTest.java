@@ -28,14 +28,16 @@ class GreedyMatchesReferenceTest {
 
     /** A tiny instance whose exact slot marginals {@link ExactGreedy} can enumerate. */
     record Scenario(String name, int cache, int[] counts, UtilityFunction utility, double discount,
-                    Distribution first, Distribution second, int planBeforeSwitch, int switchAt, double slotMillis) {
+                    double horizonMillis, double fadeMillis, Distribution first, Distribution second,
+                    int planBeforeSwitch, int switchAt, double slotMillis) {
         SchedulerConfig config(long seed) {
-            return SchedulerConfig.builder().cacheBlocks(cache).blockCounts(counts).utility(utility)
-                    .discount(discount).seed(seed).build();
+            return SchedulerConfig.builder().cacheBlocks(cache).blockCounts(counts).utility(utility).discount(discount)
+                    .planningHorizonMillis(horizonMillis).forecastFadeMillis(fadeMillis).seed(seed).build();
         }
 
         ExactGreedy exact() {
-            return new ExactGreedy(cache, counts, utility, discount, first, second, switchAt, slotMillis);
+            return new ExactGreedy(cache, counts, utility, discount, horizonMillis, fadeMillis, first, second,
+                    switchAt, slotMillis);
         }
 
         /** Plans one batch: {@code planBeforeSwitch} slots, a re-plan from {@code switchAt}, then the rest. */
@@ -77,13 +79,26 @@ class GreedyMatchesReferenceTest {
                 .explicit(2, 0, 0.8).residual(2, 0.1)
                 .explicit(3, 2, 0.9).residual(3, 0.1)
                 .build();
+        Distribution late = Distribution.builder(5, h)
+                .explicit(0, 0, 1.0).explicit(1, 0, 1.0).explicit(2, 1, 0.5).explicit(2, 3, 0.5)
+                .explicit(3, 2, 0.6).residual(3, 0.4)
+                .build();
+        double paper = Double.POSITIVE_INFINITY;
         return Stream.of(
                 new Scenario("explicit and residual, mixed block counts", 7, new int[] {1, 2, 3, 2, 1},
-                        TestInstances.power(0.5), 1.0, mixed, null, 7, 7, 45.0),
+                        TestInstances.power(0.5), 1.0, paper, paper, mixed, null, 7, 7, 45.0),
                 new Scenario("discount and a re-plan that discards two planned slots", 7, new int[] {2, 2, 3, 1, 2},
-                        TestInstances.power(0.7), 0.8, mixed, drift, 5, 3, 60.0),
+                        TestInstances.power(0.7), 0.8, paper, paper, mixed, drift, 5, 3, 60.0),
                 new Scenario("all mass in the residual", 6, new int[] {1, 3, 2, 2, 1},
-                        UtilityFunction.linear(), 1.0, Distribution.uniform(5, h), null, 6, 6, 100.0));
+                        UtilityFunction.linear(), 1.0, paper, paper, Distribution.uniform(5, h), null, 6, 6, 100.0),
+                // Slots at 0..840 ms: the forecast fades from 500 ms and is uniform from 750 ms.
+                new Scenario("forecast fading to uniform past the last horizon", 7, new int[] {2, 1, 2, 3, 1},
+                        TestInstances.power(0.6), 1.0, paper, 250.0, drift, null, 7, 7, 120.0),
+                // A horizon of 2 steps: request 0 fills it early on, the rest of the batch barely counts.
+                new Scenario("planning horizon shorter than the batch", 7, new int[] {2, 1, 2, 2, 1},
+                        TestInstances.power(0.5), 1.0, 70.0, paper, late, null, 7, 7, 60.0),
+                new Scenario("planning horizon and fade with a discount and a re-plan", 7, new int[] {2, 2, 1, 2, 2},
+                        UtilityFunction.linear(), 0.9, 300.0, 100.0, drift, mixed, 6, 4, 150.0));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -133,8 +148,11 @@ class GreedyMatchesReferenceTest {
         long[][] fast = new long[slots][n];
         long[][] ref = new long[slots][n];
         for (int r = 0; r < runs; r++) {
+            // 36 slots of 40 and 25 ms run well past the last horizon (500 ms) and the fade; the
+            // planning horizon is 4 to 6 slots.
             SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(cache).requestCount(n)
-                    .blockCounts(i -> 1 + i % 3).utility(TestInstances.power(0.6)).seed(r).build();
+                    .blockCounts(i -> 1 + i % 3).utility(TestInstances.power(0.6)).planningHorizonMillis(150)
+                    .forecastFadeMillis(300).seed(r).build();
             count(runScript(Schedulers.greedy(config), d1, d2), fast);
             count(runScript(Schedulers.reference(config), d1, d2), ref);
         }
@@ -175,9 +193,13 @@ class GreedyMatchesReferenceTest {
         int n = 200 + rng.nextInt(200);
         int cache = 30 + rng.nextInt(50);
         double discount = rng.nextBoolean() ? 1.0 : 0.9 + 0.1 * rng.nextDouble();
+        // Every pairing of: the forecast held for ever, switched to uniform at once, faded over up
+        // to 2 s; with the whole batch or a planning horizon of up to 300 ms.
+        double fade = seed % 3 == 0 ? Double.POSITIVE_INFINITY : seed % 3 == 1 ? 0 : 2000 * rng.nextDouble();
+        double horizon = seed % 2 == 0 ? Double.POSITIVE_INFINITY : 1 + 300 * rng.nextDouble();
         SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(cache).requestCount(n)
                 .blockCounts(i -> 1 + (i * 7) % 5).utility(TestInstances.randomConcaveUtility(rng))
-                .discount(discount).seed(seed).build();
+                .discount(discount).planningHorizonMillis(horizon).forecastFadeMillis(fade).seed(seed).build();
         BatchScheduler fast = (BatchScheduler) Schedulers.greedy(config);
         BatchScheduler ref = (BatchScheduler) Schedulers.reference(config);
         Distribution d = TestInstances.randomDistribution(rng, n, 30);

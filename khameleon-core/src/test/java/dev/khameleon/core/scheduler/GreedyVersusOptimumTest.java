@@ -107,7 +107,10 @@ class GreedyVersusOptimumTest {
             double slotMillis = 10 + 90 * rng.nextDouble();
             UtilityFunction utility = utilities.apply(rng);
             Distribution d = distributions.apply(rng, n);
-            SchedulerConfig base = SchedulerConfig.builder().cacheBlocks(cache).blockCounts(counts).utility(utility).build();
+            // The paper's rule: the whole rest of the batch counts, the last forecast held to its end.
+            SchedulerConfig base = SchedulerConfig.builder().cacheBlocks(cache).blockCounts(counts).utility(utility)
+                    .planningHorizonMillis(Double.POSITIVE_INFINITY).forecastFadeMillis(Double.POSITIVE_INFINITY)
+                    .build();
             OptimalScheduler.Solution optimum = OptimalScheduler.solve(base, d, slotMillis);
             if (optimum.value() <= 0) {
                 continue;
@@ -116,7 +119,9 @@ class GreedyVersusOptimumTest {
             double total = 0;
             for (int s = 0; s < runs; s++) {
                 Scheduler greedy = Schedulers.greedy(SchedulerConfig.builder().cacheBlocks(cache).blockCounts(counts)
-                        .utility(utility).selection(selection).seed(seed * 1000 + s).build());
+                        .utility(utility).planningHorizonMillis(Double.POSITIVE_INFINITY)
+                        .forecastFadeMillis(Double.POSITIVE_INFINITY).selection(selection)
+                        .seed(seed * 1000 + s).build());
                 greedy.replan(d, 0, slotMillis);
                 ScheduleChunk chunk = greedy.next(cache);
                 int[] schedule = new int[cache];

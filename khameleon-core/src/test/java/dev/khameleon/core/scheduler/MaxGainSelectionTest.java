@@ -11,9 +11,7 @@ import dev.khameleon.core.spi.UtilityFunction;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.function.Function;
-import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -24,12 +22,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class MaxGainSelectionTest {
     private static final long[] HORIZONS = TestInstances.HORIZONS;
-
-    static Stream<Arguments> implementations() {
-        return Stream.of(
-                Arguments.of("greedy", (Function<SchedulerConfig, Scheduler>) Schedulers::greedy),
-                Arguments.of("reference", (Function<SchedulerConfig, Scheduler>) Schedulers::reference));
-    }
 
     private static SchedulerConfig.Builder maxGain(int cache, int n) {
         return SchedulerConfig.builder().cacheBlocks(cache).requestCount(n).selection(Selection.MAX_GAIN);
@@ -143,7 +135,7 @@ class MaxGainSelectionTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void maxGain_uniformDistribution_takesRequestsInIdOrder(String name, Function<SchedulerConfig, Scheduler> factory) {
         // Linear utility: every block of every request has the same gain, so request 0 takes both
         // its blocks before request 1 starts.
@@ -167,14 +159,14 @@ class MaxGainSelectionTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void maxGain_pointDistribution_yieldsItsBlocksFirst(String name, Function<SchedulerConfig, Scheduler> factory) {
         Scheduler scheduler = factory.apply(maxGain(50, 20).blocksPerRequest(5).build());
         TestInstances.assertPointRequestBlocksFirst(scheduler);
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void maxGain_doesNotDependOnTheSeed(String name, Function<SchedulerConfig, Scheduler> factory) {
         Distribution d = TestInstances.randomDistribution(new SplittableRandom(5), 60, 20);
         int[][] schedules = new int[2][];
@@ -189,7 +181,7 @@ class MaxGainSelectionTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void maxGain_withBackendLimit_endsTheChunkWhileTheBestRequestIsNotAdmitted(
             String name, Function<SchedulerConfig, Scheduler> factory) {
         int[] inFlight = {4};

@@ -18,7 +18,8 @@ import org.jgrapht.graph.SimpleWeightedGraph;
  * {@code t} is {@code γ^t · g_i(b) · P_{i,t}}, independent of the other choices, so the batch
  * problem is a maximum-weight assignment of slots to (request, block) pairs, solved here with
  * JGraphT's bipartite matching. {@code P_{i,t}} is the same trapezoid-rule tail the schedulers
- * use, computed straight from {@link Distribution#probabilityAt}. Cost grows like
+ * use, computed straight from {@link Distribution#probabilityAt}, faded to uniform past the
+ * last horizon and cut to the planning horizon as the config says. Cost grows like
  * {@code (C + n·N)^3}: keep {@code C} and {@code n·N} in the tens.
  */
 public final class OptimalScheduler {
@@ -95,24 +96,44 @@ public final class OptimalScheduler {
 
     /** {@code P_{i,t}} for {@code t = 0..C}, relative discount, as the schedulers compute it. */
     public static double[][] tails(SchedulerConfig config, Distribution d, double slotMillis) {
-        return tails(config.cacheBlocks(), config.requestCount(), config.discount(), d, 0, slotMillis);
+        return tails(config.cacheBlocks(), config.requestCount(), config.discount(), config.planningHorizonMillis(),
+                config.forecastFadeMillis(), d, 0, slotMillis);
     }
 
     /**
      * {@code P_{i,t}} for positions {@code origin..C} of a batch whose position {@code t} is at
-     * {@code (t − origin) · slotMillis}; rows before {@code origin} stay zero.
+     * {@code (t − origin) · slotMillis}; rows before {@code origin} stay zero. Past the last
+     * horizon the probability fades linearly to {@code 1/n} over {@code fadeMillis}; trapezoid
+     * steps more than {@code horizonMillis} ahead of {@code t} count
+     * {@link SchedulerConfig#BEYOND_HORIZON_WEIGHT} as much. Summed term by term, {@code O(n·C²)}.
      */
-    static double[][] tails(int cache, int n, double gamma, Distribution d, int origin, double slotMillis) {
+    static double[][] tails(int cache, int n, double gamma, double horizonMillis, double fadeMillis, Distribution d,
+                            int origin, double slotMillis) {
+        double horizonSteps = Math.max(1, Math.ceil(horizonMillis / slotMillis));
         double[][] p = new double[cache + 1][n];
+        double[] step = new double[cache];
         for (int i = 0; i < n; i++) {
-            double next = d.probabilityAt((cache - origin) * slotMillis, i);
-            for (int t = cache - 1; t >= origin; t--) {
-                double here = d.probabilityAt((t - origin) * slotMillis, i);
-                p[t][i] = 0.5 * (here + gamma * next) + gamma * p[t + 1][i];
-                next = here;
+            for (int k = origin; k < cache; k++) {
+                step[k] = 0.5 * (faded(d, fadeMillis, (k - origin) * slotMillis, i)
+                        + gamma * faded(d, fadeMillis, (k + 1 - origin) * slotMillis, i));
+            }
+            for (int t = origin; t < cache; t++) {
+                double sum = 0;
+                for (int k = t; k < cache; k++) {
+                    double weight = k - t < horizonSteps ? 1 : SchedulerConfig.BEYOND_HORIZON_WEIGHT;
+                    sum += weight * Math.pow(gamma, k - t) * step[k];
+                }
+                p[t][i] = sum;
             }
         }
         return p;
+    }
+
+    /** The probability of {@code i} at {@code millis}, blended with {@code 1/n} past the last horizon. */
+    static double faded(Distribution d, double fadeMillis, double millis, int i) {
+        double past = millis - d.horizonMillis(d.horizonCount() - 1);
+        double uniform = past <= 0 ? 0 : past >= fadeMillis ? 1 : past / fadeMillis;
+        return (1 - uniform) * d.probabilityAt(millis, i) + uniform / d.requestCount();
     }
 
     private record Pair(int request, int block) {

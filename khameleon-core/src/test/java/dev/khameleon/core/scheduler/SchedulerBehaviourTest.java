@@ -15,23 +15,15 @@ import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.Function;
-import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Behaviour every greedy scheduler shares, checked on the fast one and the reference alike. */
 class SchedulerBehaviourTest {
     static final long[] HORIZONS = {50, 150, 250, 500};
 
-    static Stream<Arguments> implementations() {
-        return Stream.of(
-                Arguments.of("greedy", (Function<SchedulerConfig, Scheduler>) Schedulers::greedy),
-                Arguments.of("reference", (Function<SchedulerConfig, Scheduler>) Schedulers::reference));
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void pointDistribution_yieldsRequestedBlocksFirst(String name, Function<SchedulerConfig, Scheduler> factory) {
         SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(50).requestCount(20)
                 .blocksPerRequest(5).seed(1).build();
@@ -40,7 +32,7 @@ class SchedulerBehaviourTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void schedule_neverGivesMoreBlocksThanARequestHas(String name, Function<SchedulerConfig, Scheduler> factory) {
         int[] counts = {1, 2, 3, 1, 4, 2, 1, 1, 5, 3};
         int cache = 40;
@@ -67,7 +59,7 @@ class SchedulerBehaviourTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void batch_neverExceedsCacheSizeAndResetsAfterIt(String name, Function<SchedulerConfig, Scheduler> factory) {
         int cache = 6;
         SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(cache).requestCount(3)
@@ -93,7 +85,7 @@ class SchedulerBehaviourTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void replan_neverChangesHandedOutSlotsAndContinuesTheBatchConsistently(
             String name, Function<SchedulerConfig, Scheduler> factory) {
         SplittableRandom rng = new SplittableRandom(11);
@@ -144,7 +136,7 @@ class SchedulerBehaviourTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void residual_isSharedPerRequestNotWeightedLikeOneRequest(String name, Function<SchedulerConfig, Scheduler> factory) {
         int n = 1000;
         // Request 0 holds half the mass, the other 999 share the other half.
@@ -158,7 +150,7 @@ class SchedulerBehaviourTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void allMassInResidual_behavesLikeUniformOverNonExplicitIds(String name, Function<SchedulerConfig, Scheduler> factory) {
         int n = 12;
         Distribution d = Distribution.builder(n, HORIZONS)
@@ -182,12 +174,13 @@ class SchedulerBehaviourTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
-    void timeMapping_usesSlotTimeAndKeepsMassPastTheLastHorizon(String name, Function<SchedulerConfig, Scheduler> factory) {
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
+    void timeMapping_paperRule_usesSlotTimeAndHoldsTheLastHorizon(String name, Function<SchedulerConfig, Scheduler> factory) {
         // Request 1 only matters before 50 ms, request 2 only at and after 500 ms.
         Distribution d = Distribution.builder(3, HORIZONS)
                 .explicit(0, 1, 1.0).explicit(1, 0, 1.0).explicit(2, 0, 1.0).explicit(3, 2, 1.0).build();
-        SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(50).requestCount(3).blocksPerRequest(100).build();
+        SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(50).requestCount(3).blocksPerRequest(100)
+                .planningHorizonMillis(Double.POSITIVE_INFINITY).forecastFadeMillis(Double.POSITIVE_INFINITY).build();
         BatchScheduler slow = (BatchScheduler) factory.apply(config);
         slow.replan(d, 0, 1000.0);
         assertEquals(0.5 / 50, slow.nextSlotProbabilities()[1], 1e-12,
@@ -207,7 +200,7 @@ class SchedulerBehaviourTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void backendConcurrency_limitsDistinctNewRequestsPerChunk(String name, Function<SchedulerConfig, Scheduler> factory) {
         int n = 50;
         Set<Integer> fetching = Set.of(4, 9);
@@ -241,7 +234,7 @@ class SchedulerBehaviourTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("implementations")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void backendConcurrency_saturatedBackendAdmitsOnlyRequestsBeingFetched(
             String name, Function<SchedulerConfig, Scheduler> factory) {
         int[] inFlight = {4};
@@ -256,8 +249,9 @@ class SchedulerBehaviourTest {
                 return requestId == 2;
             }
         };
+        // Held forecast: with a fade, request 2 would be likely too, by the uniform tail.
         SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(100).requestCount(10).blocksPerRequest(50)
-                .backendConcurrency(4, load).seed(6).build();
+                .backendConcurrency(4, load).forecastFadeMillis(Double.POSITIVE_INFINITY).seed(6).build();
         Scheduler s = factory.apply(config);
         // Only request 5 is likely: with Cb - busy = 0 and 5 not being fetched, nothing may be planned.
         s.replan(Distribution.point(10, 5, HORIZONS), 0, 10.0);

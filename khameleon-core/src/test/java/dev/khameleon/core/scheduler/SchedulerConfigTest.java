@@ -31,6 +31,10 @@ class SchedulerConfigTest {
         assertRejected(() -> SchedulerConfig.builder().discount(1.5), "discount", "1.5");
         assertRejected(() -> SchedulerConfig.builder().discount(Double.NaN), "discount", "NaN");
         assertRejected(() -> SchedulerConfig.builder().backendConcurrency(0, BackendLoad.idle()), "backendConcurrency", "0");
+        assertRejected(() -> SchedulerConfig.builder().planningHorizonMillis(0), "planningHorizonMillis", "0.0");
+        assertRejected(() -> SchedulerConfig.builder().planningHorizonMillis(Double.NaN), "planningHorizonMillis", "NaN");
+        assertRejected(() -> SchedulerConfig.builder().forecastFadeMillis(-1), "forecastFadeMillis", "-1.0");
+        assertRejected(() -> SchedulerConfig.builder().forecastFadeMillis(Double.NaN), "forecastFadeMillis", "NaN");
     }
 
     @Test
@@ -66,6 +70,8 @@ class SchedulerConfigTest {
                 }).build();
         assertEquals(SchedulerConfig.DEFAULT_CHUNK_SIZE, config.chunkSize());
         assertEquals(1.0, config.discount());
+        assertEquals(500.0, config.planningHorizonMillis());
+        assertEquals(1000.0, config.forecastFadeMillis());
         assertEquals(0, config.backendConcurrency());
         assertEquals(3, config.distinctBlockCounts());
         assertEquals(3, config.blockCount(2));

@@ -8,6 +8,9 @@ import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.spi.Scheduler;
 import dev.khameleon.core.spi.UtilityFunction;
 import java.util.SplittableRandom;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
 
 /** Seeded random distributions and utilities for the scheduler tests. */
 final class TestInstances {
@@ -60,19 +63,35 @@ final class TestInstances {
         return UtilityFunction.tabulated(f, u);
     }
 
+    /** Both greedy schedulers, named, as arguments of a parameterized test. */
+    static Stream<Arguments> implementations() {
+        return Stream.of(
+                Arguments.of("greedy", (Function<SchedulerConfig, Scheduler>) Schedulers::greedy),
+                Arguments.of("reference", (Function<SchedulerConfig, Scheduler>) Schedulers::reference));
+    }
+
     /**
      * Asserts that a fresh scheduler over 20 requests of 5 blocks, given all mass on request 7,
      * plans exactly request 7's five blocks in order and then nothing more in the batch.
      */
     static void assertPointRequestBlocksFirst(Scheduler scheduler) {
+        assertPointRequestBlocksFirst(scheduler, 5);
+    }
+
+    /**
+     * Asserts that a fresh scheduler over 20 requests of {@code blocks} blocks (a batch of at
+     * most 500 ms at 10 ms a slot), given all mass on request 7, plans exactly request 7's
+     * blocks in order and then nothing more in the batch.
+     */
+    static void assertPointRequestBlocksFirst(Scheduler scheduler, int blocks) {
         scheduler.replan(Distribution.point(20, 7, HORIZONS), 0, 10.0);
-        ScheduleChunk chunk = scheduler.next(10);
-        assertEquals(5, chunk.size(), "only the point request has positive weight, and it has 5 blocks");
-        for (int k = 0; k < 5; k++) {
+        ScheduleChunk chunk = scheduler.next(2 * blocks);
+        assertEquals(blocks, chunk.size(), "only the point request has positive weight, and it has " + blocks + " blocks");
+        for (int k = 0; k < blocks; k++) {
             assertEquals(7, chunk.requestId(k));
             assertEquals(k, chunk.blockIndex(k));
         }
         assertTrue(scheduler.next(Integer.MAX_VALUE).isEmpty(), "an exhausted batch plans nothing more");
-        assertEquals(5, scheduler.nextSeq());
+        assertEquals(blocks, scheduler.nextSeq());
     }
 }

@@ -66,6 +66,40 @@ class UtilityFunctionTest {
     }
 
     @Test
+    void tabulated_replacesAFlatStretchByTheConcaveHull() {
+        // Regression: as given, block 3 of 8 (from 3/8 to 4/8) adds nothing and the push stalled there.
+        UtilityFunction u = UtilityFunction.tabulated(new double[] {0.3, 0.5, 1}, new double[] {0.75, 0.75, 1});
+        assertEquals(0.75, u.utility(0.3), 1e-12, "a hull corner is kept");
+        assertEquals(0.75 + 0.2 * 0.25 / 0.7, u.utility(0.5), 1e-12, "on the chord from (0.3, 0.75) to (1, 1)");
+        assertEquals(2.5 * 0.1, u.utility(0.1), 1e-12);
+        double[] g = u.marginalGains(8);
+        for (int b = 0; b < 8; b++) {
+            assertTrue(g[b] > 0, "block " + b + " adds utility: " + java.util.Arrays.toString(g));
+            assertTrue(b == 0 || g[b] <= g[b - 1] + 1e-15, "gains never grow: " + java.util.Arrays.toString(g));
+        }
+    }
+
+    @Test
+    void tabulated_liftsAStretchAlreadyAtTheTopToTheLeastSlope() {
+        UtilityFunction u = UtilityFunction.tabulated(new double[] {0.5, 0.8}, new double[] {0.9, 1.0});
+        assertEquals(0.99 * 0.9 + 0.01 * 0.5, u.utility(0.5), 1e-12, "mixed with 1% of the linear curve");
+        assertEquals(0.99 + 0.01 * 0.8, u.utility(0.8), 1e-12);
+        assertEquals(1.0, u.utility(1));
+        double[] g = u.marginalGains(10);
+        assertEquals(0.01 / 10, g[9], 1e-12, "the last block still adds the least slope's share");
+    }
+
+    @Test
+    void tabulated_keepsAConcaveCurveAsGivenAndFlattensAConvexBump() {
+        UtilityFunction concave = UtilityFunction.tabulated(SSIM_FRACTIONS, SSIM_UTILITIES);
+        for (int i = 0; i < SSIM_FRACTIONS.length; i++) {
+            assertEquals(SSIM_UTILITIES[i], concave.utility(SSIM_FRACTIONS[i]), 1e-15);
+        }
+        UtilityFunction convex = UtilityFunction.tabulated(new double[] {0.5}, new double[] {0.1});
+        assertEquals(0.5, convex.utility(0.5), 1e-12, "a point below the chord gives way to the straight line");
+    }
+
+    @Test
     void marginalGains_rejectsInvalidUserFunctions() {
         IllegalArgumentException nan = assertThrows(IllegalArgumentException.class,
                 () -> ((UtilityFunction) f -> Double.NaN).marginalGains(3));

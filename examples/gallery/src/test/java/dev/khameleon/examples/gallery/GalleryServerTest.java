@@ -2,7 +2,13 @@ package dev.khameleon.examples.gallery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.image.ProgressiveJpegEncoder;
+import dev.khameleon.core.scheduler.SchedulerConfig;
+import dev.khameleon.core.scheduler.Schedulers;
+import dev.khameleon.core.spi.Scheduler;
+import dev.khameleon.core.spi.UtilityFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -54,6 +60,26 @@ class GalleryServerTest {
         assertEquals(gallery.webSocketUri().getPort(), info.get("wsPort").asInt());
         JsonNode u = info.get("utility").get("utilities");
         assertEquals(1.0, u.get(u.size() - 1).asDouble());
+    }
+
+    @Test
+    void measuredUtility_letsTheSchedulerSendEveryBlockOfALikelyPicture() {
+        UtilityFunction u = gallery.utility().toUtilityFunction();
+        for (int blocks = 1; blocks <= 32; blocks++) {
+            double[] gains = u.marginalGains(blocks);
+            for (int b = 0; b < blocks; b++) {
+                assertTrue(gains[b] > 0, "block " + b + " of " + blocks + " adds nothing to " + gallery.utility());
+            }
+            SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(100).requestCount(24)
+                    .blocksPerRequest(blocks).utility(u).build();
+            Scheduler scheduler = Schedulers.greedy(config);
+            scheduler.replan(Distribution.point(24, 5, 50, 150, 250, 500), 0, 1.0);
+            ScheduleChunk chunk = scheduler.next(blocks);
+            assertEquals(blocks, chunk.size(), "pictures of " + blocks + " blocks, utility " + gallery.utility());
+            for (int k = 0; k < blocks; k++) {
+                assertEquals(5, chunk.requestId(k), "block " + k + " of " + blocks + ", utility " + gallery.utility());
+            }
+        }
     }
 
     @Test
