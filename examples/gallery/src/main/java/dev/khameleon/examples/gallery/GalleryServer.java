@@ -28,9 +28,11 @@ import java.util.Objects;
 import java.util.function.IntFunction;
 
 /**
- * The running gallery: its corpus, the web site, the Khameleon WebSocket endpoint and, when a
- * link rate or latency is set, an emulated slow link in front of both (so the page, the plain
- * request/response fetches and the Khameleon push all cross the same link).
+ * The running gallery: its corpus, the web site, the Khameleon WebSocket endpoint and a
+ * {@link LinkEmulator} in front of both, which emulates the configured slow link (so the page, the
+ * plain request/response fetches and the Khameleon push all cross the same link), bounds
+ * connections ({@link #MAX_CONNECTIONS}, {@link #IDLE_TIMEOUT}) and lets only the gallery's own
+ * page open the WebSocket ({@link OriginPolicy}).
  *
  * <p>Everything listens on the loopback address only. {@link #close()} stops it all;
  * thread-safe.
