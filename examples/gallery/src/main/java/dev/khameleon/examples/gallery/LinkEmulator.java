@@ -26,6 +26,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -68,7 +69,26 @@ final class LinkEmulator implements AutoCloseable {
     private final RequestGate gate;
     private final Set<Connection> live = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connectionIds = new AtomicInteger();
+    private final RateLimitedLog refusalLog = new RateLimitedLog();
     private volatile boolean closed;
+
+    /** At most one message a second about refusals, so a flood of connections cannot flood the log. */
+    private static final class RateLimitedLog {
+        private static final long INTERVAL_NANOS = 1_000_000_000L;
+        private final AtomicLong lastNanos = new AtomicLong(System.nanoTime() - INTERVAL_NANOS);
+        private final AtomicInteger suppressed = new AtomicInteger();
+
+        /** How many messages were skipped since the last one if this one may be logged, else -1. */
+        int suppressedOrNegative() {
+            long now = System.nanoTime();
+            long last = lastNanos.get();
+            if (now - last >= INTERVAL_NANOS && lastNanos.compareAndSet(last, now)) {
+                return suppressed.getAndSet(0);
+            }
+            suppressed.incrementAndGet();
+            return -1;
+        }
+    }
 
     /**
      * Decides from a connection's first HTTP request head whether to forward it. Called on the
@@ -219,8 +239,11 @@ final class LinkEmulator implements AutoCloseable {
                 return;
             }
             if (!acquireSlot()) {
-                log.warn("link emulator: {} busy connections, refusing {}", live.size(),
-                        client.getRemoteSocketAddress());
+                int suppressed = refusalLog.suppressedOrNegative();
+                if (suppressed >= 0) {
+                    log.warn("link emulator: {} busy connections, refusing {} ({} refusals since the last message)",
+                            live.size(), client.getRemoteSocketAddress(), suppressed);
+                }
                 closeQuietly(client);
                 continue;
             }
@@ -341,7 +364,11 @@ final class LinkEmulator implements AutoCloseable {
         if (reason == null) {
             return Arrays.copyOf(buffer, n);
         }
-        log.info("link emulator: refused a request from {}: {}", connection.client.getRemoteSocketAddress(), reason);
+        int suppressed = refusalLog.suppressedOrNegative();
+        if (suppressed >= 0) {
+            log.info("link emulator: refused a request from {}: {} ({} refusals since the last message)",
+                    connection.client.getRemoteSocketAddress(), reason, suppressed);
+        }
         byte[] body = (reason + "\n").getBytes(StandardCharsets.UTF_8);
         OutputStream out = connection.client.getOutputStream();
         out.write(("HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
