@@ -875,15 +875,66 @@ export class KhameleonClient {
 }
 
 /**
- * Turns a JPEG prefix into something an <img> or canvas can show: appends an EOI marker when
- * missing, so browsers decode a truncated progressive scan as far as it goes.
+ * The length of the longest part of a JPEG prefix that a decoder renders once an EOI marker is
+ * appended: up to the end of the last scan's entropy-coded data (a scan cut short counts up to
+ * its last whole byte, a trailing 0xFF dropped), or the whole JPEG when its EOI is present. A DHT
+ * or SOS segment cut short at the end (which decoders reject as "Bogus Huffman table
+ * definition") is left out, as are tables whose scan has not arrived. 0 when nothing is
+ * renderable yet. The twin of the Java `ProgressiveJpegEncoder.renderablePrefix`; accepts any bytes.
+ * @param {Uint8Array} bytes
+ * @returns {number}
+ */
+export function jpegRenderableLength(bytes) {
+  const n = bytes.length;
+  if (n < 2 || bytes[0] !== 0xff || bytes[1] !== 0xd8) return 0;
+  let renderable = 0; // the end of the last scan's data seen so far
+  let pos = 2;
+  while (pos < n && bytes[pos] === 0xff) {
+    while (pos < n && bytes[pos] === 0xff) pos++; // fill bytes
+    if (pos >= n) return renderable;
+    const marker = bytes[pos++];
+    if (marker === 0xd9) return renderable > 0 ? pos : 0;
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) continue; // no length
+    if (marker === 0x00 || pos + 2 > n) return renderable;
+    const headerEnd = pos + ((bytes[pos] << 8) | bytes[pos + 1]);
+    if (headerEnd < pos + 2 || headerEnd > n) return renderable;
+    pos = headerEnd;
+    if (marker !== 0xda) continue;
+    let i = headerEnd;
+    let dataEnd = -1;
+    while (i + 1 < n) {
+      if (bytes[i] === 0xff) {
+        const next = bytes[i + 1];
+        if (next !== 0x00 && !(next >= 0xd0 && next <= 0xd7)) { dataEnd = i; break; }
+        i += 2;
+      } else {
+        i++;
+      }
+    }
+    if (dataEnd < 0) {
+      // The scan runs to the end of the prefix: decoders render it as far as it goes.
+      return bytes[n - 1] === 0xff && n - 1 >= headerEnd ? n - 1 : n;
+    }
+    renderable = dataEnd;
+    pos = dataEnd;
+  }
+  return renderable;
+}
+
+/**
+ * Turns a JPEG prefix into something an <img> or canvas can show: cuts it back to
+ * `jpegRenderableLength` (so no half Huffman table or scan header is left at its end) and appends
+ * an EOI marker when missing, so browsers decode a truncated progressive scan as far as it goes.
+ * A prefix with nothing renderable yet gives an empty blob (which fails to decode).
  * @param {Uint8Array} bytes
  * @returns {Blob}
  */
 export function jpegPrefixBlob(bytes) {
-  const n = bytes.length;
-  if (n >= 2 && bytes[n - 2] === 0xff && bytes[n - 1] === 0xd9) {
-    return new Blob([bytes], { type: 'image/jpeg' });
+  const n = jpegRenderableLength(bytes);
+  if (n === 0) return new Blob([], { type: 'image/jpeg' });
+  const cut = bytes.subarray(0, n);
+  if (n >= 2 && cut[n - 2] === 0xff && cut[n - 1] === 0xd9) {
+    return new Blob([cut], { type: 'image/jpeg' });
   }
-  return new Blob([bytes, new Uint8Array([0xff, 0xd9])], { type: 'image/jpeg' });
+  return new Blob([cut, new Uint8Array([0xff, 0xd9])], { type: 'image/jpeg' });
 }

@@ -117,13 +117,72 @@ final class JpegScans {
     }
 
     /**
-     * The position of the first marker after the entropy-coded data starting at {@code from}:
-     * a {@code 0xFF} not followed by a stuffed {@code 0x00}, a fill {@code 0xFF} or a restart
-     * marker.
+     * The length of the longest part of {@code jpeg[0, length)} that a decoder can render once an
+     * EOI marker is appended: everything up to the end of the last scan's entropy-coded data (a
+     * scan cut short counts up to its last whole byte; a trailing {@code 0xFF}, which may begin a
+     * marker or a stuffed byte, is dropped), or the whole JPEG when its EOI is present. What
+     * follows the last scan's data — a DHT or SOS segment cut short, or complete tables of a scan
+     * whose header is not there yet — is left out, since decoders reject a half segment ("Bogus
+     * Huffman table definition") and a table without its scan adds nothing. Bytes that stop
+     * looking like a JPEG are treated like the end of the prefix.
+     *
+     * <p>Total on arbitrary bytes: returns 0 when nothing is renderable yet (not a JPEG, or no
+     * scan header complete) and never reads past {@code length}.
+     *
+     * @throws IllegalArgumentException if {@code length} is not in {@code [0, jpeg.length]}
      */
-    private static int entropyDataEnd(byte[] jpeg, int from) {
+    static int renderableLength(byte[] jpeg, int length) {
+        if (length < 0 || length > jpeg.length) {
+            throw new IllegalArgumentException("length must be in [0, " + jpeg.length + "], was " + length);
+        }
+        if (length < 2 || u8(jpeg, 0) != 0xFF || u8(jpeg, 1) != SOI) {
+            return 0;
+        }
+        int renderable = 0; // the end of the last scan's data seen so far
+        int pos = 2;
+        while (pos < length && u8(jpeg, pos) == 0xFF) {
+            while (pos < length && u8(jpeg, pos) == 0xFF) {
+                pos++; // fill bytes
+            }
+            if (pos >= length) {
+                return renderable;
+            }
+            int marker = u8(jpeg, pos++);
+            if (marker == EOI) {
+                return renderable > 0 ? pos : 0;
+            }
+            if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {
+                continue; // TEM and RSTn stand alone, without a length
+            }
+            if (marker == 0x00 || pos + 2 > length) {
+                return renderable;
+            }
+            int headerEnd = pos + ((u8(jpeg, pos) << 8) | u8(jpeg, pos + 1));
+            if (headerEnd < pos + 2 || headerEnd > length) {
+                return renderable;
+            }
+            pos = headerEnd;
+            if (marker != SOS) {
+                continue;
+            }
+            int dataEnd = entropyDataEndWithin(jpeg, headerEnd, length);
+            if (dataEnd < 0) {
+                // The scan runs to the end of the prefix: decoders render it as far as it goes.
+                return u8(jpeg, length - 1) == 0xFF && length - 1 >= headerEnd ? length - 1 : length;
+            }
+            renderable = dataEnd;
+            pos = dataEnd;
+        }
+        return renderable;
+    }
+
+    /**
+     * The position of the first marker in the entropy-coded data of {@code jpeg[from, length)},
+     * or -1 if the data runs to {@code length} (a lone {@code 0xFF} at the end included).
+     */
+    private static int entropyDataEndWithin(byte[] jpeg, int from, int length) {
         int i = from;
-        while (i + 1 < jpeg.length) {
+        while (i + 1 < length) {
             if (u8(jpeg, i) == 0xFF) {
                 int next = u8(jpeg, i + 1);
                 if (next != 0x00 && !(next >= 0xD0 && next <= 0xD7)) {
@@ -134,7 +193,20 @@ final class JpegScans {
                 i++;
             }
         }
-        throw new IllegalArgumentException("truncated JPEG: scan data from offset " + from + " has no end marker");
+        return -1;
+    }
+
+    /**
+     * The position of the first marker after the entropy-coded data starting at {@code from}:
+     * a {@code 0xFF} not followed by a stuffed {@code 0x00}, a fill {@code 0xFF} or a restart
+     * marker.
+     */
+    private static int entropyDataEnd(byte[] jpeg, int from) {
+        int end = entropyDataEndWithin(jpeg, from, jpeg.length);
+        if (end < 0) {
+            throw new IllegalArgumentException("truncated JPEG: scan data from offset " + from + " has no end marker");
+        }
+        return end;
     }
 
     private static int u8(byte[] b, int i) {

@@ -198,19 +198,40 @@ public final class ProgressiveJpegEncoder implements ProgressiveEncoder<Buffered
     }
 
     /**
-     * Decodes a JPEG or a prefix of one (as {@link #usablePrefix} returns): a truncated scan
-     * decodes as far as its data goes, later scans are absent. An EOI marker is appended when
-     * the prefix lacks one — the same thing a browser client does before decoding.
+     * What a decoder should be given for a JPEG prefix (any prefix: of blocks, as
+     * {@link #usablePrefix} returns, or of bytes): the prefix cut back to the end of its last
+     * scan's data, so that no DHT or SOS segment cut short is left at its end, followed by an EOI
+     * marker. A scan cut short is kept as far as its data goes; a complete JPEG comes back
+     * unchanged. Empty if the prefix holds no renderable scan yet (or is not a JPEG). Any bytes
+     * are accepted.
+     */
+    public static byte[] renderablePrefix(byte[] jpegPrefix) {
+        int n = JpegScans.renderableLength(jpegPrefix, jpegPrefix.length);
+        if (n == 0) {
+            return new byte[0];
+        }
+        if ((jpegPrefix[n - 2] & 0xFF) == 0xFF && (jpegPrefix[n - 1] & 0xFF) == JpegScans.EOI) {
+            return Arrays.copyOf(jpegPrefix, n);
+        }
+        byte[] data = Arrays.copyOf(jpegPrefix, n + EOI.length);
+        System.arraycopy(EOI, 0, data, n, EOI.length);
+        return data;
+    }
+
+    /**
+     * Decodes a JPEG or a prefix of one (as {@link #usablePrefix} returns, or any byte prefix):
+     * the prefix is first cut by {@link #renderablePrefix}, as the browser client does, so a
+     * truncated scan decodes as far as its data goes and a segment cut short is ignored.
      *
-     * @throws IllegalArgumentException if the bytes do not decode to an image (e.g. the
-     *     headers are incomplete)
+     * @throws IllegalArgumentException if the bytes do not decode to an image (e.g. no scan
+     *     header is complete yet)
      */
     public static BufferedImage decode(byte[] jpegPrefix) {
-        byte[] data = jpegPrefix;
-        int n = data.length;
-        if (n < 2 || (data[n - 2] & 0xFF) != 0xFF || (data[n - 1] & 0xFF) != JpegScans.EOI) {
-            data = Arrays.copyOf(jpegPrefix, n + EOI.length);
-            System.arraycopy(EOI, 0, data, n, EOI.length);
+        int n = jpegPrefix.length;
+        byte[] data = renderablePrefix(jpegPrefix);
+        if (data.length == 0) {
+            throw new IllegalArgumentException("cannot decode a JPEG prefix of " + n
+                    + " bytes: it holds no complete scan header");
         }
         Iterator<ImageReader> readers = ImageIO.getImageReadersByFormatName("jpeg");
         if (!readers.hasNext()) {

@@ -5,8 +5,11 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.net.BindException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -49,6 +52,12 @@ public final class GalleryMain implements Callable<Integer> {
     @Option(names = "--latency-ms", description = "emulated round-trip time in ms, 0 for none (default: ${DEFAULT-VALUE})")
     long latencyMs = 100;
 
+    @Option(names = "--allowed-origin", paramLabel = "ORIGIN",
+            description = "also let pages from ORIGIN (http(s)://host[:port]) open the WebSocket, e.g. behind a"
+                    + " reverse proxy; repeatable; * allows any page and host name (default: the gallery's own page"
+                    + " on 127.0.0.1, localhost or [::1] only)")
+    List<String> allowedOrigins = new ArrayList<>();
+
     @Option(names = "--replay", paramLabel = "TRACE",
             description = "instead of waiting for a browser, replay this pointer trace (the gallery JSON format,"
                     + " e.g. ../shared/data/pointer/gallery/1M-30s.json) with the Java client, print its metrics"
@@ -66,17 +75,27 @@ public final class GalleryMain implements Callable<Integer> {
         try {
             builder = GalleryServer.builder().port(port).grid(rows, cols).seed(seed)
                     .blockSize(blockSize).cacheBlocks(cacheBlocks).linkBytesPerSecond(linkMBps * 1e6)
-                    .latencyMillis(latencyMs);
+                    .latencyMillis(latencyMs).allowedOrigins(allowedOrigins);
             if (images != null) {
                 builder.images(images);
             }
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
+        PointerTrace trace = replay == null ? null : PointerTrace.read(replay);
         System.out.println("Building the gallery (" + rows + " x " + cols + " pictures) ...");
-        if (replay != null) {
-            PointerTrace trace = PointerTrace.read(replay);
-            try (GalleryServer gallery = builder.start()) {
+        GalleryServer started;
+        try {
+            started = builder.start();
+        } catch (BindException | TileImages.BadImagesException e) {
+            // The user's input, not a bug: one line, no stack trace.
+            spec.commandLine().getErr().println("khameleon-gallery: " + e.getMessage()
+                    + (e instanceof BindException ? " (choose another with --port, or 0 for any free one)" : ""));
+            spec.commandLine().getErr().flush();
+            return 2;
+        }
+        if (trace != null) {
+            try (GalleryServer gallery = started) {
                 System.out.println("Replaying " + replay + " (" + trace.samples().size() + " samples) against "
                         + gallery.webSocketUri() + " with the Java client ...");
                 ClientMetrics m = TraceReplay.replay(gallery,
@@ -91,7 +110,7 @@ public final class GalleryMain implements Callable<Integer> {
             }
             return 0;
         }
-        GalleryServer gallery = builder.start();
+        GalleryServer gallery = started;
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             gallery.close();

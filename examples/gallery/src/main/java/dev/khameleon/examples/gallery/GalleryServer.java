@@ -17,18 +17,22 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.IntFunction;
 
 /**
- * The running gallery: its corpus, the web site, the Khameleon WebSocket endpoint and, when a
- * link rate or latency is set, an emulated slow link in front of both (so the page, the plain
- * request/response fetches and the Khameleon push all cross the same link).
+ * The running gallery: its corpus, the web site, the Khameleon WebSocket endpoint and a
+ * {@link LinkEmulator} in front of both, which emulates the configured slow link (so the page, the
+ * plain request/response fetches and the Khameleon push all cross the same link), bounds
+ * connections ({@link #MAX_CONNECTIONS}, {@link #IDLE_TIMEOUT}) and lets only the gallery's own
+ * page open the WebSocket ({@link OriginPolicy}).
  *
  * <p>Everything listens on the loopback address only. {@link #close()} stops it all;
  * thread-safe.
@@ -48,6 +52,11 @@ public final class GalleryServer implements AutoCloseable {
     private final int pagePort;
     private final int wsPort;
 
+    /** Connections each of the gallery's two listeners (page, WebSocket) proxies at once. */
+    static final int MAX_CONNECTIONS = 64;
+    /** A connection with no traffic either way for this long is closed. */
+    static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
+
     /**
      * The gallery's settings; {@link #builder()} validates each as it is set.
      *
@@ -60,23 +69,21 @@ public final class GalleryServer implements AutoCloseable {
      * @param cacheBlocks      the browser's ring size in blocks
      * @param linkBytesPerSecond emulated link rate, 0 for unlimited
      * @param latencyMillis    emulated round-trip time, 0 for none
+     * @param allowedOrigins   page origins allowed besides the gallery's own ({@link OriginPolicy})
      */
     public record Config(int port, int rows, int cols, Path images, long seed, int blockSize, int cacheBlocks,
-                         double linkBytesPerSecond, long latencyMillis) {
+                         double linkBytesPerSecond, long latencyMillis, List<String> allowedOrigins) {
         /** Thumbnail size in the mosaic, pixels. */
         static final int THUMB_WIDTH = 24;
         static final int THUMB_HEIGHT = 18;
         /** Full picture size, pixels. */
         static final int FULL_WIDTH = 480;
         static final int FULL_HEIGHT = 360;
-
-        boolean emulatesLink() {
-            return linkBytesPerSecond > 0 || latencyMillis > 0;
-        }
     }
 
-    private GalleryServer(Config config) throws IOException {
+    private GalleryServer(Config config, ServerSocket pageListener, ServerSocket wsListener) throws IOException {
         this.config = config;
+        OriginPolicy origins = new OriginPolicy(pageListener.getLocalPort(), config.allowedOrigins());
         long started = System.nanoTime();
         IntFunction<BufferedImage> pictures = config.images() == null
                 ? TileImages.synthetic(Config.FULL_WIDTH, Config.FULL_HEIGHT, config.seed())
@@ -101,25 +108,18 @@ public final class GalleryServer implements AutoCloseable {
             server.maxBytesPerSecond(config.linkBytesPerSecond());
         }
         this.khameleon = server.build().start();
-        boolean emulate = config.emulatesLink();
         WebSite startedSite = null;
         try {
-            startedSite = new WebSite(emulate ? 0 : config.port(), corpus, this::info);
-            if (emulate) {
-                LinkEmulator.Link link = new LinkEmulator.Link(config.linkBytesPerSecond(), config.latencyMillis() / 2);
-                InetAddress loopback = InetAddress.getLoopbackAddress();
-                LinkEmulator page = new LinkEmulator(config.port(), new InetSocketAddress(loopback, startedSite.port()),
-                        link, 64);
-                links.add(page);
-                LinkEmulator push = new LinkEmulator(0, new InetSocketAddress(loopback, khameleon.port()), link, 64);
-                links.add(push);
-                this.pagePort = page.port();
-                this.wsPort = push.port();
-            } else {
-                this.pagePort = startedSite.port();
-                this.wsPort = khameleon.port();
-            }
-        } catch (IOException | RuntimeException e) {
+            startedSite = new WebSite(0, corpus, this::info, origins);
+            // Both listeners always go through the proxy, a plain one when no link is emulated: it
+            // bounds connections and idleness, and checks the WebSocket's Host and Origin.
+            LinkEmulator.Link link = new LinkEmulator.Link(config.linkBytesPerSecond(), config.latencyMillis() / 2);
+            InetAddress loopback = InetAddress.getLoopbackAddress();
+            links.add(new LinkEmulator(pageListener, new InetSocketAddress(loopback, startedSite.port()), link,
+                    MAX_CONNECTIONS, IDLE_TIMEOUT, null));
+            links.add(new LinkEmulator(wsListener, new InetSocketAddress(loopback, khameleon.port()), link,
+                    MAX_CONNECTIONS, IDLE_TIMEOUT, origins));
+        } catch (RuntimeException e) {
             closeLinks();
             if (startedSite != null) {
                 startedSite.close();
@@ -128,6 +128,8 @@ public final class GalleryServer implements AutoCloseable {
             throw e;
         }
         this.site = startedSite;
+        this.pagePort = pageListener.getLocalPort();
+        this.wsPort = wsListener.getLocalPort();
     }
 
     /** A builder with the defaults of the command line. */
@@ -224,6 +226,7 @@ public final class GalleryServer implements AutoCloseable {
         private int cacheBlocks = 5000;
         private double linkBytesPerSecond = 1.5e6;
         private long latencyMillis = 100;
+        private List<String> allowedOrigins = List.of();
 
         private Builder() {
         }
@@ -301,13 +304,42 @@ public final class GalleryServer implements AutoCloseable {
         }
 
         /**
-         * Builds the corpus and starts everything.
+         * Page origins allowed to open the WebSocket besides the gallery's own, each
+         * {@code http(s)://host[:port]}, or the single entry {@code *} for any (default none).
          *
-         * @throws IOException if a port cannot be bound
+         * @throws IllegalArgumentException naming an entry that is not such an origin
+         */
+        public Builder allowedOrigins(List<String> origins) {
+            List<String> copy = List.copyOf(origins);
+            new OriginPolicy(0, copy); // validates each entry now, not after the corpus is built
+            this.allowedOrigins = copy;
+            return this;
+        }
+
+        /**
+         * Binds the ports, then builds the corpus and starts everything; a busy port is found
+         * before the corpus is built.
+         *
+         * @throws java.net.BindException if the page port is in use (the message names it)
+         * @throws IOException if a port cannot be bound for another reason
+         * @throws IllegalArgumentException if a picture in the images folder cannot be used (the
+         *     message names the file and what is wrong)
          */
         public GalleryServer start() throws IOException {
-            return new GalleryServer(new Config(port, rows, cols, images, seed, blockSize, cacheBlocks,
-                    linkBytesPerSecond, latencyMillis));
+            Config config = new Config(port, rows, cols, images, seed, blockSize, cacheBlocks,
+                    linkBytesPerSecond, latencyMillis, allowedOrigins);
+            ServerSocket pageListener = LinkEmulator.listen(port);
+            ServerSocket wsListener = null;
+            try {
+                wsListener = LinkEmulator.listen(0);
+                return new GalleryServer(config, pageListener, wsListener);
+            } catch (IOException | RuntimeException e) {
+                pageListener.close();
+                if (wsListener != null) {
+                    wsListener.close();
+                }
+                throw e;
+            }
         }
     }
 }

@@ -1,6 +1,8 @@
 package dev.khameleon.examples.gallery;
 
 import javax.imageio.ImageIO;
+import javax.imageio.ImageReader;
+import javax.imageio.stream.ImageInputStream;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -10,10 +12,10 @@ import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.awt.image.DataBufferByte;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -89,12 +91,22 @@ final class TileImages {
         return Math.max(0, Math.min(255, v));
     }
 
+    /** The largest photograph side accepted, in pixels (checked from the file's header). */
+    static final int MAX_PHOTO_SIDE = 8192;
+    /** The most pixels all photographs together may hold (checked from the headers before decoding). */
+    static final long MAX_TOTAL_PIXELS = 100_000_000L;
+
     /**
      * Crops of the photographs in {@code dir} (PNG and JPEG files, read once), each tile a
      * seeded random crop of a seeded random photograph with the target's aspect ratio covering 30–100 % of the shorter side,
      * scaled to {@code width × height}.
      *
-     * @throws IllegalArgumentException if {@code dir} holds no readable image
+     * <p>Every {@code .png}, {@code .jpg} and {@code .jpeg} file must be a readable image of at
+     * most {@link #MAX_PHOTO_SIDE} pixels a side, and all of them together at most
+     * {@link #MAX_TOTAL_PIXELS} pixels; sizes are read from the headers before anything is decoded.
+     *
+     * @throws BadImagesException naming the file and the problem, if {@code dir} holds no such
+     *     file, or one of them is not an image, is cut short or corrupt, or is too large
      */
     static IntFunction<BufferedImage> photoCrops(Path dir, int width, int height, long seed) {
         List<BufferedImage> photos = readPhotos(dir);
@@ -120,31 +132,90 @@ final class TileImages {
         };
     }
 
+    /**
+     * A problem with the photographs given to {@link #photoCrops}: the message names the file (or
+     * folder) and what is wrong, in one line meant for the user.
+     */
+    static final class BadImagesException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        BadImagesException(String message) {
+            super(message);
+        }
+    }
+
     private static List<BufferedImage> readPhotos(Path dir) {
         List<Path> files;
         try (Stream<Path> list = Files.list(dir)) {
             files = list.filter(p -> {
                 String name = p.getFileName().toString().toLowerCase(Locale.ROOT);
                 return name.endsWith(".png") || name.endsWith(".jpg") || name.endsWith(".jpeg");
-            }).sorted().toList();
+            }).filter(Files::isRegularFile).sorted().toList();
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot list images in " + dir + ": " + e.getMessage(), e);
+            throw new BadImagesException("cannot list the images in " + dir + ": " + e.getMessage());
         }
-        List<BufferedImage> photos = new ArrayList<>();
+        if (files.isEmpty()) {
+            throw new BadImagesException("no PNG or JPEG images (*.png, *.jpg, *.jpeg) in " + dir);
+        }
+        // Sizes first, from the headers alone: a huge picture is refused before it is decoded.
+        long totalPixels = 0;
         for (Path file : files) {
-            try {
-                BufferedImage image = ImageIO.read(file.toFile());
-                if (image != null) {
-                    photos.add(image);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot read " + file, e);
+            long[] size = withReader(file, reader -> new long[] {reader.getWidth(0), reader.getHeight(0)});
+            if (size[0] > MAX_PHOTO_SIDE || size[1] > MAX_PHOTO_SIDE) {
+                throw new BadImagesException(file + " is " + size[0] + " x " + size[1] + " pixels; at most "
+                        + MAX_PHOTO_SIDE + " a side are accepted");
+            }
+            totalPixels += size[0] * size[1];
+            if (totalPixels > MAX_TOTAL_PIXELS) {
+                throw new BadImagesException("the images in " + dir + " hold more than " + MAX_TOTAL_PIXELS / 1_000_000
+                        + " megapixels together (reached at " + file.getFileName() + "); use fewer or smaller ones");
             }
         }
-        if (photos.isEmpty()) {
-            throw new IllegalArgumentException("no PNG or JPEG images in " + dir);
+        List<BufferedImage> photos = new ArrayList<>(files.size());
+        for (Path file : files) {
+            photos.add(withReader(file, reader -> {
+                List<String> warnings = new ArrayList<>();
+                reader.addIIOReadWarningListener((source, warning) -> warnings.add(warning));
+                BufferedImage image = reader.read(0);
+                if (!warnings.isEmpty()) {
+                    // ImageIO decodes a JPEG cut short with only a warning; a gallery of grey halves helps nobody.
+                    throw new IOException(warnings.get(0));
+                }
+                return image;
+            }));
         }
         return photos;
+    }
+
+    /** What {@code body} reads with an ImageIO reader on {@code file}, with any failure as a {@link BadImagesException}. */
+    private static <T> T withReader(Path file, ReaderBody<T> body) {
+        try (ImageInputStream in = ImageIO.createImageInputStream(file.toFile())) {
+            if (in == null) {
+                throw new BadImagesException("cannot open " + file);
+            }
+            Iterator<ImageReader> readers = ImageIO.getImageReaders(in);
+            if (!readers.hasNext()) {
+                throw new BadImagesException(file + " is not a PNG or JPEG image");
+            }
+            ImageReader reader = readers.next();
+            try {
+                reader.setInput(in, true, true);
+                return body.apply(reader);
+            } finally {
+                reader.dispose();
+            }
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof BadImagesException bad) {
+                throw bad;
+            }
+            String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            throw new BadImagesException("cannot read " + file + ": cut short or corrupt (" + why + ")");
+        }
+    }
+
+    @FunctionalInterface
+    private interface ReaderBody<T> {
+        T apply(ImageReader reader) throws IOException;
     }
 
     /**

@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  * The gallery's web site on the JDK's built-in HTTP server: the page and its script, the
  * browser client module (a resource of {@code khameleon-client}), the thumbnail mosaic, the
  * gallery's description as JSON, and each full image at {@code /full/<id>.jpg} for the plain
- * request/response mode. Requests are served by a small bounded pool; only GET and HEAD.
+ * request/response mode. Requests are served by a small bounded pool; only GET and HEAD, and
+ * only with a {@code Host} the {@link OriginPolicy} accepts (a defence against DNS rebinding).
  */
 final class WebSite implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WebSite.class);
@@ -46,11 +47,16 @@ final class WebSite implements AutoCloseable {
      *
      * @param info the JSON served at {@code /info.json}, computed per request (it names the
      *     WebSocket port, known only once everything has started)
-     * @throws IOException if it cannot listen
+     * @param origins whose {@code Host} check every request must pass (else 403)
+     * @throws UncheckedIOException if it cannot listen
      */
-    WebSite(int port, Corpus corpus, Supplier<String> info) throws IOException {
+    WebSite(int port, Corpus corpus, Supplier<String> info, OriginPolicy origins) {
         byte[] mosaic = corpus.mosaicJpeg();
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 64);
+        try {
+            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 64);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the web site: " + e.getMessage(), e);
+        }
         pool = new ThreadPoolExecutor(4, 8, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256),
                 r -> {
                     Thread t = new Thread(r, "gallery-http");
@@ -60,7 +66,12 @@ final class WebSite implements AutoCloseable {
         server.setExecutor(pool);
         server.createContext("/", exchange -> {
             try (exchange) {
-                serve(exchange, corpus, mosaic, info);
+                String refusal = origins.hostRefusal(exchange.getRequestHeaders().getFirst("Host"));
+                if (refusal != null) {
+                    send(exchange, 403, "text/plain", (refusal + "\n").getBytes(StandardCharsets.UTF_8), false);
+                } else {
+                    serve(exchange, corpus, mosaic, info);
+                }
             } catch (IOException | RuntimeException e) {
                 log.debug("request {} failed: {}", exchange.getRequestURI(), e.toString());
             }

@@ -4,6 +4,6 @@
  *
  * <p>{@link dev.khameleon.examples.gallery.GalleryMain} is the command line;
  * {@link dev.khameleon.examples.gallery.GalleryServer} starts everything (corpus, web site,
- * Khameleon endpoint, optional emulated slow link) and is what tests start.
+ * Khameleon endpoint, the proxy that emulates a slow link and guards both) and is what tests start.
  */
 package dev.khameleon.examples.gallery;

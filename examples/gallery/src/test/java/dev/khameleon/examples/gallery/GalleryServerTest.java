@@ -2,7 +2,9 @@ package dev.khameleon.examples.gallery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.core.Distribution;
+import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.image.ProgressiveJpegEncoder;
 import dev.khameleon.core.scheduler.SchedulerConfig;
@@ -18,6 +20,14 @@ import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -113,6 +123,70 @@ class GalleryServerTest {
         HttpResponse<byte[]> post = HTTP.send(HttpRequest.newBuilder(gallery.pageUri())
                 .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofByteArray());
         assertEquals(405, post.statusCode());
+    }
+
+    /** Sends {@code head} (CR LF line ends added) on a new connection and returns the status line of the answer. */
+    private static String statusLine(int port, String... head) throws IOException {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            s.setSoTimeout(20_000);
+            s.getOutputStream().write((String.join("\r\n", head) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            StringBuilder line = new StringBuilder();
+            int c;
+            while ((c = s.getInputStream().read()) >= 0 && c != '\r') {
+                line.append((char) c);
+            }
+            return line.toString();
+        }
+    }
+
+    private static String[] upgrade(String host, String origin) {
+        List<String> head = new ArrayList<>(List.of("GET /gallery HTTP/1.1", "Host: " + host, "Upgrade: websocket",
+                "Connection: Upgrade", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"));
+        if (origin != null) {
+            head.add("Origin: " + origin);
+        }
+        return head.toArray(String[]::new);
+    }
+
+    @Test
+    void webSocket_acceptsOnlyItsOwnPagesOriginAndLoopbackHostNames() throws IOException {
+        int ws = gallery.webSocketUri().getPort();
+        String page = "http://127.0.0.1:" + gallery.pageUri().getPort();
+        assertEquals("HTTP/1.1 101 Switching Protocols", statusLine(ws, upgrade("127.0.0.1:" + ws, page)));
+        assertEquals("HTTP/1.1 101 Switching Protocols", statusLine(ws, upgrade("localhost:" + ws, null)),
+                "a program without Origin");
+        assertEquals("HTTP/1.1 403 Forbidden", statusLine(ws, upgrade("127.0.0.1:" + ws, "http://evil.example")));
+        assertEquals("HTTP/1.1 403 Forbidden", statusLine(ws, upgrade("rebound.example:" + ws, null)));
+        assertEquals("HTTP/1.1 403 Forbidden", statusLine(gallery.pageUri().getPort(),
+                "GET /info.json HTTP/1.1", "Host: rebound.example"), "the site checks Host too");
+    }
+
+    @Test
+    void idleConnectionsBeyondTheLimit_leaveThePageAndAWebSocketSessionUsable() throws Exception {
+        List<Socket> idle = new ArrayList<>();
+        try {
+            for (int i = 0; i < GalleryServer.MAX_CONNECTIONS + 36; i++) {
+                idle.add(new Socket(InetAddress.getLoopbackAddress(), gallery.pageUri().getPort()));
+                idle.add(new Socket(InetAddress.getLoopbackAddress(), gallery.webSocketUri().getPort()));
+            }
+            Thread.sleep(LinkEmulator.EVICTABLE_IDLE_MILLIS + 100);
+            HttpClient fresh = HttpClient.newHttpClient();
+            HttpResponse<String> info = fresh.send(HttpRequest.newBuilder(gallery.pageUri().resolve("info.json"))
+                    .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, info.statusCode());
+            CountDownLatch answered = new CountDownLatch(1);
+            try (KhameleonClient<PointerEvent> client = KhameleonClient.builder().uri(gallery.webSocketUri())
+                    .application(GalleryServer.APPLICATION).cacheBlocks(100).build()) {
+                client.connect().get(20, TimeUnit.SECONDS);
+                client.request(5, response -> answered.countDown());
+                assertTrue(answered.await(20, TimeUnit.SECONDS), "a pushed answer despite "
+                        + idle.size() + " idle connections");
+            }
+        } finally {
+            for (Socket s : idle) {
+                s.close();
+            }
+        }
     }
 
     @Test

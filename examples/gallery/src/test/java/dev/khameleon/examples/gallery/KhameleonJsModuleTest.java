@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.khameleon.client.KalmanPredictor;
 import dev.khameleon.core.Block;
 import dev.khameleon.core.PointerEvent;
+import dev.khameleon.core.image.ProgressiveJpegEncoder;
 import dev.khameleon.core.protocol.BlockFrame;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -27,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -109,6 +111,62 @@ class KhameleonJsModuleTest {
             + " return {seq: f.seq, requestId: f.requestId, index: f.index, count: f.count, padding: f.padding,"
             + " payload: Array.from(f.payload), frameBytes: f.frameBytes}; }"
             + " catch (e) { return {code: e.code, message: e.message}; }";
+
+    /**
+     * The JPEG prefix cut: for block prefixes, prefixes ending inside each Huffman table or scan
+     * header, and byte prefixes at a stride of a gallery picture, {@code jpegPrefixBlob} gives
+     * exactly the bytes of the Java {@link ProgressiveJpegEncoder#renderablePrefix} and Chromium
+     * decodes every one full-frame.
+     */
+    @Test
+    void jpegPrefixBlob_cutsLikeJavaAndChromiumDecodesEveryPrefix() {
+        ProgressiveJpegEncoder encoder = ProgressiveJpegEncoder.builder().blockSize(4096).build();
+        byte[] jpeg = encoder.toJpeg(TileImages.synthetic(480, 360, 42).apply(3));
+        int preview = ProgressiveJpegEncoder.previewLength(jpeg);
+        TreeSet<Integer> lengths = new TreeSet<>();
+        for (int n = preview; n < jpeg.length; n += 4096) {
+            lengths.add(n); // the block boundaries
+        }
+        lengths.add(jpeg.length);
+        for (int i = preview; i + 1 < jpeg.length; i++) {
+            int marker = jpeg[i + 1] & 0xFF;
+            if ((jpeg[i] & 0xFF) == 0xFF && (marker == 0xC4 || marker == 0xDA)) {
+                int length = ((jpeg[i + 2] & 0xFF) << 8) | (jpeg[i + 3] & 0xFF);
+                for (int n = i + 1; n <= i + 2 + length; n += Math.max(1, length / 6)) {
+                    lengths.add(n); // inside the table or scan header
+                }
+            }
+        }
+        for (int n = preview + 13; n < jpeg.length; n += 997) {
+            lengths.add(n);
+        }
+        JsonNode r = run("const jpeg = Uint8Array.from(atob(args[0]), (c) => c.charCodeAt(0));"
+                + "const out = [];"
+                + "for (const n of args[1]) {"
+                + "  const blob = k.jpegPrefixBlob(jpeg.subarray(0, n));"
+                + "  let size = null, error = null;"
+                + "  try { const b = await createImageBitmap(blob); size = [b.width, b.height]; b.close(); }"
+                + "  catch (e) { error = String(e); }"
+                + "  out.push({n, bytes: Array.from(new Uint8Array(await blob.arrayBuffer())).length,"
+                + "    tail: Array.from(new Uint8Array(await blob.arrayBuffer()).slice(-2)), size, error});"
+                + "}"
+                + "return out;", Base64.getEncoder().encodeToString(jpeg), new ArrayList<>(lengths));
+        assertEquals(lengths.size(), r.size());
+        int headerCuts = 0;
+        for (JsonNode p : r) {
+            int n = p.get("n").asInt();
+            byte[] expected = ProgressiveJpegEncoder.renderablePrefix(java.util.Arrays.copyOf(jpeg, n));
+            assertEquals(expected.length, p.get("bytes").asInt(), "prefix " + n);
+            assertEquals(0xD9, p.get("tail").get(1).asInt(), "prefix " + n + " ends with EOI");
+            assertTrue(p.get("error").isNull(), "prefix " + n + ": " + p.get("error"));
+            assertEquals(480, p.get("size").get(0).asInt(), "prefix " + n);
+            assertEquals(360, p.get("size").get(1).asInt(), "prefix " + n);
+            if (expected.length < n) {
+                headerCuts++;
+            }
+        }
+        assertTrue(headerCuts > 10, "prefixes cut back before a header: " + headerCuts);
+    }
 
     @Test
     void decodeBlockFrame_readsWhatTheJavaCodecWrites() {

@@ -3,15 +3,25 @@ package dev.khameleon.examples.gallery;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.SplittableRandom;
 import java.util.function.IntFunction;
+import java.util.zip.CRC32;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class TileImagesTest {
 
@@ -55,9 +65,83 @@ class TileImagesTest {
     }
 
     @Test
-    void photoCrops_rejectsAFolderWithoutImages(@org.junit.jupiter.api.io.TempDir Path empty) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+    void photoCrops_rejectsAFolderWithoutImages(@TempDir Path empty) throws IOException {
+        Files.writeString(empty.resolve("notes.txt"), "not a picture");
+        TileImages.BadImagesException e = assertThrows(TileImages.BadImagesException.class,
                 () -> TileImages.photoCrops(empty, 10, 10, 1));
-        assertEquals("no PNG or JPEG images in " + empty, e.getMessage());
+        assertEquals("no PNG or JPEG images (*.png, *.jpg, *.jpeg) in " + empty, e.getMessage());
+    }
+
+    @Test
+    void photoCrops_namesAFileThatIsNotAnImage(@TempDir Path dir) throws IOException {
+        writePng(dir.resolve("a.png"), 32, 24);
+        Files.writeString(dir.resolve("b.png"), "<html>not a picture</html>");
+        TileImages.BadImagesException e = assertThrows(TileImages.BadImagesException.class,
+                () -> TileImages.photoCrops(dir, 10, 10, 1));
+        assertEquals(dir.resolve("b.png") + " is not a PNG or JPEG image", e.getMessage());
+    }
+
+    @Test
+    void photoCrops_namesATruncatedPngOrJpeg(@TempDir Path dir) throws IOException {
+        for (String format : new String[] {"png", "jpg"}) {
+            Path whole = dir.resolve("whole." + format);
+            writeImage(noise(200, 150), format, whole);
+            byte[] bytes = Files.readAllBytes(whole);
+            Files.delete(whole);
+            Path cut = Files.write(dir.resolve("cut." + format), Arrays.copyOf(bytes, bytes.length / 2));
+            TileImages.BadImagesException e = assertThrows(TileImages.BadImagesException.class,
+                    () -> TileImages.photoCrops(dir, 10, 10, 1), format);
+            assertTrue(e.getMessage().startsWith("cannot read " + cut + ": cut short or corrupt"), e.getMessage());
+            assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
+            Files.delete(cut);
+        }
+    }
+
+    @Test
+    void photoCrops_refusesAHugeImageFromItsHeaderWithoutDecodingIt(@TempDir Path dir) throws IOException {
+        // Only a PNG signature and header chunk claiming 20000 x 20000: decoding it would need 1.2 GB
+        // and fail for want of data; the size is refused first.
+        Path huge = Files.write(dir.resolve("huge.png"), pngHeaderOnly(20_000, 20_000));
+        TileImages.BadImagesException e = assertThrows(TileImages.BadImagesException.class,
+                () -> TileImages.photoCrops(dir, 10, 10, 1));
+        assertEquals(huge + " is 20000 x 20000 pixels; at most 8192 a side are accepted", e.getMessage());
+
+        Files.write(huge, pngHeaderOnly(8192, 8192));
+        Files.write(dir.resolve("huge2.png"), pngHeaderOnly(8192, 8192));
+        TileImages.BadImagesException total = assertThrows(TileImages.BadImagesException.class,
+                () -> TileImages.photoCrops(dir, 10, 10, 1));
+        assertTrue(total.getMessage().contains("more than 100 megapixels together (reached at huge2.png)"),
+                total.getMessage());
+    }
+
+    private static BufferedImage noise(int width, int height) {
+        BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_3BYTE_BGR);
+        SplittableRandom random = new SplittableRandom(3);
+        for (int y = 0; y < height; y++) {
+            for (int x = 0; x < width; x++) {
+                image.setRGB(x, y, random.nextInt(0x1000000));
+            }
+        }
+        return image;
+    }
+
+    private static void writePng(Path file, int width, int height) throws IOException {
+        writeImage(noise(width, height), "png", file);
+    }
+
+    private static void writeImage(BufferedImage image, String format, Path file) throws IOException {
+        assertTrue(ImageIO.write(image, format.equals("jpg") ? "jpeg" : format, file.toFile()), format);
+    }
+
+    /** The PNG signature and an IHDR chunk (8-bit RGB) with a correct CRC, and nothing else. */
+    private static byte[] pngHeaderOnly(int width, int height) {
+        ByteBuffer ihdr = ByteBuffer.allocate(17);
+        ihdr.put("IHDR".getBytes(StandardCharsets.US_ASCII)).putInt(width).putInt(height)
+                .put((byte) 8).put((byte) 2).put((byte) 0).put((byte) 0).put((byte) 0);
+        CRC32 crc = new CRC32();
+        crc.update(ihdr.array());
+        return ByteBuffer.allocate(8 + 4 + 17 + 4)
+                .put(new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'})
+                .putInt(13).put(ihdr.array()).putInt((int) crc.getValue()).array();
     }
 }

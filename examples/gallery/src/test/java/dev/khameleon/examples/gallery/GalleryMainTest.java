@@ -1,0 +1,75 @@
+package dev.khameleon.examples.gallery;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.BindException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The command line's answers to bad input: one line on stderr and exit status 2. */
+@Timeout(60)
+class GalleryMainTest {
+
+    private record Run(int status, String err) {
+    }
+
+    private static Run run(String... args) {
+        StringWriter err = new StringWriter();
+        int status = new CommandLine(new GalleryMain()).setErr(new PrintWriter(err, true)).execute(args);
+        return new Run(status, err.toString());
+    }
+
+    private static void assertOneLineError(Run run, String expected) {
+        assertEquals(2, run.status(), run.err());
+        assertEquals("khameleon-gallery: " + expected + System.lineSeparator(), run.err());
+    }
+
+    @Test
+    void imagesFolderWithoutImages_isOneLineAndStatus2(@TempDir Path dir) {
+        assertOneLineError(run("--port", "0", "--rows", "1", "--cols", "1", "--images", dir.toString()),
+                "no PNG or JPEG images (*.png, *.jpg, *.jpeg) in " + dir);
+    }
+
+    @Test
+    void imagesFolderWithANonImage_isOneLineAndStatus2(@TempDir Path dir) throws IOException {
+        Path fake = Files.writeString(dir.resolve("photo.jpg"), "not a picture");
+        assertOneLineError(run("--port", "0", "--rows", "1", "--cols", "1", "--images", dir.toString()),
+                fake + " is not a PNG or JPEG image");
+    }
+
+    @Test
+    void busyPort_isOneLineAndStatus2(@TempDir Path dir) throws IOException {
+        try (ServerSocket busy = LinkEmulator.listen(0)) {
+            int port = busy.getLocalPort();
+            assertOneLineError(run("--port", String.valueOf(port), "--rows", "1", "--cols", "1"),
+                    "port " + port + " on 127.0.0.1 is already in use (choose another with --port, or 0 for any free one)");
+        }
+    }
+
+    @Test
+    void busyPort_isFoundBeforeTheImagesAreRead(@TempDir Path dir) throws IOException {
+        Files.writeString(dir.resolve("photo.png"), "not a picture"); // would fail if the corpus were built first
+        try (ServerSocket busy = LinkEmulator.listen(0)) {
+            assertThrows(BindException.class, () -> GalleryServer.builder().port(busy.getLocalPort()).grid(1, 1)
+                    .images(dir).start());
+        }
+    }
+
+    @Test
+    void badAllowedOrigin_isAParameterError() {
+        Run run = run("--port", "0", "--allowed-origin", "gallery.example.org");
+        assertEquals(2, run.status());
+        assertTrue(run.err().contains("allowed origin must look like http://host[:port]"), run.err());
+    }
+}
