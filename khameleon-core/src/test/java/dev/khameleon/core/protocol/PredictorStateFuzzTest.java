@@ -4,7 +4,9 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.predict.GaussianAtHorizon;
 import dev.khameleon.core.predict.GaussianGridPredictor;
+import dev.khameleon.core.predict.PointerForecast;
 import dev.khameleon.core.spi.Layout;
 import dev.khameleon.core.spi.ServerPredictor;
 
@@ -13,13 +15,16 @@ import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Fuzzes the server halves of the built-in predictors with the {@code state} a client sends:
  * any JSON value either decodes to a valid {@link Distribution} over the application's requests
  * and horizons, or is rejected with an {@link IllegalArgumentException} (which the server turns
- * into {@code invalid_state}). Any other exception or error is a finding.
+ * into {@code invalid_state}). A well-formed state — one the documented format accepts, at the
+ * configured horizons — must decode: rejecting it would close a healthy session. Any other
+ * exception or error is a finding.
  *
  * <p>{@code mvn verify} replays the seeds in {@code PredictorStateFuzzTestInputs/}; see
  * {@code docs/protocol.md} ("Fuzzing") for the long-run command.
@@ -37,7 +42,7 @@ class PredictorStateFuzzTest {
     void gaussianGrid_decodesAValidDistributionOrRejects(byte[] input) {
         JsonNode state = jsonOrNull(input);
         if (state != null) {
-            checkDecode(GAUSSIAN, state);
+            checkDecode(GAUSSIAN, state, PointerForecast.isEmptyState(state) || isForecastAtOurHorizons(state));
         }
     }
 
@@ -45,8 +50,9 @@ class PredictorStateFuzzTest {
     void point_decodesAValidDistributionOrRejects(byte[] input) {
         JsonNode state = jsonOrNull(input);
         if (state != null) {
-            checkDecode(POINT, state);
-            checkDecode(POINT_DECAYING, state);
+            boolean wellFormed = isPointState(state);
+            checkDecode(POINT, state, wellFormed);
+            checkDecode(POINT_DECAYING, state, wellFormed);
         }
     }
 
@@ -59,12 +65,35 @@ class PredictorStateFuzzTest {
         }
     }
 
-    private static void checkDecode(ServerPredictor predictor, JsonNode state) {
+    /** A pointer forecast (docs/client.md) whose horizons are the configured ones. */
+    private static boolean isForecastAtOurHorizons(JsonNode state) {
+        PointerForecast f;
+        try {
+            f = PointerForecast.fromJson(state);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+        return f.horizons().stream().mapToLong(GaussianAtHorizon::horizonMillis).boxed().toList()
+                .equals(java.util.Arrays.stream(HORIZONS).boxed().toList());
+    }
+
+    /** {@code {"request": id}} with an integer id in {@code [-1, n)}, or without an id (see ServerPredictor.point). */
+    private static boolean isPointState(JsonNode state) {
+        if (!state.isObject()) {
+            return false;
+        }
+        JsonNode id = state.get("request");
+        return id == null || id.isNull()
+                || id.isIntegralNumber() && id.canConvertToInt() && id.intValue() >= -1 && id.intValue() < GRID.requestCount();
+    }
+
+    private static void checkDecode(ServerPredictor predictor, JsonNode state, boolean wellFormed) {
         Distribution d;
         try {
             d = predictor.decode(state);
         } catch (IllegalArgumentException e) {
             assertTrue(e.getMessage() != null && !e.getMessage().isEmpty(), "a rejection without a reason");
+            assertFalse(wellFormed, predictor + " rejected the well-formed state " + state + ": " + e.getMessage());
             return;
         }
         assertEquals(GRID.requestCount(), d.requestCount(), predictor + " for " + state);
