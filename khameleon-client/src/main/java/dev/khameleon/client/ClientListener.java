@@ -1,5 +1,6 @@
 package dev.khameleon.client;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.protocol.ControlMessage.ErrorMessage;
 import dev.khameleon.core.protocol.ControlMessage.Welcome;
 import dev.khameleon.core.protocol.ProtocolException;
@@ -32,6 +33,15 @@ public interface ClientListener {
 
     /** The server sent an {@code error} message (it closes the connection next). */
     default void onServerError(ErrorMessage error) {
+    }
+
+    /**
+     * The server's predictor rejected {@code state}, the last state this client sent on the
+     * session ({@code invalid_state}; {@code message} is the server's reason). The server closes
+     * the connection next; the client reconnects with back-off and never sends this state again
+     * (it waits for its predictor to produce a different one). Follows {@link #onServerError}.
+     */
+    default void onStateRejected(JsonNode state, String message) {
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.khameleon.client;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.protocol.BlockFrame;
@@ -25,6 +26,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -35,6 +37,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
 
 /**
  * The Khameleon Java client: connects to a Khameleon server over a WebSocket, streams its
@@ -59,7 +62,10 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Failures.</b> A malformed frame from the server is reported to the
  * {@link ClientListener} and closes that connection with status 1007; a lost connection is
- * re-established with exponential back-off (unless disabled). After a reconnect the cache is
+ * re-established with jittered exponential back-off (unless disabled) that only a session which
+ * stayed up for {@code healthyAfter} resets, so a server that keeps closing the connection sees
+ * fewer and fewer attempts. A state the server rejects ({@code invalid_state}) is reported to
+ * {@link ClientListener#onStateRejected} and never sent again. After a reconnect the cache is
  * emptied, the ring restarts at the sequence number the server announces, and the listener's
  * {@link ClientListener#onCacheInvalidated} tells the application that cached blocks may be gone.
  *
@@ -78,12 +84,11 @@ public final class KhameleonClient<E> implements AutoCloseable {
     private final Optional<String> token;
     private final ClientListener listener;
     private final boolean reconnect;
-    private final long initialBackoffMillis;
-    private final long maxBackoffMillis;
     private final Duration connectTimeout;
     private final ServerPredictor predictionModel;
     private final HttpClient httpClient;
     private final LongSupplier millisClock;
+    private final LongSupplier nanoClock;
     private final Executor upcallExecutor;
     private final ExecutorService ownedUpcallExecutor;
     private final ScheduledExecutorService scheduler;
@@ -96,7 +101,9 @@ public final class KhameleonClient<E> implements AutoCloseable {
     private Welcome lastWelcome;
     private boolean everConnected;
     private boolean closed;
-    private long backoffMillis;
+    private final ReconnectBackoff backoff;
+    /** The last state the server rejected: never sent again (it would be rejected again). */
+    private JsonNode rejectedState;
     private CompletableFuture<Welcome> firstWelcome;
     /** Guards the decoded copy of the last state, apart from {@link #lock} so decoding never holds up the network thread. */
     private final Object modelLock = new Object();
@@ -110,13 +117,13 @@ public final class KhameleonClient<E> implements AutoCloseable {
         this.token = Optional.ofNullable(b.token);
         this.listener = b.listener;
         this.reconnect = b.reconnect;
-        this.initialBackoffMillis = b.initialBackoff.toMillis();
-        this.maxBackoffMillis = b.maxBackoff.toMillis();
-        this.backoffMillis = initialBackoffMillis;
+        this.backoff = new ReconnectBackoff(b.initialBackoff.toMillis(), b.maxBackoff.toMillis(),
+                b.healthyAfter.toNanos(), b.random != null ? b.random : new SplittableRandom());
         this.connectTimeout = b.connectTimeout;
         this.predictionModel = b.predictionModel;
         this.httpClient = b.httpClient != null ? b.httpClient : HttpClient.newHttpClient();
         this.millisClock = b.millisClock;
+        this.nanoClock = b.nanoClock;
         if (b.upcallExecutor != null) {
             this.upcallExecutor = b.upcallExecutor;
             this.ownedUpcallExecutor = null;
@@ -133,10 +140,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
         this.predictorManager = PredictorManager.builder(b.predictor, new PredictorManager.Sink() {
             @Override
             public void sendState(PredictionState state) {
-                Outbox out = currentOutbox();
-                if (out != null) {
-                    out.state(ControlCodec.encode(state));
-                }
+                KhameleonClient.this.sendState(state);
             }
 
             @Override
@@ -304,15 +308,33 @@ public final class KhameleonClient<E> implements AutoCloseable {
         }
     }
 
-    private void scheduleReconnect() {
+    /** Sends {@code state} on the live session unless it is the state the server rejected last. */
+    private void sendState(PredictionState state) {
+        Outbox out;
+        synchronized (lock) {
+            if (session == null || !session.welcomed) {
+                return;
+            }
+            if (state.state().equals(rejectedState)) {
+                LOG.debug("not re-sending the state the server rejected: {}", rejectedState);
+                return;
+            }
+            session.lastState = state.state();
+            out = session.outbox;
+        }
+        out.state(ControlCodec.encode(state));
+    }
+
+    /** Schedules the next attempt after a session that had been welcomed for {@code welcomedForNanos} (or -1). */
+    private void scheduleReconnect(long welcomedForNanos) {
         long delay;
         synchronized (lock) {
             if (closed) {
                 return;
             }
-            delay = backoffMillis;
-            backoffMillis = Math.min(maxBackoffMillis, backoffMillis * 2);
+            delay = backoff.nextDelayMillis(welcomedForNanos);
         }
+        LOG.info("reconnecting to {} in {} ms", uri, delay);
         try {
             scheduler.schedule(() -> {
                 synchronized (lock) {
@@ -371,6 +393,10 @@ public final class KhameleonClient<E> implements AutoCloseable {
         WebSocket webSocket;
         Outbox outbox;
         volatile boolean welcomed;
+        /** When the welcome came, on the nano clock; guarded by the client's lock. */
+        private long welcomedAtNanos;
+        /** The last state sent on this session; guarded by the client's lock. */
+        private JsonNode lastState;
         private boolean ended;
         private final StringBuilder text = new StringBuilder();
         private byte[] binary = new byte[0];
@@ -484,7 +510,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
                     again = everConnected;
                     everConnected = true;
                     lastWelcome = w;
-                    backoffMillis = initialBackoffMillis;
+                    welcomedAtNanos = nanoClock.getAsLong();
                     maxFrameBytes = w.blockSize() + 255;
                     first = firstWelcome;
                 }
@@ -501,8 +527,17 @@ public final class KhameleonClient<E> implements AutoCloseable {
                 LOG.warn("server error {}: {}", e.code(), e.message());
                 tellListener(l -> l.onServerError(e));
                 CompletableFuture<Welcome> first;
+                JsonNode rejected = null;
                 synchronized (lock) {
                     first = firstWelcome;
+                    if (e.knownCode().orElse(null) == ErrorCode.INVALID_STATE && session == this && lastState != null) {
+                        rejected = lastState;
+                        rejectedState = rejected;
+                    }
+                }
+                if (rejected != null) {
+                    JsonNode state = rejected;
+                    tellListener(l -> l.onStateRejected(state, e.message()));
                 }
                 if (!welcomed) {
                     first.completeExceptionally(new IllegalStateException("server refused the session: "
@@ -537,6 +572,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
         /** This session is over; reconnect if it was the live one and the client is open. */
         void lost(int status, String reason, Throwable error) {
             boolean retry;
+            long welcomedFor;
             CompletableFuture<Welcome> first;
             synchronized (lock) {
                 if (ended) {
@@ -552,6 +588,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
                 session = null;
                 first = firstWelcome;
                 retry = reconnect && !closed && everConnected;
+                welcomedFor = welcomed ? nanoClock.getAsLong() - welcomedAtNanos : -1;
             }
             if (!welcomed && !first.isDone()) {
                 first.completeExceptionally(error != null ? error
@@ -560,7 +597,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
             LOG.info("connection to {} ended: {} {}{}", uri, status, reason, retry ? "; reconnecting" : "");
             tellListener(l -> l.onDisconnected(status, reason, retry));
             if (retry) {
-                scheduleReconnect();
+                scheduleReconnect(welcomedFor);
             }
         }
     }
@@ -592,6 +629,8 @@ public final class KhameleonClient<E> implements AutoCloseable {
         private boolean reconnect = true;
         private Duration initialBackoff = Duration.ofMillis(100);
         private Duration maxBackoff = Duration.ofSeconds(10);
+        private Duration healthyAfter = Duration.ofSeconds(5);
+        private RandomGenerator random;
         private Duration connectTimeout = Duration.ofSeconds(10);
         private int maxActiveRegistrations = 64;
         private ClientListener listener = new ClientListener() { };
@@ -707,8 +746,8 @@ public final class KhameleonClient<E> implements AutoCloseable {
         }
 
         /**
-         * The first reconnect delay, doubled after each failed attempt up to {@code max}.
-         * Default 100 ms and 10 s.
+         * The reconnect delays: attempt {@code k} after a reset waits a random time in
+         * {@code [b/2, b]} with {@code b = min(max, initial · 2^k)}. Default 100 ms and 10 s.
          *
          * @throws IllegalArgumentException if {@code initial < 1 ms} or {@code max < initial}
          */
@@ -720,6 +759,26 @@ public final class KhameleonClient<E> implements AutoCloseable {
             }
             this.initialBackoff = initial;
             this.maxBackoff = max;
+            return this;
+        }
+
+        /**
+         * How long a session must stay welcomed for its end to reset the back-off; shorter
+         * sessions (refused, rejected for bad input, cut) make the next delay grow. Default 5 s.
+         *
+         * @throws IllegalArgumentException if shorter than 1 ms
+         */
+        public Builder<E> healthyAfter(Duration healthyAfter) {
+            this.healthyAfter = atLeastOneMilli("healthyAfter", healthyAfter);
+            return this;
+        }
+
+        /**
+         * The random source of the back-off jitter; pass a seeded one for reproducible delays.
+         * Default a {@link SplittableRandom} with a random seed, so clients do not reconnect in step.
+         */
+        public Builder<E> random(RandomGenerator random) {
+            this.random = Objects.requireNonNull(random, "random");
             return this;
         }
 
@@ -788,7 +847,10 @@ public final class KhameleonClient<E> implements AutoCloseable {
             return this;
         }
 
-        /** The nanosecond clock of the latency metrics. Default {@link System#nanoTime()}. */
+        /**
+         * The nanosecond clock of the latency metrics and of session lifetimes (for the
+         * back-off). Default {@link System#nanoTime()}.
+         */
         public Builder<E> nanoClock(LongSupplier nanoClock) {
             this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
             return this;

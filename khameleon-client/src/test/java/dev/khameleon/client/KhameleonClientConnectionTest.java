@@ -137,6 +137,10 @@ class KhameleonClientConnectionTest {
                 .contains("application"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> b.stateInterval(Duration.ZERO)).getMessage()
                 .contains("stateInterval"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> b.healthyAfter(Duration.ZERO)).getMessage()
+                .contains("healthyAfter"));
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> b.backoff(Duration.ofSeconds(2), Duration.ofSeconds(1))).getMessage().contains("backoff max"));
         assertTrue(assertThrows(IllegalStateException.class, b::build).getMessage().contains("uri"));
     }
 }

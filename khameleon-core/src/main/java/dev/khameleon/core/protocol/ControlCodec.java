@@ -19,7 +19,8 @@ import java.util.Optional;
  *
  * <p>Decoding is strict: every field is checked for presence, JSON type and range, and any
  * violation is a {@link ProtocolException} whose {@link ProtocolException#code() code} is the error
- * to send back ({@code malformed_json}, {@code unknown_type} or {@code invalid_message}) and whose
+ * to send back ({@code malformed_json}, {@code unknown_type} or {@code invalid_message}; for a
+ * {@code state} holding a number beyond the double range, {@code invalid_state}) and whose
  * message names the field and the bad value. Unknown fields are ignored, as the specification
  * requires. Stateless and thread-safe.
  */
@@ -93,7 +94,7 @@ public final class ControlCodec {
      * Decodes a message a client may send (hello, state, rate, request, bye).
      *
      * @throws ProtocolException {@code malformed_json}, {@code unknown_type} (also for server
-     *     message types) or {@code invalid_message}
+     *     message types), {@code invalid_message} or, for a state, {@code invalid_state}
      */
     public static ControlMessage decodeFromClient(String text) {
         return decode(text, Side.CLIENT);
@@ -120,7 +121,8 @@ public final class ControlCodec {
      *
      * @throws ProtocolException {@code malformed_json} if {@code text} is not one JSON object,
      *     {@code unknown_type} if its type is missing or unknown, {@code invalid_message} if a field
-     *     is missing, mistyped or out of range
+     *     is missing, mistyped or out of range, {@code invalid_state} if a state holds a number
+     *     beyond the double range
      */
     public static ControlMessage decode(String text) {
         return decode(text, Side.ANY);
@@ -158,6 +160,7 @@ public final class ControlCodec {
                 if (state == null) {
                     throw Fields.invalid("field \"state\" is required");
                 }
+                requireFiniteNumbers(state);
                 yield new ControlMessage.PredictionState(longField(root, "time"), state);
             }
             case "rate" -> new ControlMessage.RateReport(longField(root, "time"), doubleField(root, "bytesPerSecond"));
@@ -207,6 +210,25 @@ public final class ControlCodec {
                 stringField(root, "application"), intField(root, "blockSize"), intField(root, "requestCount"),
                 intField(root, "cacheBlocks"), horizons, longField(root, "firstSeq"),
                 BlockCounts.of(defaultCount, ids, counts, complete.booleanValue()));
+    }
+
+    /**
+     * Refuses a state holding a number beyond the double range (e.g. {@code 1e400}) as
+     * {@code invalid_state}: the parser reads it as infinity, which no predictor can use and
+     * which would not survive re-encoding.
+     */
+    private static void requireFiniteNumbers(JsonNode state) {
+        java.util.ArrayDeque<JsonNode> todo = new java.util.ArrayDeque<>();
+        todo.push(state);
+        while (!todo.isEmpty()) {
+            JsonNode n = todo.pop();
+            if (n.isFloatingPointNumber() && !Double.isFinite(n.doubleValue())) {
+                throw new ProtocolException(ErrorCode.INVALID_STATE, "the state holds a number outside the double range");
+            }
+            if (n.isContainerNode()) {
+                n.forEach(todo::push);
+            }
+        }
     }
 
     private static JsonNode required(JsonNode parent, String field) {

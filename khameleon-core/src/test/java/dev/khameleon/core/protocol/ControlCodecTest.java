@@ -43,6 +43,18 @@ class ControlCodecTest {
                 ControlMessage.ErrorMessage.of(ErrorCode.INVALID_STATE, "probability -0.5"));
     }
 
+    /** Regression: {@code 1e400} inside a state decoded as infinity and re-encoded as the string "Infinity". */
+    @Test
+    void decode_rejectsStateWithNumberBeyondDoubleRange() {
+        ProtocolException e = assertThrows(ProtocolException.class,
+                () -> ControlCodec.decode("{\"type\":\"state\",\"time\":1,\"state\":{\"cov\":[[1, -1e400]]}}"));
+        assertEquals(ErrorCode.INVALID_STATE, e.code());
+        assertTrue(e.getMessage().contains("state"), e.getMessage());
+        assertEquals(json("{\"x\":1.0E300}"),
+                ((ControlMessage.PredictionState) ControlCodec.decode("{\"type\":\"state\",\"time\":1,\"state\":{\"x\":1e300}}"))
+                        .state(), "large finite numbers stay valid");
+    }
+
     @ParameterizedTest
     @MethodSource("messages")
     void encodeThenDecode_returnsEqualMessage(ControlMessage m) {
