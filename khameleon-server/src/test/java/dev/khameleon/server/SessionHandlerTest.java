@@ -36,7 +36,7 @@ class SessionHandlerTest {
                         .predictor(ServerPredictor.point(10, 50, 150)).horizons(50, 150).waitForState(true).build())
                 .build();
         ServerRuntime rt = server.runtime();
-        ch = new EmbeddedChannel(new SessionHandler(rt, rt.appAt("/app")));
+        ch = new EmbeddedChannel(new SessionHandler(rt, rt.appAt("/app"), null));
         ch.pipeline().fireUserEventTriggered(
                 new WebSocketServerProtocolHandler.HandshakeComplete("/app", new DefaultHttpHeaders(), null));
     }

@@ -1,0 +1,47 @@
+package dev.khameleon.server;
+
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
+
+/**
+ * Answers a client's pings without letting them queue: a ping gets its pong only while the channel
+ * is writable and no earlier pong is still waiting to be written; otherwise it is dropped (RFC 6455
+ * lets an endpoint answer only the latest of several pings). So a client that floods pings and never
+ * reads costs at most one queued pong, not one per ping.
+ *
+ * <p>Sits in front of the WebSocket protocol handler, which would otherwise write a pong per ping
+ * without looking at writability. Confined to the channel's event loop; releases every ping.
+ */
+final class ControlFrameHandler extends ChannelInboundHandlerAdapter {
+    private ChannelFuture pendingPong;
+    private long droppedPongs;
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof PingWebSocketFrame ping)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        try {
+            if (ctx.channel().isWritable() && (pendingPong == null || pendingPong.isDone())) {
+                // Written from the tail so that the protocol handler drops it once a close was sent.
+                pendingPong = ctx.channel().writeAndFlush(new PongWebSocketFrame(ping.content().retain()));
+            } else {
+                droppedPongs++;
+            }
+        } finally {
+            ping.release();
+        }
+        if (!ctx.channel().config().isAutoRead()) {
+            ctx.read();
+        }
+    }
+
+    /** Pings not answered because the client was not reading them; for tests. */
+    long droppedPongs() {
+        return droppedPongs;
+    }
+}
