@@ -107,7 +107,7 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
             p.addAfter(name, "ws-idle", new IdleStateHandler(c.readIdleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
             name = "ws-idle";
         }
-        p.addAfter(name, "ws-control", new ControlFrameHandler());
+        p.addAfter(name, "ws-control", new ControlFrameHandler(server));
         p.addAfter("ws-control", "ws-protocol", new WebSocketServerProtocolHandler(
                 WebSocketServerProtocolConfig.newBuilder()
                 .websocketPath(path)

@@ -93,7 +93,8 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        // A decoder wraps what it did not throw itself (e.g. the aggregator's MessageAggregationException).
+        Throwable c = cause.getClass() == DecoderException.class && cause.getCause() != null ? cause.getCause() : cause;
         if (c instanceof CorruptedWebSocketFrameException corrupt) {
             // The decoder has already sent the close frame and is closing the connection.
             ErrorCode code = corrupt.closeStatus() != null

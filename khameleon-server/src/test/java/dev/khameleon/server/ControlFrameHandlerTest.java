@@ -12,10 +12,14 @@ import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
@@ -25,6 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * one waits to be written, and none is queued while the channel is unwritable.
  */
 class ControlFrameHandlerTest {
+    private final KhameleonServer server = KhameleonServer.builder().seed(1).writeStallTimeout(Duration.ofSeconds(1))
+            .application(Application.builder("app").blockSource(TestApps.inMemory(4, 1, 16)).build()).build();
     private EmbeddedChannel ch;
     private final List<Object> held = new ArrayList<>();
 
@@ -32,6 +38,7 @@ class ControlFrameHandlerTest {
     void tearDown() {
         held.forEach(ReferenceCountUtil::release);
         ch.finishAndReleaseAll();
+        server.close();
     }
 
     private static PingWebSocketFrame ping(int i) {
@@ -50,7 +57,7 @@ class ControlFrameHandlerTest {
     @Test
     void pingFlood_whileAPongIsStillQueued_queuesNoMorePongs() {
         // An outbound handler that never completes a write stands for a client that does not read.
-        ControlFrameHandler control = new ControlFrameHandler();
+        ControlFrameHandler control = new ControlFrameHandler(server.runtime());
         ch = new EmbeddedChannel(new ChannelOutboundHandlerAdapter() {
             @Override
             public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
@@ -66,8 +73,27 @@ class ControlFrameHandlerTest {
     }
 
     @Test
+    void pongNotWrittenWithinTheStallTimeout_closesTheConnectionAsSlowConsumer() {
+        ch = new EmbeddedChannel(new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                held.add(msg);
+            }
+        }, new ControlFrameHandler(server.runtime()));
+        ch.freezeTime();
+        ch.writeInbound(ping(1));
+        ch.advanceTimeBy(900, TimeUnit.MILLISECONDS);
+        ch.runScheduledPendingTasks();
+        assertTrue(ch.isOpen());
+        ch.advanceTimeBy(200, TimeUnit.MILLISECONDS);
+        ch.runScheduledPendingTasks();
+        assertFalse(ch.isOpen(), "closed one stall timeout after the pong");
+        assertEquals(1L, server.metrics().errorsByCode().get("slow_consumer"));
+    }
+
+    @Test
     void pingFlood_whileUnwritable_queuesNoPong() {
-        ch = new EmbeddedChannel(new ControlFrameHandler());
+        ch = new EmbeddedChannel(new ControlFrameHandler(server.runtime()));
         ch.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
         for (int i = 0; i < 1_000; i++) {
             ch.writeInbound(ping(i));
@@ -80,7 +106,7 @@ class ControlFrameHandlerTest {
 
     @Test
     void pingsFromAReadingClient_areEachAnsweredWithTheirPayload() {
-        ch = new EmbeddedChannel(new ControlFrameHandler());
+        ch = new EmbeddedChannel(new ControlFrameHandler(server.runtime()));
         for (int i = 0; i < 3; i++) {
             ch.writeInbound(ping(i));
             PongWebSocketFrame pong = ch.readOutbound();
@@ -94,7 +120,7 @@ class ControlFrameHandlerTest {
 
     @Test
     void dataFrames_passThrough() {
-        ch = new EmbeddedChannel(new ControlFrameHandler());
+        ch = new EmbeddedChannel(new ControlFrameHandler(server.runtime()));
         ch.writeInbound(new TextWebSocketFrame("{}"));
         TextWebSocketFrame f = ch.readInbound();
         try {
