@@ -400,7 +400,7 @@ final class Session {
         if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
             return;
         }
-        server.refusals.log(Level.WARN, "session " + id, code.wireName(),
+        server.refusals.log(Level.WARN, "session " + id + " from " + channel.remoteAddress(), code.wireName(),
                 "closed by the WebSocket layer (" + code.closeStatus() + "): " + message);
         server.countError(code);
         stop(Phase.CLOSING);

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.MessageAggregationException;
+import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
@@ -105,7 +106,8 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
             session.closeWithError(ErrorCode.FRAME_TOO_LARGE, "message too large: " + c.getMessage());
         } else if (c instanceof MessageAggregationException) {
             session.closeWithError(ErrorCode.INVALID_MESSAGE, "a new message started before the fragmented one ended");
-        } else if (c instanceof IOException) {
+        } else if (c instanceof IOException || c instanceof PrematureChannelClosureException) {
+            // The client went away (reset, or closed in the middle of a fragmented message).
             log.debug("session {}: connection error: {}", session.id(), c.toString());
             ctx.close();
         } else {
