@@ -258,7 +258,7 @@ public final class KhameleonServer implements AutoCloseable {
         private int schedulerThreads = Runtime.getRuntime().availableProcessors();
         private int ioThreads;
         private int maxCacheBlocks = 16_384;
-        private long maxTotalCacheBlocks = 1L << 22;
+        private long maxTotalCacheBlocks = 1L << 21;
         private long stateIntervalMillis = 10;
         private Transport transport = Transport.AUTO;
         private SslContext sslContext;
@@ -516,7 +516,7 @@ public final class KhameleonServer implements AutoCloseable {
 
         /**
          * The most cache blocks all open sessions may announce together, in
-         * {@code [1, 2^40]} (default 4,194,304): the server's budget for scheduler state, which
+         * {@code [1, 2^40]} (default 2,097,152): the server's budget for scheduler state, which
          * grows with each session's cache. A hello that would exceed it is refused with
          * {@code too_many_sessions} (try again later). Must be at least {@link #maxCacheBlocks}.
          */

@@ -58,7 +58,7 @@ class BuilderValidationTest {
                 .build().start()) {
             assertTrue(server.localAddress().getAddress().isLoopbackAddress(), server.localAddress().toString());
             assertEquals(16_384, server.runtime().config.maxCacheBlocks());
-            assertEquals(1L << 22, server.runtime().config.maxTotalCacheBlocks());
+            assertEquals(1L << 21, server.runtime().config.maxTotalCacheBlocks());
         }
     }
 
