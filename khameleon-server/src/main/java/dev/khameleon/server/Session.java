@@ -537,7 +537,7 @@ final class Session {
         recomputeCut();
         try {
             server.schedulerExecutor.execute(() -> {
-                Result r = runJobContained(job);
+                Result r = runJob(job);
                 try {
                     loop.execute(() -> onResult(r));
                 } catch (RejectedExecutionException e) {
@@ -668,7 +668,12 @@ final class Session {
 
     // ---------------------------------------------------------------- scheduling (scheduler thread)
 
-    /** Runs on the scheduler executor; touches only the scheduler and the job. */
+    /**
+     * Runs on the scheduler executor; touches only the scheduler and the job. Always returns a
+     * result: anything user code throws, {@code Error}s included, becomes an error result that
+     * closes only this session (logged once, by {@link #closeWithError}); without a result the
+     * session would wait for its job forever, and the scheduler thread lives on.
+     */
     private Result runJob(Job job) {
         try {
             if (scheduler == null) {
@@ -717,19 +722,6 @@ final class Session {
         } catch (Throwable e) {
             log.debug("session {}: scheduler failed", id, e);
             return error(job, t0, ErrorCode.INTERNAL_ERROR, "scheduler failed: " + e);
-        }
-    }
-
-    /**
-     * {@link #runJob}, guaranteed to return a result: anything thrown, {@code Error}s included,
-     * closes only this session (as {@code internal_error}, logged once by {@link #closeWithError}),
-     * and the scheduler thread lives on. Without a result the session would wait for its job forever.
-     */
-    private Result runJobContained(Job job) {
-        try {
-            return runJob(job);
-        } catch (Throwable e) {
-            return error(job, now(), ErrorCode.INTERNAL_ERROR, "scheduler job failed: " + e);
         }
     }
 
