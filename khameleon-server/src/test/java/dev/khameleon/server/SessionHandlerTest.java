@@ -242,4 +242,16 @@ class SessionHandlerTest {
         ch.runScheduledPendingTasks();
         assertErrorThenClose("slow_consumer", 1008);
     }
+
+    /** The per-session rate cap bounds the pace itself, not only the estimate the gain multiplies. */
+    @Test
+    void rateCap_boundsThePace() {
+        start(KhameleonServer.builder().maxBytesPerSecond(20_000).pacingGain(1.25));
+        hello(ch, 7);
+        assertInstanceOf(ControlMessage.Welcome.class, readControl());
+        ch.writeInbound(new TextWebSocketFrame("{\"type\":\"rate\",\"time\":1,\"bytesPerSecond\":1e9}"));
+        Session s = server.runtime().sessions().get(0);
+        assertEquals(20_000, s.metrics().bandwidthBytesPerSecond());
+        assertEquals(20_000, s.pacingBytesPerSecond(), "not 25,000: the gain stops at the cap");
+    }
 }
