@@ -304,10 +304,7 @@ public final class KhameleonServer implements AutoCloseable {
 
         /** The most sessions open at once, in {@code [1, 1000000]} (default 10,000); more are closed with 1013. */
         public Builder maxSessions(int maxSessions) {
-            if (maxSessions < 1 || maxSessions > 1_000_000) {
-                throw new IllegalArgumentException("maxSessions must be in [1, 1000000], was " + maxSessions);
-            }
-            this.maxSessions = maxSessions;
+            this.maxSessions = range("maxSessions", maxSessions, 1, 1_000_000);
             return this;
         }
 
@@ -345,10 +342,7 @@ public final class KhameleonServer implements AutoCloseable {
          * connection comes from the proxy: raise this to {@code maxSessions}.
          */
         public Builder maxConnectionsPerAddress(int connections) {
-            if (connections < 1 || connections > 1_000_000) {
-                throw new IllegalArgumentException("maxConnectionsPerAddress must be in [1, 1000000], was " + connections);
-            }
-            this.maxConnectionsPerAddress = connections;
+            this.maxConnectionsPerAddress = range("maxConnectionsPerAddress", connections, 1, 1_000_000);
             return this;
         }
 
@@ -358,10 +352,7 @@ public final class KhameleonServer implements AutoCloseable {
          * (default 16); more are closed at once. Behind a reverse proxy raise it too.
          */
         public Builder maxHandshakesPerAddress(int handshakes) {
-            if (handshakes < 1 || handshakes > 1_000_000) {
-                throw new IllegalArgumentException("maxHandshakesPerAddress must be in [1, 1000000], was " + handshakes);
-            }
-            this.maxHandshakesPerAddress = handshakes;
+            this.maxHandshakesPerAddress = range("maxHandshakesPerAddress", handshakes, 1, 1_000_000);
             return this;
         }
 
@@ -469,10 +460,7 @@ public final class KhameleonServer implements AutoCloseable {
 
         /** How many planned blocks per session are fetched ahead of the sender, in {@code [1, 1024]} (default 16). */
         public Builder fetchWindow(int blocks) {
-            if (blocks < 1 || blocks > 1024) {
-                throw new IllegalArgumentException("fetchWindow must be in [1, 1024], was " + blocks);
-            }
-            this.fetchWindow = blocks;
+            this.fetchWindow = range("fetchWindow", blocks, 1, 1024);
             return this;
         }
 
@@ -627,10 +615,14 @@ public final class KhameleonServer implements AutoCloseable {
         }
 
         private static int threads(String name, int threads, int min) {
-            if (threads < min || threads > 1024) {
-                throw new IllegalArgumentException(name + " must be in [" + min + ", 1024], was " + threads);
+            return range(name, threads, min, 1024);
+        }
+
+        private static int range(String name, int value, int min, int max) {
+            if (value < min || value > max) {
+                throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], was " + value);
             }
-            return threads;
+            return value;
         }
     }
 }

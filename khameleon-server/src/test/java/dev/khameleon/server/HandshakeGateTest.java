@@ -215,20 +215,11 @@ class HandshakeGateTest {
     @Test
     void acceptedUpgrade_installsWebSocketHandlersAndRemovesTheGate() {
         // The handshaker needs the HTTP codec in front; it passes the already-decoded request through.
-        ch.finishAndReleaseAll();
-        ch = new EmbeddedChannel(new HttpServerCodec(), new HandshakeGate(server.runtime()));
-        ch.writeInbound(upgrade("/gallery?token=x", "https://good.example"));
+        assertAccepted(upgrade("/gallery?token=x", "https://good.example"));
         assertNull(ch.pipeline().get(HandshakeGate.class));
+        assertNotNull(ch.pipeline().get("ws-control"));
         assertNotNull(ch.pipeline().get("ws-protocol"));
         assertNotNull(ch.pipeline().get("ws-session"));
-        ByteBuf res = ch.readOutbound();
-        assertNotNull(res, "the handshake response");
-        try {
-            assertTrue(res.toString(StandardCharsets.US_ASCII).startsWith("HTTP/1.1 101"),
-                    res.toString(StandardCharsets.US_ASCII));
-        } finally {
-            res.release();
-        }
         assertTrue(ch.isOpen());
     }
 }
