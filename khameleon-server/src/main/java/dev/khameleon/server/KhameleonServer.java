@@ -42,8 +42,14 @@ import java.util.function.LongSupplier;
  * loops; scheduling runs on a bounded pool of scheduler threads and block fetches start on a
  * bounded pool of fetch threads, never on an event loop. {@link #start()}, {@link #close()} and
  * {@link #metrics()} may be called from any thread. Bad input from a client closes that client's
- * session with a protocol error; it never affects other sessions or the server. See
- * {@code docs/server.md}.
+ * session with a protocol error; it never affects other sessions or the server. Anything thrown by
+ * user code (schedulers, predictors, authenticators, block sources), {@code Error}s included,
+ * closes only the session it ran for.
+ *
+ * <p><b>Defaults.</b> Safe for a server reachable from the internet: it binds {@code 127.0.0.1},
+ * accepts only same-origin browsers (or clients without {@code Origin}), and bounds what each
+ * client address, connection and session may hold; every limit is a builder option listed with
+ * its default in the "Limits" section of {@code docs/server.md}.
  */
 public final class KhameleonServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KhameleonServer.class);
