@@ -380,7 +380,11 @@ public final class KhameleonServer implements AutoCloseable {
             return this;
         }
 
-        /** Time allowed for the WebSocket upgrade, in {@code [1 ms, 5 min]} (default 10 s). */
+        /**
+         * Time from accepting a connection to a completed WebSocket handshake, in
+         * {@code [1 ms, 5 min]} (default 10 s); then the connection is closed (with HTTP 408 if no
+         * upgrade request came).
+         */
         public Builder handshakeTimeout(Duration timeout) {
             this.handshakeTimeoutMillis = millis("handshakeTimeout", timeout, 1, 300_000);
             return this;
