@@ -2,13 +2,21 @@ package dev.khameleon.server;
 
 /**
  * A session's bandwidth estimate: the harmonic mean of the last {@value #WINDOW} non-zero
- * receive-rate reports, bounded by a cap, or a fixed rate.
+ * receive-rate reports, each raised to at least {@value #MIN_BYTES_PER_SECOND} bytes/s and the
+ * mean bounded by a cap, or a fixed rate. The estimate is therefore always finite and at least
+ * the floor (or the cap, if lower), so the slot duration derived from it is finite too.
  *
  * <p>The harmonic mean weighs low reports heavily, so one lucky burst does not make the server
  * overrun a slow link. Confined to the session's event loop.
  */
 final class BandwidthEstimator {
     static final int WINDOW = 5;
+
+    /**
+     * The least rate a report counts as, bytes per second: a non-zero report below it (a client
+     * on a link slower than this, or a hostile {@code 5e-324}) counts as this rate.
+     */
+    static final double MIN_BYTES_PER_SECOND = 1_000;
 
     private final double initial;
     private final double cap;
@@ -28,12 +36,15 @@ final class BandwidthEstimator {
         this.fixed = fixed;
     }
 
-    /** Records a report; zero reports are ignored (they say nothing about the link). */
+    /**
+     * Records a report, raised to {@link #MIN_BYTES_PER_SECOND}; zero, negative, NaN and infinite
+     * reports are ignored (the codec already rejects all but zero).
+     */
     void report(double bytesPerSecond) {
         if (!(bytesPerSecond > 0) || Double.isInfinite(bytesPerSecond)) {
             return;
         }
-        reports[next] = bytesPerSecond;
+        reports[next] = Math.max(MIN_BYTES_PER_SECOND, bytesPerSecond);
         next = (next + 1) % WINDOW;
         count = Math.min(WINDOW, count + 1);
     }

@@ -10,10 +10,10 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
@@ -22,24 +22,32 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.CharsetUtil;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
+import java.net.URI;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Routes a WebSocket upgrade request to the application mounted at its path, or refuses it with an
- * HTTP status: 404 for an unknown path, 403 for an origin outside the allow-list, 400 for a request
- * that is not a WebSocket upgrade, 408 when no request arrives within the handshake timeout.
+ * HTTP status and closes the connection: 404 for an unknown path, 403 for an origin that is not
+ * allowed, 400 for a request that is not a WebSocket upgrade, 426 for a WebSocket version other
+ * than 13 (RFC 6455), 408 when no request arrives within the handshake timeout.
  *
- * <p>On acceptance it installs the WebSocket handlers for that application after itself, removes
- * itself and passes the request on to the protocol handler, which completes the handshake.
+ * <p>The path is matched on the raw request URI (up to a {@code ?}), exactly as the WebSocket
+ * protocol handler matches it, so an escaped path such as {@code /%67allery} is a 404 and never
+ * reaches a handler that would ignore it. On acceptance the gate installs the WebSocket handlers
+ * after itself, hands its handshake timer to the session handler (which cancels it only when the
+ * handshake completes, so a handshake that stalls or fails after the gate still ends the
+ * connection at the timeout), removes itself and passes the request on.
  */
 final class HandshakeGate extends ChannelInboundHandlerAdapter {
-    private static final Logger log = LoggerFactory.getLogger(HandshakeGate.class);
+    /** The only WebSocket version served: RFC 6455. Older drafts lack masking and UTF-8 checks. */
+    static final String WEBSOCKET_VERSION = "13";
 
     private final ServerRuntime server;
     private ScheduledFuture<?> timeout;
+    private boolean handedOver;
+    private boolean refused;
 
     HandshakeGate(ServerRuntime server) {
         this.server = server;
@@ -48,16 +56,29 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         timeout = ctx.executor().schedule(() -> {
-            if (ctx.channel().isActive()) {
-                refuse(ctx, HttpResponseStatus.REQUEST_TIMEOUT, "no WebSocket upgrade request within "
-                        + server.config.handshakeTimeoutMillis() + " ms");
+            if (!ctx.channel().isActive()) {
+                return;
+            }
+            if (refused) {
+                ctx.channel().close(); // the refusal has not been written: the client is not reading
+            } else if (handedOver) {
+                server.handshakesRefused.increment();
+                server.refusals.log(Level.INFO, "refused connection from " + ctx.channel().remoteAddress(),
+                        "handshake_timeout", "the WebSocket handshake did not complete within "
+                                + server.config.handshakeTimeoutMillis() + " ms");
+                ctx.channel().close();
+            } else {
+                refuse(ctx, HttpResponseStatus.REQUEST_TIMEOUT, "handshake_timeout",
+                        "no WebSocket upgrade request within " + server.config.handshakeTimeoutMillis() + " ms");
             }
         }, server.config.handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        timeout.cancel(false);
+        if (!handedOver) {
+            timeout.cancel(false);
+        }
     }
 
     @Override
@@ -66,7 +87,7 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
-        ServerRuntime.App app = server.appAt(new QueryStringDecoder(req.uri()).path());
+        ServerRuntime.App app = server.appAt(rawPath(req.uri()));
         boolean accepted = false;
         try {
             accepted = admit(ctx, req, app);
@@ -86,9 +107,11 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
             p.addAfter(name, "ws-idle", new IdleStateHandler(c.readIdleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
             name = "ws-idle";
         }
-        p.addAfter(name, "ws-protocol", new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
+        p.addAfter(name, "ws-control", new ControlFrameHandler(server));
+        p.addAfter("ws-control", "ws-protocol", new WebSocketServerProtocolHandler(
+                WebSocketServerProtocolConfig.newBuilder()
                 .websocketPath(path)
-                .checkStartsWith(true)
+                .checkStartsWith(true) // the gate has matched the path; this only lets a query string through
                 .handshakeTimeoutMillis(c.handshakeTimeoutMillis())
                 .forceCloseTimeoutMillis(c.closeTimeoutMillis())
                 .handleCloseFrames(true)
@@ -102,43 +125,83 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
                         .build())
                 .build()));
         p.addAfter("ws-protocol", "ws-aggregator", new WebSocketFrameAggregator(c.maxFramePayloadBytes()));
-        p.addAfter("ws-aggregator", "ws-session", new SessionHandler(server, app));
+        p.addAfter("ws-aggregator", "ws-session", new SessionHandler(server, app, timeout));
+        handedOver = true;
         p.remove(this);
         ctx.fireChannelRead(req);
+    }
+
+    /** The request URI's path as sent (not percent-decoded), without its query string. */
+    static String rawPath(String uri) {
+        int q = uri.indexOf('?');
+        return q < 0 ? uri : uri.substring(0, q);
     }
 
     /** Checks the request; refuses it (and returns false) or returns true to go on. */
     private boolean admit(ChannelHandlerContext ctx, FullHttpRequest req, ServerRuntime.App app) {
         if (!req.decoderResult().isSuccess()) {
-            refuse(ctx, HttpResponseStatus.BAD_REQUEST, "malformed HTTP request");
+            refuse(ctx, HttpResponseStatus.BAD_REQUEST, "bad_request", "malformed HTTP request");
             return false;
         }
         if (app == null) {
-            refuse(ctx, HttpResponseStatus.NOT_FOUND, "no application at " + new QueryStringDecoder(req.uri()).path());
+            refuse(ctx, HttpResponseStatus.NOT_FOUND, "not_found", "no application at " + rawPath(req.uri()));
             return false;
         }
-        String origin = req.headers().get(HttpHeaderNames.ORIGIN);
-        if (!server.config.allowedOrigins().isEmpty() && origin != null
-                && !server.config.allowedOrigins().contains(origin)) {
-            refuse(ctx, HttpResponseStatus.FORBIDDEN, "origin " + origin + " is not allowed");
+        HttpHeaders h = req.headers();
+        String origin = h.get(HttpHeaderNames.ORIGIN);
+        if (origin != null && !originAllowed(origin, h.get(HttpHeaderNames.HOST))) {
+            refuse(ctx, HttpResponseStatus.FORBIDDEN, "forbidden_origin", "origin " + origin + " is not allowed");
             return false;
         }
         if (!HttpMethod.GET.equals(req.method())
-                || !req.headers().containsValue(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET, true)) {
-            refuse(ctx, HttpResponseStatus.BAD_REQUEST, "expected a WebSocket upgrade (GET with Upgrade: websocket)");
+                || !h.containsValue(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET, true)
+                || !h.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE, true)
+                || h.get(HttpHeaderNames.SEC_WEBSOCKET_KEY) == null) {
+            refuse(ctx, HttpResponseStatus.BAD_REQUEST, "bad_request",
+                    "expected a WebSocket upgrade (GET with Upgrade: websocket, Connection: Upgrade, Sec-WebSocket-Key)");
+            return false;
+        }
+        String version = h.get(HttpHeaderNames.SEC_WEBSOCKET_VERSION);
+        if (!WEBSOCKET_VERSION.equals(version)) {
+            refuse(ctx, HttpResponseStatus.UPGRADE_REQUIRED, "unsupported_websocket_version",
+                    "WebSocket version " + version + " is not supported; this server speaks version 13 (RFC 6455)");
             return false;
         }
         return true;
     }
 
-    private void refuse(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
+    /** Same-origin (the origin's host and port are the request's {@code Host}), listed, or any if so configured. */
+    private boolean originAllowed(String origin, String host) {
+        ServerConfig c = server.config;
+        if (c.allowAnyOrigin() || c.allowedOrigins().contains(origin)) {
+            return true;
+        }
+        if (host == null) {
+            return false;
+        }
+        try {
+            URI u = new URI(origin);
+            String scheme = u.getScheme();
+            return ("http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme))
+                    && host.equalsIgnoreCase(u.getRawAuthority());
+        } catch (java.net.URISyntaxException e) {
+            return false;
+        }
+    }
+
+    private void refuse(ChannelHandlerContext ctx, HttpResponseStatus status, String code, String reason) {
+        refused = true;
         server.handshakesRefused.increment();
-        log.info("refused connection from {}: {} {}", ctx.channel().remoteAddress(), status.code(), reason);
+        server.refusals.log(Level.INFO, "refused connection from " + ctx.channel().remoteAddress(), code,
+                "HTTP " + status.code() + ", " + reason);
         FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
-                Unpooled.copiedBuffer(reason + "\n", CharsetUtil.UTF_8));
+                Unpooled.copiedBuffer(LogText.clean(reason) + "\n", CharsetUtil.UTF_8));
         res.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=UTF-8");
         res.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, res.content().readableBytes());
         res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        if (status == HttpResponseStatus.UPGRADE_REQUIRED) {
+            res.headers().set(HttpHeaderNames.SEC_WEBSOCKET_VERSION, WEBSOCKET_VERSION);
+        }
         ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
     }
 }

@@ -42,8 +42,14 @@ import java.util.function.LongSupplier;
  * loops; scheduling runs on a bounded pool of scheduler threads and block fetches start on a
  * bounded pool of fetch threads, never on an event loop. {@link #start()}, {@link #close()} and
  * {@link #metrics()} may be called from any thread. Bad input from a client closes that client's
- * session with a protocol error; it never affects other sessions or the server. See
- * {@code docs/server.md}.
+ * session with a protocol error; it never affects other sessions or the server. Anything thrown by
+ * user code (schedulers, predictors, authenticators, block sources), {@code Error}s included,
+ * closes only the session it ran for.
+ *
+ * <p><b>Defaults.</b> Safe for a server reachable from the internet: it binds {@code 127.0.0.1},
+ * accepts only same-origin browsers (or clients without {@code Origin}), and bounds what each
+ * client address, connection and session may hold; every limit is a builder option listed with
+ * its default in the "Limits" section of {@code docs/server.md}.
  */
 public final class KhameleonServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KhameleonServer.class);
@@ -232,11 +238,15 @@ public final class KhameleonServer implements AutoCloseable {
      * {@link IllegalArgumentException} naming the setting and the value. Not thread-safe.
      */
     public static final class Builder {
-        private String host = "0.0.0.0";
+        private String host = "127.0.0.1";
         private int port = 8080;
         private final Map<String, Application> applications = new LinkedHashMap<>();
         private int maxSessions = 10_000;
         private Set<String> allowedOrigins = Set.of();
+        private boolean allowAnyOrigin;
+        private int maxConnectionsPerAddress = 64;
+        private int maxHandshakesPerAddress = 16;
+        private long helloTimeoutMillis = 5_000;
         private int maxFramePayloadBytes = 64 * 1024;
         private long handshakeTimeoutMillis = 10_000;
         private long readIdleTimeoutMillis = 60_000;
@@ -253,7 +263,9 @@ public final class KhameleonServer implements AutoCloseable {
         private int fetchThreads = 4;
         private int schedulerThreads = Runtime.getRuntime().availableProcessors();
         private int ioThreads;
-        private int maxCacheBlocks = 1 << 20;
+        private int maxCacheBlocks = 16_384;
+        private long maxTotalCacheBlocks = 1L << 21;
+        private long stateIntervalMillis = 10;
         private Transport transport = Transport.AUTO;
         private SslContext sslContext;
         private long shutdownTimeoutMillis = 5_000;
@@ -264,7 +276,10 @@ public final class KhameleonServer implements AutoCloseable {
         private Builder() {
         }
 
-        /** The address to bind (default {@code "0.0.0.0"}: every interface). */
+        /**
+         * The address to bind (default {@code "127.0.0.1"}: this machine only, e.g. behind a
+         * reverse proxy); {@code "0.0.0.0"} binds every interface.
+         */
         public Builder host(String host) {
             if (host == null || host.isBlank()) {
                 throw new IllegalArgumentException("host must be non-blank, was " + host);
@@ -295,17 +310,17 @@ public final class KhameleonServer implements AutoCloseable {
 
         /** The most sessions open at once, in {@code [1, 1000000]} (default 10,000); more are closed with 1013. */
         public Builder maxSessions(int maxSessions) {
-            if (maxSessions < 1 || maxSessions > 1_000_000) {
-                throw new IllegalArgumentException("maxSessions must be in [1, 1000000], was " + maxSessions);
-            }
-            this.maxSessions = maxSessions;
+            this.maxSessions = range("maxSessions", maxSessions, 1, 1_000_000);
             return this;
         }
 
         /**
-         * The {@code Origin} header values allowed to connect, e.g. {@code "https://example.com"};
-         * empty (the default) allows any. Requests without an {@code Origin} header (non-browser
-         * clients) are always allowed; protect those with an authenticator.
+         * Browser origins allowed to connect besides the server's own, e.g.
+         * {@code "https://example.com"} (scheme, host and port, as browsers send them in the
+         * {@code Origin} header). By default only same-origin requests (the {@code Origin}'s
+         * host and port equal the request's {@code Host}) and requests without an {@code Origin}
+         * (non-browser clients; protect those with an authenticator) are allowed; any other
+         * origin gets HTTP 403. Each call replaces the previous list.
          */
         public Builder allowedOrigins(String... origins) {
             for (String o : origins) {
@@ -314,6 +329,45 @@ public final class KhameleonServer implements AutoCloseable {
                 }
             }
             this.allowedOrigins = Set.of(origins);
+            return this;
+        }
+
+        /**
+         * Allows WebSocket connections from pages of any origin (default false). Only for servers
+         * whose every application checks a token: otherwise any web page a user visits can
+         * open sessions in the user's name.
+         */
+        public Builder allowAnyOrigin(boolean allow) {
+            this.allowAnyOrigin = allow;
+            return this;
+        }
+
+        /**
+         * The most connections one client address (an IPv6 /64) may hold open, in
+         * {@code [1, 1000000]} (default 64); more are closed at once. Behind a reverse proxy every
+         * connection comes from the proxy: raise this to {@code maxSessions}.
+         */
+        public Builder maxConnectionsPerAddress(int connections) {
+            this.maxConnectionsPerAddress = range("maxConnectionsPerAddress", connections, 1, 1_000_000);
+            return this;
+        }
+
+        /**
+         * The most connections one client address (an IPv6 /64) may have in their handshake at
+         * once, from accepting the connection to accepting its hello, in {@code [1, 1000000]}
+         * (default 16); more are closed at once. Behind a reverse proxy raise it too.
+         */
+        public Builder maxHandshakesPerAddress(int handshakes) {
+            this.maxHandshakesPerAddress = range("maxHandshakesPerAddress", handshakes, 1, 1_000_000);
+            return this;
+        }
+
+        /**
+         * Time from the WebSocket handshake to the client's hello, in {@code [1 ms, 5 min]}
+         * (default 5 s); without a hello by then the connection is closed with {@code missing_hello}.
+         */
+        public Builder helloTimeout(Duration timeout) {
+            this.helloTimeoutMillis = millis("helloTimeout", timeout, 1, 300_000);
             return this;
         }
 
@@ -326,7 +380,11 @@ public final class KhameleonServer implements AutoCloseable {
             return this;
         }
 
-        /** Time allowed for the WebSocket upgrade, in {@code [1 ms, 5 min]} (default 10 s). */
+        /**
+         * Time from accepting a connection to a completed WebSocket handshake, in
+         * {@code [1 ms, 5 min]} (default 10 s); then the connection is closed (with HTTP 408 if no
+         * upgrade request came).
+         */
         public Builder handshakeTimeout(Duration timeout) {
             this.handshakeTimeoutMillis = millis("handshakeTimeout", timeout, 1, 300_000);
             return this;
@@ -375,19 +433,23 @@ public final class KhameleonServer implements AutoCloseable {
             return this;
         }
 
-        /** The bandwidth estimate before a session's first rate report, bytes/s, in {@code (0, 1e12]} (default 1e6). */
+        /** The bandwidth estimate before a session's first rate report, bytes/s, in {@code [1000, 1e12]} (default 1e6). */
         public Builder initialBytesPerSecond(double rate) {
             this.initialBytesPerSecond = rate("initialBytesPerSecond", rate);
             return this;
         }
 
-        /** An upper bound on every session's bandwidth estimate, bytes/s, in {@code (0, 1e12]} (default none). */
+        /**
+         * A per-session rate cap, bytes/s, in {@code [1000, 1e12]} (default none): it bounds each
+         * session's bandwidth estimate and the pace of its sender (the pacing gain does not take
+         * the pace above it).
+         */
         public Builder maxBytesPerSecond(double rate) {
             this.maxBytesPerSecond = rate("maxBytesPerSecond", rate);
             return this;
         }
 
-        /** A fixed bandwidth for every session that ignores rate reports, bytes/s, in {@code (0, 1e12]} (default: use reports). */
+        /** A fixed bandwidth for every session that ignores rate reports, bytes/s, in {@code [1000, 1e12]} (default: use reports). */
         public Builder fixedBytesPerSecond(double rate) {
             this.fixedBytesPerSecond = rate("fixedBytesPerSecond", rate);
             return this;
@@ -408,10 +470,7 @@ public final class KhameleonServer implements AutoCloseable {
 
         /** How many planned blocks per session are fetched ahead of the sender, in {@code [1, 1024]} (default 16). */
         public Builder fetchWindow(int blocks) {
-            if (blocks < 1 || blocks > 1024) {
-                throw new IllegalArgumentException("fetchWindow must be in [1, 1024], was " + blocks);
-            }
-            this.fetchWindow = blocks;
+            this.fetchWindow = range("fetchWindow", blocks, 1, 1024);
             return this;
         }
 
@@ -439,12 +498,41 @@ public final class KhameleonServer implements AutoCloseable {
             return this;
         }
 
-        /** The largest client cache a hello may announce, in blocks, in {@code [1, 2^31-1]} (default 1,048,576). */
+        /**
+         * The largest client cache a hello may announce, in blocks, in {@code [1, 2^31-1]}
+         * (default 16,384); a bigger one is refused with {@code limit_exceeded}. A session's
+         * scheduler state and planning time grow with its cache, so this bounds what one client
+         * can make the server spend.
+         */
         public Builder maxCacheBlocks(int blocks) {
             if (blocks < 1) {
                 throw new IllegalArgumentException("maxCacheBlocks must be >= 1, was " + blocks);
             }
             this.maxCacheBlocks = blocks;
+            return this;
+        }
+
+        /**
+         * The most cache blocks all open sessions may announce together, in
+         * {@code [1, 2^40]} (default 2,097,152): the server's budget for scheduler state, which
+         * grows with each session's cache. A hello that would exceed it is refused with
+         * {@code too_many_sessions} (try again later). Must be at least {@link #maxCacheBlocks}.
+         */
+        public Builder maxTotalCacheBlocks(long blocks) {
+            if (blocks < 1 || blocks > 1L << 40) {
+                throw new IllegalArgumentException("maxTotalCacheBlocks must be in [1, 2^40], was " + blocks);
+            }
+            this.maxTotalCacheBlocks = blocks;
+            return this;
+        }
+
+        /**
+         * The least time between two re-plans of one session for new states, in
+         * {@code [0, 10 s]} (default 10 ms). States that arrive faster are merged: only the newest
+         * is planned, so a client flooding states costs at most one re-plan per interval.
+         */
+        public Builder stateInterval(Duration interval) {
+            this.stateIntervalMillis = millis("stateInterval", interval, 0, 10_000);
             return this;
         }
 
@@ -491,19 +579,26 @@ public final class KhameleonServer implements AutoCloseable {
         /**
          * Validates the combination and builds a server (not yet started).
          *
-         * @throws IllegalArgumentException if no application was added
+         * @throws IllegalArgumentException if no application was added, or {@code maxCacheBlocks}
+         *     exceeds {@code maxTotalCacheBlocks}
          */
         public KhameleonServer build() {
             if (applications.isEmpty()) {
                 throw new IllegalArgumentException("at least one application is required");
             }
+            if (maxCacheBlocks > maxTotalCacheBlocks) {
+                throw new IllegalArgumentException("maxCacheBlocks (" + maxCacheBlocks
+                        + ") must not exceed maxTotalCacheBlocks (" + maxTotalCacheBlocks + ")");
+            }
             long s = seed != null ? seed : new SecureRandom().nextLong();
             return new KhameleonServer(new ServerConfig(host, port,
                     Collections.unmodifiableMap(new LinkedHashMap<>(applications)), maxSessions,
-                    allowedOrigins, maxFramePayloadBytes, handshakeTimeoutMillis, readIdleTimeoutMillis,
+                    allowedOrigins, allowAnyOrigin, maxConnectionsPerAddress, maxHandshakesPerAddress,
+                    helloTimeoutMillis, maxFramePayloadBytes, handshakeTimeoutMillis, readIdleTimeoutMillis,
                     writeStallTimeoutMillis, writeBufferLowBytes, writeBufferHighBytes, sendBufferBytes,
                     initialBytesPerSecond, maxBytesPerSecond, fixedBytesPerSecond, pacingGain, fetchWindow,
-                    fetchTimeoutMillis, fetchThreads, schedulerThreads, ioThreads, maxCacheBlocks, transport,
+                    fetchTimeoutMillis, fetchThreads, schedulerThreads, ioThreads, maxCacheBlocks, maxTotalCacheBlocks,
+                    stateIntervalMillis, transport,
                     Optional.ofNullable(sslContext), shutdownTimeoutMillis, closeTimeoutMillis, clock, s));
         }
 
@@ -522,17 +617,22 @@ public final class KhameleonServer implements AutoCloseable {
         }
 
         private static double rate(String name, double rate) {
-            if (!(rate > 0 && rate <= 1e12)) {
-                throw new IllegalArgumentException(name + " must be in (0, 1e12] bytes/s, was " + rate);
+            if (!(rate >= BandwidthEstimator.MIN_BYTES_PER_SECOND && rate <= 1e12)) {
+                throw new IllegalArgumentException(name + " must be in [" + (long) BandwidthEstimator.MIN_BYTES_PER_SECOND
+                        + ", 1e12] bytes/s, was " + rate);
             }
             return rate;
         }
 
         private static int threads(String name, int threads, int min) {
-            if (threads < min || threads > 1024) {
-                throw new IllegalArgumentException(name + " must be in [" + min + ", 1024], was " + threads);
+            return range(name, threads, min, 1024);
+        }
+
+        private static int range(String name, int value, int min, int max) {
+            if (value < min || value > max) {
+                throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], was " + value);
             }
-            return threads;
+            return value;
         }
     }
 }

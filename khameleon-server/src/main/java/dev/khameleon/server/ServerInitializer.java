@@ -6,11 +6,13 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import org.slf4j.event.Level;
 
 /**
- * Assembles a new connection's pipeline in protocol order: TLS (optional), HTTP codec, HTTP
- * aggregator for the upgrade request, then the {@link HandshakeGate}, which adds the WebSocket
- * handlers of the application the request's path names.
+ * Admits a new connection under the per-address limits (closing it at once otherwise) and
+ * assembles its pipeline in protocol order: TLS (optional), HTTP codec, HTTP aggregator for the
+ * upgrade request, then the {@link HandshakeGate}, which adds the WebSocket handlers of the
+ * application the request's path names.
  */
 final class ServerInitializer extends ChannelInitializer<Channel> {
     /** The largest upgrade request accepted, headers included. */
@@ -24,6 +26,17 @@ final class ServerInitializer extends ChannelInitializer<Channel> {
 
     @Override
     protected void initChannel(Channel ch) {
+        AddressLimits.Admission admission = server.addressLimits.tryOpen(ch.remoteAddress());
+        if (admission.ticket() == null) {
+            server.handshakesRefused.increment();
+            server.refusals.log(Level.INFO, "refused connection from " + ch.remoteAddress(), admission.refusal().code,
+                    "per-address limit reached");
+            ch.close();
+            return;
+        }
+        AddressLimits.Ticket ticket = admission.ticket();
+        ch.attr(AddressLimits.TICKET).set(ticket);
+        ch.closeFuture().addListener(f -> ticket.close());
         ChannelPipeline p = ch.pipeline();
         server.config.sslContext().ifPresent(ssl -> p.addLast("tls", ssl.newHandler(ch.alloc())));
         p.addLast("http", new HttpServerCodec(new HttpDecoderConfig()

@@ -5,11 +5,13 @@ import java.util.Map;
 /**
  * A snapshot of a server's counters since it started, over all sessions, open and closed.
  *
- * @param activeSessions          sessions open now (handshake done, not yet closed)
- * @param sessionsOpened          WebSocket sessions accepted since start
- * @param sessionsRejected        sessions closed at once because the session cap was reached
- * @param handshakesRefused       upgrade requests refused before a WebSocket existed (unknown path,
- *                                disallowed origin, not an upgrade, handshake timeout)
+ * @param activeSessions          sessions open now (hello accepted, not yet closed)
+ * @param sessionsOpened          sessions whose hello was accepted since start
+ * @param sessionsRejected        valid hellos refused because the session cap or the cache-block
+ *                                budget was reached
+ * @param handshakesRefused       connections refused before a WebSocket existed (per-address
+ *                                limits, unknown path, disallowed origin, not an upgrade,
+ *                                unsupported WebSocket version, handshake timeout)
  * @param bytesPushed             block-frame bytes written (header and payload)
  * @param blocksPushed            block frames written
  * @param blocksSkipped           planned blocks skipped because their fetch failed or timed out

@@ -30,8 +30,15 @@ final class ServerRuntime {
     final Map<String, App> appsByPath;
     final ThreadPoolExecutor schedulerExecutor;
     final ThreadPoolExecutor fetchExecutor;
+    /** Why {@link #tryRegister} refused a session. */
+    enum Registration { REGISTERED, SESSION_CAP, CACHE_BUDGET }
+
+    final AddressLimits addressLimits;
+    final RefusalLog refusals;
     private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
     private final AtomicInteger active = new AtomicInteger();
+    private final Object registry = new Object();
+    private long cacheBlocksInUse;
     private final SplittableRandom random;
     private final AtomicLong sessionCounter = new AtomicLong();
 
@@ -52,6 +59,8 @@ final class ServerRuntime {
         config.applicationsByPath().forEach((path, app) -> apps.put(path, new App(app, new BackendTracker())));
         this.appsByPath = Map.copyOf(apps);
         this.random = new SplittableRandom(config.seed());
+        this.addressLimits = new AddressLimits(config.maxConnectionsPerAddress(), config.maxHandshakesPerAddress());
+        this.refusals = new RefusalLog(config.clock());
         for (ErrorCode c : ErrorCode.values()) {
             errors.put(c, new LongAdder());
         }
@@ -99,21 +108,42 @@ final class ServerRuntime {
         }
     }
 
-    /** Registers {@code s} if the session cap allows; false if the server is full. */
-    boolean tryRegister(Session s) {
-        if (active.incrementAndGet() > config.maxSessions()) {
-            active.decrementAndGet();
-            sessionsRejected.increment();
-            return false;
+    /**
+     * Registers {@code s}, whose hello announced {@code cacheBlocks}, if both the session cap and
+     * the cache-block budget allow; otherwise changes nothing and says which limit refused it.
+     */
+    Registration tryRegister(Session s, int cacheBlocks) {
+        synchronized (registry) {
+            if (active.get() >= config.maxSessions()) {
+                sessionsRejected.increment();
+                return Registration.SESSION_CAP;
+            }
+            if (cacheBlocksInUse + cacheBlocks > config.maxTotalCacheBlocks()) {
+                sessionsRejected.increment();
+                return Registration.CACHE_BUDGET;
+            }
+            cacheBlocksInUse += cacheBlocks;
+            active.incrementAndGet();
+            sessions.put(s.id(), s);
         }
-        sessions.put(s.id(), s);
         sessionsOpened.increment();
-        return true;
+        return Registration.REGISTERED;
     }
 
-    void unregister(Session s) {
-        if (sessions.remove(s.id()) != null) {
-            active.decrementAndGet();
+    /** Frees the places {@link #tryRegister} took for {@code s} with {@code cacheBlocks}. */
+    void unregister(Session s, int cacheBlocks) {
+        synchronized (registry) {
+            if (sessions.remove(s.id()) != null) {
+                active.decrementAndGet();
+                cacheBlocksInUse -= cacheBlocks;
+            }
+        }
+    }
+
+    /** Cache blocks announced by the open sessions, counted against the budget; for tests. */
+    long cacheBlocksInUse() {
+        synchronized (registry) {
+            return cacheBlocksInUse;
         }
     }
 

@@ -24,6 +24,7 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 import java.util.ArrayDeque;
 import java.util.Iterator;
@@ -145,6 +146,9 @@ final class Session {
     private ScheduledFuture<?> wakeTimer;
     private long wakeAtNanos;
     private ScheduledFuture<?> stallTimer;
+    private ScheduledFuture<?> helloTimer;
+    private long lastStateJobNanos;
+    private boolean stateJobStarted;
 
     // Written by the event loop only; volatile for metrics().
     private volatile int cacheBlocks;
@@ -179,12 +183,17 @@ final class Session {
         this.bandwidth = new BandwidthEstimator(config.initialBytesPerSecond(), config.maxBytesPerSecond(),
                 config.fixedBytesPerSecond());
         this.bandwidthEstimate = bandwidth.bytesPerSecond();
-        this.pacer = new Pacer(bandwidthEstimate * config.pacingGain(), 2 * frameBytes, now());
+        this.pacer = new Pacer(paceFor(bandwidthEstimate), 2 * frameBytes, now());
         this.pacingRate = pacer.rate();
     }
 
     String id() {
         return id;
+    }
+
+    /** The sender's pace for a bandwidth estimate: estimate × gain, but never above the per-session cap. */
+    private double paceFor(double estimate) {
+        return Math.min(estimate * config.pacingGain(), config.maxBytesPerSecond());
     }
 
     private long now() {
@@ -193,14 +202,16 @@ final class Session {
 
     // ---------------------------------------------------------------- life cycle (event loop)
 
-    /** The WebSocket handshake is done: take a place under the session cap or refuse. */
+    /** The WebSocket handshake is done: the hello must come within the hello timeout. */
     void onHandshakeComplete() {
-        if (!server.tryRegister(this)) {
-            closeWithError(ErrorCode.TOO_MANY_SESSIONS, "the server is at its limit of " + config.maxSessions()
-                    + " sessions; try again later");
+        if (phase != Phase.AWAITING_HELLO) {
             return;
         }
-        registered = true;
+        helloTimer = loop.schedule(() -> {
+            if (phase == Phase.AWAITING_HELLO) {
+                closeWithError(ErrorCode.MISSING_HELLO, "no hello within " + config.helloTimeoutMillis() + " ms");
+            }
+        }, config.helloTimeoutMillis(), TimeUnit.MILLISECONDS);
         log.debug("session {}: WebSocket open from {} on {}", id, channel.remoteAddress(), application.path());
     }
 
@@ -260,13 +271,35 @@ final class Session {
         boolean accepted;
         try {
             accepted = application.authenticator().accept(h.token());
-        } catch (RuntimeException e) {
-            log.warn("session {}: authenticator of {} threw; refusing", id, application.name(), e);
-            accepted = false;
+        } catch (Throwable e) { // user code: an Error must not escape onto the event loop either
+            log.debug("session {}: authenticator of {} threw", id, application.name(), e);
+            closeWithError(ErrorCode.INTERNAL_ERROR, "the authenticator failed: " + e);
+            return;
         }
         if (!accepted) {
             closeWithError(ErrorCode.UNAUTHORIZED, "the token was refused");
             return;
+        }
+        switch (server.tryRegister(this, h.cacheBlocks())) {
+            case SESSION_CAP -> {
+                closeWithError(ErrorCode.TOO_MANY_SESSIONS, "the server is at its limit of " + config.maxSessions()
+                        + " sessions; try again later");
+                return;
+            }
+            case CACHE_BUDGET -> {
+                closeWithError(ErrorCode.TOO_MANY_SESSIONS, "the server's budget of " + config.maxTotalCacheBlocks()
+                        + " cache blocks across sessions cannot take " + h.cacheBlocks() + " more; try again later"
+                        + " or with a smaller cache");
+                return;
+            }
+            case REGISTERED -> {
+            }
+        }
+        registered = true;
+        cancel(helloTimer);
+        AddressLimits.Ticket ticket = channel.attr(AddressLimits.TICKET).get();
+        if (ticket != null) {
+            ticket.handshakeDone();
         }
         cacheBlocks = h.cacheBlocks();
         phase = Phase.ACTIVE;
@@ -311,7 +344,7 @@ final class Session {
     private void onRate(double bytesPerSecond) {
         bandwidth.report(bytesPerSecond);
         double estimate = bandwidth.bytesPerSecond();
-        pacer.setRate(estimate * config.pacingGain(), now());
+        pacer.setRate(paceFor(estimate), now());
         pacingRate = pacer.rate();
         bandwidthEstimate = estimate;
     }
@@ -328,11 +361,18 @@ final class Session {
         }
     }
 
+    /**
+     * Writable again: resume sending. Unwritable: whatever the phase (before the hello too, when
+     * only a welcome or pongs are queued), a client that does not read for the stall timeout is
+     * closed.
+     */
     void onWritabilityChanged() {
         if (channel.isWritable()) {
             cancel(stallTimer);
             stallTimer = null;
             pump();
+        } else if (phase == Phase.AWAITING_HELLO || phase == Phase.ACTIVE) {
+            armStallTimer();
         }
     }
 
@@ -360,7 +400,8 @@ final class Session {
         if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
             return;
         }
-        log.warn("session {}: {} ({}): {}", id, code.wireName(), code.closeStatus(), message);
+        server.refusals.log(Level.WARN, "session " + id + " from " + channel.remoteAddress(), code.wireName(),
+                "closed by the WebSocket layer (" + code.closeStatus() + "): " + message);
         server.countError(code);
         stop(Phase.CLOSING);
     }
@@ -370,11 +411,9 @@ final class Session {
         if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
             return;
         }
-        if (code == ErrorCode.SHUTDOWN || code == ErrorCode.IDLE_TIMEOUT) {
-            log.info("session {}: closing, {}: {}", id, code.wireName(), message);
-        } else {
-            log.warn("session {}: closing with {} ({}): {}", id, code.wireName(), code.closeStatus(), message);
-        }
+        Level level = code == ErrorCode.SHUTDOWN || code == ErrorCode.IDLE_TIMEOUT ? Level.INFO : Level.WARN;
+        server.refusals.log(level, "session " + id + " from " + channel.remoteAddress(), code.wireName(),
+                "closing (" + code.closeStatus() + "): " + message);
         server.countError(code);
         stop(Phase.CLOSING);
         if (channel.isActive()) {
@@ -399,7 +438,7 @@ final class Session {
         boolean wasOpen = phase == Phase.ACTIVE || phase == Phase.CLOSING;
         stop(Phase.CLOSED);
         if (registered) {
-            server.unregister(this);
+            server.unregister(this, cacheBlocks);
             registered = false;
         }
         if (wasOpen) {
@@ -413,6 +452,7 @@ final class Session {
         cancel(pumpTimer);
         cancel(wakeTimer);
         cancel(stallTimer);
+        cancel(helloTimer);
         pumpTimer = null;
         wakeTimer = null;
         stallTimer = null;
@@ -453,6 +493,14 @@ final class Session {
         Job job;
         int chunk = application.chunkSize();
         if (pendingState != null) {
+            long earliest = lastStateJobNanos + TimeUnit.MILLISECONDS.toNanos(config.stateIntervalMillis());
+            if (stateJobStarted && t < earliest) {
+                // States come faster than the interval: the newest one waits and replaces any before it.
+                wakeAt(earliest);
+                return;
+            }
+            stateJobStarted = true;
+            lastStateJobNanos = t;
             long from = Math.min(pendingFrom, plannedEnd);
             dropFrom(from);
             if (failureFrom >= from) {
@@ -620,7 +668,12 @@ final class Session {
 
     // ---------------------------------------------------------------- scheduling (scheduler thread)
 
-    /** Runs on the scheduler executor; touches only the scheduler and the job. */
+    /**
+     * Runs on the scheduler executor; touches only the scheduler and the job. Always returns a
+     * result: anything user code throws, {@code Error}s included, becomes an error result that
+     * closes only this session (logged once, by {@link #closeWithError}); without a result the
+     * session would wait for its job forever, and the scheduler thread lives on.
+     */
     private Result runJob(Job job) {
         try {
             if (scheduler == null) {
@@ -630,8 +683,8 @@ final class Session {
                     return error(job, now(), ErrorCode.INTERNAL_ERROR, "the scheduler factory returned null");
                 }
             }
-        } catch (RuntimeException e) {
-            log.error("session {}: creating the scheduler failed", id, e);
+        } catch (Throwable e) {
+            log.debug("session {}: creating the scheduler failed", id, e);
             return error(job, now(), ErrorCode.INTERNAL_ERROR, "creating the scheduler failed: " + e);
         }
         long t0 = now();
@@ -644,6 +697,7 @@ final class Session {
                     return error(job, t0, ErrorCode.INVALID_STATE, "state rejected by the predictor: "
                             + e.getMessage());
                 }
+                // An Error from the predictor is a bug, not a bad state: the catch below makes it internal_error.
                 if (installed == null || installed.requestCount() != source.requestCount()) {
                     return error(job, t0, ErrorCode.INTERNAL_ERROR, "the predictor returned "
                             + (installed == null ? "no distribution" : "a distribution over "
@@ -660,13 +714,13 @@ final class Session {
             if (!chunk.isEmpty()) {
                 try {
                     source.prefetch(chunk);
-                } catch (RuntimeException e) {
+                } catch (Throwable e) { // only a hint: the fetches will tell whether the source works
                     log.debug("session {}: prefetch hint failed", id, e);
                 }
             }
             return new Result(job, installed, from, chunk, now() - t0, null, null);
-        } catch (RuntimeException e) {
-            log.error("session {}: scheduler failed", id, e);
+        } catch (Throwable e) {
+            log.debug("session {}: scheduler failed", id, e);
             return error(job, t0, ErrorCode.INTERNAL_ERROR, "scheduler failed: " + e);
         }
     }
@@ -726,7 +780,7 @@ final class Session {
             if (stage == null) {
                 stage = CompletableFuture.failedFuture(new NullPointerException("fetch returned null"));
             }
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // user code; an Error would otherwise leave the slot fetching until its timeout
             stage = CompletableFuture.failedFuture(e);
         }
         stage.whenComplete((b, e) -> {

@@ -3,6 +3,9 @@ package dev.khameleon.server;
 import dev.khameleon.core.protocol.ErrorCode;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.MessageAggregationException;
+import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
@@ -11,6 +14,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,19 +22,30 @@ import java.io.IOException;
 
 /**
  * The last handler of a WebSocket connection: hands data frames and channel events to the
- * connection's {@link Session}. The protocol handler before it owns ping, pong and close frames.
+ * connection's {@link Session}. The handlers before it own ping, pong and close frames.
  * Runs on the channel's event loop; releases every frame it receives.
+ *
+ * <p>Errors caused by the client (corrupt or oversized frames, a new message started inside a
+ * fragmented one, a reset connection) close the session with one log line and
+ * no stack trace; anything else is a server bug, logged with its stack trace and closed as
+ * {@code internal_error}.
  */
 final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
     private static final Logger log = LoggerFactory.getLogger(SessionHandler.class);
 
     private final ServerRuntime server;
     private final ServerRuntime.App app;
+    private final ScheduledFuture<?> handshakeTimer;
     private Session session;
 
-    SessionHandler(ServerRuntime server, ServerRuntime.App app) {
+    /**
+     * @param handshakeTimer the gate's handshake timer, cancelled when the handshake completes;
+     *                       null if there is none (tests)
+     */
+    SessionHandler(ServerRuntime server, ServerRuntime.App app, ScheduledFuture<?> handshakeTimer) {
         this.server = server;
         this.app = app;
+        this.handshakeTimer = handshakeTimer;
     }
 
     @Override
@@ -41,6 +56,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof WebSocketServerProtocolHandler.HandshakeComplete) {
+            cancelHandshakeTimer();
             session.onHandshakeComplete();
         } else if (evt instanceof IdleStateEvent) {
             session.onIdle();
@@ -65,22 +81,34 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        cancelHandshakeTimer();
         session.onInactive();
         super.channelInactive(ctx);
     }
 
+    private void cancelHandshakeTimer() {
+        if (handshakeTimer != null) {
+            handshakeTimer.cancel(false);
+        }
+    }
+
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof CorruptedWebSocketFrameException c) {
+        // A decoder wraps what it did not throw itself (e.g. the aggregator's MessageAggregationException).
+        Throwable c = cause.getClass() == DecoderException.class && cause.getCause() != null ? cause.getCause() : cause;
+        if (c instanceof CorruptedWebSocketFrameException corrupt) {
             // The decoder has already sent the close frame and is closing the connection.
-            ErrorCode code = c.closeStatus() != null
-                    && c.closeStatus().code() == WebSocketCloseStatus.MESSAGE_TOO_BIG.code()
+            ErrorCode code = corrupt.closeStatus() != null
+                    && corrupt.closeStatus().code() == WebSocketCloseStatus.MESSAGE_TOO_BIG.code()
                     ? ErrorCode.FRAME_TOO_LARGE : ErrorCode.INVALID_MESSAGE;
-            session.onProtocolViolation(code, cause.getMessage());
-        } else if (cause instanceof TooLongFrameException) {
-            session.closeWithError(ErrorCode.FRAME_TOO_LARGE, "message too large: " + cause.getMessage());
-        } else if (cause instanceof IOException) {
-            log.debug("session {}: connection error: {}", session.id(), cause.toString());
+            session.onProtocolViolation(code, c.getMessage());
+        } else if (c instanceof TooLongFrameException) {
+            session.closeWithError(ErrorCode.FRAME_TOO_LARGE, "message too large: " + c.getMessage());
+        } else if (c instanceof MessageAggregationException) {
+            session.closeWithError(ErrorCode.INVALID_MESSAGE, "a new message started before the fragmented one ended");
+        } else if (c instanceof IOException || c instanceof PrematureChannelClosureException) {
+            // The client went away (reset, or closed in the middle of a fragmented message).
+            log.debug("session {}: connection error: {}", session.id(), c.toString());
             ctx.close();
         } else {
             log.warn("session {}: unexpected error", session.id(), cause);

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.function.Executable;
 
 import java.time.Duration;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -32,6 +33,33 @@ class BuilderValidationTest {
         rejects("schedulerThreads", "0", () -> b.schedulerThreads(0));
         rejects("allowedOrigins", "[ ]", () -> b.allowedOrigins(" "));
         rejects("application", "required", b::build);
+        rejects("maxBytesPerSecond", "999.0", () -> b.maxBytesPerSecond(999));
+        rejects("fixedBytesPerSecond", "4.9E-324", () -> b.fixedBytesPerSecond(Double.MIN_VALUE));
+        rejects("helloTimeout", "PT0S", () -> b.helloTimeout(Duration.ZERO));
+        rejects("maxConnectionsPerAddress", "0", () -> b.maxConnectionsPerAddress(0));
+        rejects("maxHandshakesPerAddress", "0", () -> b.maxHandshakesPerAddress(0));
+        rejects("maxTotalCacheBlocks", "0", () -> b.maxTotalCacheBlocks(0));
+        rejects("stateInterval", "PT11S", () -> b.stateInterval(Duration.ofSeconds(11)));
+    }
+
+    @Test
+    void serverBuilder_rejectsAPerSessionCacheAboveTheBudget() {
+        KhameleonServer.Builder b = KhameleonServer.builder().application(
+                Application.builder("a").blockSource(TestApps.inMemory(2, 1, 8)).build());
+        rejects("maxCacheBlocks (20000)", "maxTotalCacheBlocks (10000)",
+                () -> b.maxCacheBlocks(20_000).maxTotalCacheBlocks(10_000).build());
+    }
+
+    /** Internet-safe defaults: loopback only, a bounded cache per hello, a budget that fits it. */
+    @Test
+    void serverDefaults_bindLoopbackOnly() {
+        try (KhameleonServer server = KhameleonServer.builder().port(0)
+                .application(Application.builder("a").blockSource(TestApps.inMemory(2, 1, 8)).build())
+                .build().start()) {
+            assertTrue(server.localAddress().getAddress().isLoopbackAddress(), server.localAddress().toString());
+            assertEquals(16_384, server.runtime().config.maxCacheBlocks());
+            assertEquals(1L << 21, server.runtime().config.maxTotalCacheBlocks());
+        }
     }
 
     @Test

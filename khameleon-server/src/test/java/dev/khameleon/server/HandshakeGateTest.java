@@ -13,6 +13,18 @@ import io.netty.handler.codec.http.HttpVersion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.ReferenceCountUtil;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -20,7 +32,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The upgrade gate in memory: routing by path, the origin allow-list, non-upgrade requests. */
+/**
+ * The upgrade gate in memory: routing by raw path, the origin check, non-upgrade requests, WebSocket
+ * versions, and the handshake timer that outlives the gate.
+ */
 class HandshakeGateTest {
     private KhameleonServer server;
     private EmbeddedChannel ch;
@@ -81,15 +96,112 @@ class HandshakeGateTest {
         assertEquals(400, refusalStatus(req));
     }
 
+    /** Regression: the gate matched the decoded path and Netty the raw one, so /%67allery was held open forever. */
     @Test
-    void acceptedUpgrade_installsWebSocketHandlersAndRemovesTheGate() {
-        // The handshaker needs the HTTP codec in front; it passes the already-decoded request through.
+    void escapedPath_is404() {
+        assertEquals(404, refusalStatus(upgrade("/%67allery", null)));
+    }
+
+    @Test
+    void pathBelowTheApplication_is404() {
+        assertEquals(404, refusalStatus(upgrade("/gallery/x", null)));
+    }
+
+    /** Regression: hixie-76 and hybi-08 handshakes ran full sessions (unmasked, no UTF-8 checks). */
+    @ParameterizedTest
+    @ValueSource(strings = {"", "7", "8", "12", "14"})
+    void webSocketVersionOtherThan13_is426NamingVersion13(String version) {
+        FullHttpRequest req = upgrade("/gallery", null);
+        if (version.isEmpty()) {
+            req.headers().remove(HttpHeaderNames.SEC_WEBSOCKET_VERSION)
+                    .set("Sec-WebSocket-Key1", "4 @1  46546xW%0l 1 5").set("Sec-WebSocket-Key2", "12998 5 Y3 1  .P00");
+        } else {
+            req.headers().set(HttpHeaderNames.SEC_WEBSOCKET_VERSION, version);
+        }
+        ch.writeInbound(req);
+        FullHttpResponse res = ch.readOutbound();
+        try {
+            assertEquals(426, res.status().code());
+            assertEquals("13", res.headers().get(HttpHeaderNames.SEC_WEBSOCKET_VERSION));
+            assertFalse(ch.isOpen(), "the connection is closed, not left waiting");
+        } finally {
+            res.release();
+        }
+    }
+
+    @Test
+    void upgradeWithoutKey_is400() {
+        FullHttpRequest req = upgrade("/gallery", null);
+        req.headers().remove(HttpHeaderNames.SEC_WEBSOCKET_KEY);
+        assertEquals(400, refusalStatus(req));
+    }
+
+    @Test
+    void sameOriginAndMissingOrigin_areAcceptedOtherOriginsAreNot() {
+        assertAccepted(upgrade("/gallery", null));
+        assertAccepted(upgrade("/gallery", "http://localhost"));
+        assertAccepted(upgrade("/gallery", "https://good.example"));
+        tearDown();
+        setUp();
+        assertEquals(403, refusalStatus(upgrade("/gallery", "http://localhost:9999")));
+        tearDown();
+        setUp();
+        assertEquals(403, refusalStatus(upgrade("/gallery", "null")));
+    }
+
+    @Test
+    void allowAnyOrigin_acceptsEveryOrigin() {
+        server.close();
+        server = KhameleonServer.builder().seed(1).allowAnyOrigin(true)
+                .application(Application.builder("gallery").blockSource(TestApps.inMemory(4, 1, 16)).build())
+                .build();
+        assertAccepted(upgrade("/gallery", "https://elsewhere.example"));
+    }
+
+    /**
+     * Regression: the gate dropped its timer once it passed the request on, so a handshake that
+     * never completed after it (here: the client never reads the 101) held the connection forever.
+     */
+    @Test
+    void handshakeThatNeverCompletesAfterTheGate_isClosedAtTheHandshakeTimeout() {
+        server.close();
+        server = KhameleonServer.builder().seed(1).handshakeTimeout(Duration.ofSeconds(5))
+                .application(Application.builder("gallery").blockSource(TestApps.inMemory(4, 1, 16)).build())
+                .build();
+        ch.finishAndReleaseAll();
+        List<Object> held = new ArrayList<>();
+        ch = new EmbeddedChannel(new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                held.add(msg); // never written: the handshake response stays queued
+            }
+        }, new HttpServerCodec(), new HandshakeGate(server.runtime()));
+        ch.freezeTime();
+        try {
+            ch.writeInbound(upgrade("/gallery", null));
+            assertNull(ch.pipeline().get(HandshakeGate.class), "the gate has passed the request on");
+            ch.advanceTimeBy(4, TimeUnit.SECONDS);
+            ch.runScheduledPendingTasks();
+            assertTrue(ch.isOpen(), "open before the timeout");
+            ch.advanceTimeBy(2, TimeUnit.SECONDS);
+            ch.runScheduledPendingTasks();
+            assertFalse(ch.isOpen(), "closed at the handshake timeout");
+            assertEquals(1, server.metrics().handshakesRefused());
+        } finally {
+            held.forEach(ReferenceCountUtil::release);
+        }
+    }
+
+    @Test
+    void rawPath_dropsOnlyTheQuery() {
+        assertEquals("/gallery", HandshakeGate.rawPath("/gallery?token=x?y"));
+        assertEquals("/%67allery", HandshakeGate.rawPath("/%67allery"));
+    }
+
+    private void assertAccepted(FullHttpRequest req) {
         ch.finishAndReleaseAll();
         ch = new EmbeddedChannel(new HttpServerCodec(), new HandshakeGate(server.runtime()));
-        ch.writeInbound(upgrade("/gallery?token=x", "https://good.example"));
-        assertNull(ch.pipeline().get(HandshakeGate.class));
-        assertNotNull(ch.pipeline().get("ws-protocol"));
-        assertNotNull(ch.pipeline().get("ws-session"));
+        ch.writeInbound(req);
         ByteBuf res = ch.readOutbound();
         assertNotNull(res, "the handshake response");
         try {
@@ -98,6 +210,16 @@ class HandshakeGateTest {
         } finally {
             res.release();
         }
+    }
+
+    @Test
+    void acceptedUpgrade_installsWebSocketHandlersAndRemovesTheGate() {
+        // The handshaker needs the HTTP codec in front; it passes the already-decoded request through.
+        assertAccepted(upgrade("/gallery?token=x", "https://good.example"));
+        assertNull(ch.pipeline().get(HandshakeGate.class));
+        assertNotNull(ch.pipeline().get("ws-control"));
+        assertNotNull(ch.pipeline().get("ws-protocol"));
+        assertNotNull(ch.pipeline().get("ws-session"));
         assertTrue(ch.isOpen());
     }
 }

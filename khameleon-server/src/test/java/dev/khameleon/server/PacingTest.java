@@ -10,18 +10,31 @@ class PacingTest {
 
     @Test
     void estimator_isHarmonicMeanOfLastFiveNonZeroReports() {
-        BandwidthEstimator e = new BandwidthEstimator(1000, Double.POSITIVE_INFINITY, 0);
-        assertEquals(1000, e.bytesPerSecond(), "initial estimate before any report");
+        BandwidthEstimator e = new BandwidthEstimator(100_000, Double.POSITIVE_INFINITY, 0);
+        assertEquals(100_000, e.bytesPerSecond(), "initial estimate before any report");
         e.report(0);
-        assertEquals(1000, e.bytesPerSecond(), "a zero report is ignored");
-        e.report(100);
-        e.report(400);
-        assertEquals(2 / (1 / 100.0 + 1 / 400.0), e.bytesPerSecond(), 1e-9);
+        assertEquals(100_000, e.bytesPerSecond(), "a zero report is ignored");
+        e.report(10_000);
+        e.report(40_000);
+        assertEquals(2 / (1 / 10_000.0 + 1 / 40_000.0), e.bytesPerSecond(), 1e-6);
         for (int i = 0; i < 5; i++) {
-            e.report(500);
+            e.report(50_000);
         }
-        assertEquals(500, e.bytesPerSecond(), 1e-9, "old reports leave the window");
+        assertEquals(50_000, e.bytesPerSecond(), 1e-6, "old reports leave the window");
         assertEquals(5, e.reportCount());
+    }
+
+    /** Regression: a report of 5e-324 made the estimate 0 and the slot infinite; the session died with 1011. */
+    @Test
+    void estimator_tinyReportCountsAsTheFloorNeverZero() {
+        BandwidthEstimator e = new BandwidthEstimator(100_000, Double.POSITIVE_INFINITY, 0);
+        e.report(Double.MIN_VALUE);
+        assertEquals(BandwidthEstimator.MIN_BYTES_PER_SECOND, e.bytesPerSecond());
+        e.report(1e-300);
+        e.report(0.5);
+        assertEquals(BandwidthEstimator.MIN_BYTES_PER_SECOND, e.bytesPerSecond());
+        e.report(3 * BandwidthEstimator.MIN_BYTES_PER_SECOND);
+        assertTrue(e.bytesPerSecond() > BandwidthEstimator.MIN_BYTES_PER_SECOND, "a real report still counts");
     }
 
     @Test

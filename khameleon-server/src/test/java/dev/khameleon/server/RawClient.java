@@ -43,11 +43,23 @@ final class RawClient implements AutoCloseable {
 
     /** Sends one masked text frame (payload below 65,536 bytes). */
     void sendText(String text) throws IOException {
-        byte[] payload = text.getBytes(StandardCharsets.UTF_8);
+        sendFrame(true, 0x1, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Sends one masked ping with {@code payload} (at most 125 bytes). */
+    void sendPing(byte[] payload) throws IOException {
+        sendFrame(true, 0x9, payload);
+    }
+
+    /**
+     * Sends one masked frame (payload below 65,536 bytes): {@code fin} false starts or continues a
+     * fragmented message, {@code opcode} as in RFC 6455 (0 continuation, 1 text, 8 close, 9 ping).
+     */
+    void sendFrame(boolean fin, int opcode, byte[] payload) throws IOException {
         byte[] mask = {1, 2, 3, 4};
         int headerLength = payload.length < 126 ? 2 : 4;
         byte[] frame = new byte[headerLength + 4 + payload.length];
-        frame[0] = (byte) 0x81;
+        frame[0] = (byte) ((fin ? 0x80 : 0) | opcode);
         if (payload.length < 126) {
             frame[1] = (byte) (0x80 | payload.length);
         } else {

@@ -161,6 +161,19 @@ class ServerBadInputTest {
         }
     }
 
+    /** Regression: a connection closed in the middle of a fragmented message was logged as an unexpected error with a stack trace. */
+    @Test
+    void connectionClosedInsideAFragmentedMessage_isNoServerError() throws Exception {
+        long opened = server.metrics().sessionsOpened();
+        try (RawClient c = new RawClient(server.port(), "/test", 1 << 16)) {
+            c.sendText("{\"type\":\"hello\",\"protocol\":1,\"application\":\"test\",\"cacheBlocks\":10}");
+            TestClient.await(() -> server.metrics().sessionsOpened() == opened + 1, "the session is open");
+            c.sendFrame(false, 0x1, "{\"type\":".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        TestClient.await(() -> server.metrics().activeSessions() == 1, "only the bystander is left");
+        assertEquals(0L, server.metrics().errorsByCode().getOrDefault("internal_error", 0L));
+    }
+
     @Test
     void oversizedFrame_closesWithMessageTooBig() {
         try (TestClient c = TestClient.open(uri, "test", 100)) {

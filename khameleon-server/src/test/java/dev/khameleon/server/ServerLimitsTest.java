@@ -4,15 +4,21 @@ import dev.khameleon.core.protocol.ControlMessage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.time.Duration;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Limits that protect the server: session cap, clients that stop reading, idle clients. */
+/**
+ * Limits that protect the server, over loopback: session cap, clients that stop reading (also while
+ * flooding pings), idle clients, per-address limits, the rate floor.
+ */
 class ServerLimitsTest {
     private static final int BLOCK_SIZE = 1024;
     private static final int FRAME = BLOCK_SIZE + 32;
@@ -38,6 +44,7 @@ class ServerLimitsTest {
         URI uri = start(KhameleonServer.builder().maxSessions(2).fixedBytesPerSecond(100_000));
         try (TestClient a = TestClient.open(uri, "test", 100); TestClient b = TestClient.open(uri, "test", 100)) {
             try (TestClient c = TestClient.connect(uri)) {
+                c.send(ControlMessage.Hello.of("test", 100)); // the cap counts sessions whose hello was accepted
                 ControlMessage.ErrorMessage e = c.awaitError();
                 assertEquals("too_many_sessions", e.code());
                 assertEquals(1013, c.awaitClose().status());
@@ -98,5 +105,74 @@ class ServerLimitsTest {
             assertEquals("idle_timeout", c.awaitError().code());
             assertEquals(1001, c.awaitClose().status());
         }
+    }
+
+    /**
+     * Regression: a client that floods pings before its hello and never reads made the server queue
+     * a pong per ping, and nothing closed the connection. Now pongs stop at the water mark and the
+     * stall timeout closes it.
+     */
+    @Test
+    void pingFloodWithoutReading_isClosedAsSlowConsumerBeforeHello() throws Exception {
+        start(KhameleonServer.builder().writeBufferWaterMark(4 * 1024, 8 * 1024).sendBufferBytes(8 * 1024)
+                .writeStallTimeout(Duration.ofMillis(300)).helloTimeout(Duration.ofMinutes(1)));
+        try (RawClient flood = new RawClient(server.port(), "/test", 4096)) {
+            byte[] payload = new byte[125];
+            for (int i = 0; i < 50_000 && server.metrics().errorsByCode().get("slow_consumer") == null; i++) {
+                try {
+                    flood.sendPing(payload);
+                } catch (java.io.IOException closed) {
+                    break;
+                }
+            }
+            TestClient.await(() -> server.metrics().errorsByCode().getOrDefault("slow_consumer", 0L) == 1,
+                    "the flooding connection is closed as a slow consumer");
+            TestClient.await(flood::serverClosed, "the server drops the connection");
+        }
+    }
+
+    /** Regression: a report of 5e-324 made the estimate 0 and the slot infinite; the session died with 1011. */
+    @Test
+    void tinyRateReport_countsAsTheFloorAndTheSessionGoesOn() {
+        URI uri = start(KhameleonServer.builder());
+        try (TestClient c = TestClient.open(uri, "test", 100)) {
+            c.sendText("{\"type\": \"rate\", \"time\": 1, \"bytesPerSecond\": 5e-324}");
+            TestClient.await(() -> server.sessionMetrics().size() == 1 && server.sessionMetrics().get(0)
+                    .bandwidthBytesPerSecond() == BandwidthEstimator.MIN_BYTES_PER_SECOND, "the floor is the estimate");
+            c.blocks.clear();
+            c.nextBlock();
+            assertFalse(c.closed.isDone(), "the session is still open");
+            assertEquals(Map.of(), server.metrics().errorsByCode());
+        }
+    }
+
+    /** Regression: 10,000 connections that never said hello locked every client out; now each address gets a few. */
+    @Test
+    void perAddressLimits_closeExtraConnectionsAtOnce() throws Exception {
+        start(KhameleonServer.builder().maxConnectionsPerAddress(3).maxHandshakesPerAddress(2));
+        InetSocketAddress local = new InetSocketAddress("127.0.0.1", 0);
+        try (Socket a = idle(); Socket b = idle()) {
+            try (Socket refused = idle()) {
+                assertEquals(-1, refused.getInputStream().read(), "a third handshake is closed at once");
+            }
+            a.close();
+            TestClient.await(() -> server.runtime().addressLimits.connections(local) == 1, "a's place is freed");
+            try (RawClient session = new RawClient(server.port(), "/test", 1 << 16)) {
+                session.sendText("{\"type\":\"hello\",\"protocol\":1,\"application\":\"test\",\"cacheBlocks\":10}");
+                TestClient.await(() -> server.metrics().activeSessions() == 1, "the hello frees a handshake place");
+                try (Socket c = idle(); Socket refused = idle()) {
+                    assertEquals(-1, refused.getInputStream().read(), "a fourth connection is closed at once");
+                }
+                assertEquals(2, server.metrics().handshakesRefused());
+            }
+        }
+    }
+
+    /** A connected socket that sends nothing, with reads bounded in time. */
+    private Socket idle() throws java.io.IOException {
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress("127.0.0.1", server.port()), 10_000);
+        s.setSoTimeout(10_000);
+        return s;
     }
 }

@@ -10,12 +10,14 @@ import dev.khameleon.core.spi.ServerPredictor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.URI;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -133,8 +135,10 @@ class SessionReplanTest {
         }
     }
 
-    @org.junit.jupiter.api.Test
-    void replan_schedulerThatThrows_closesOnlyItsSessionWithInternalError() throws InterruptedException {
+    /** Regression (Error): only RuntimeException was caught, so a scheduler thread hit by an Error left its session hanging. */
+    @ParameterizedTest
+    @ValueSource(strings = {"runtime", "error"})
+    void replan_schedulerThatThrows_closesOnlyItsSessionWithInternalError(String kind) throws InterruptedException {
         // The initial plan's re-plan passes; the re-plan for a state throws, as a broken scheduler might.
         Application app = Application.builder("test")
                 .blockSource(TestApps.inMemory(N, BLOCKS, BLOCK_SIZE))
@@ -146,6 +150,9 @@ class SessionReplanTest {
                     @Override
                     public void replan(Distribution distribution, long fromSeq, double slotMillis) {
                         if (++replans > 1) {
+                            if (kind.equals("error")) {
+                                throw new OutOfMemoryError("broken scheduler");
+                            }
                             throw new IllegalArgumentException("broken scheduler");
                         }
                         super.replan(distribution, fromSeq, slotMillis);
@@ -169,6 +176,46 @@ class SessionReplanTest {
             assertEquals(seq + 1, healthy.nextBlock().frame().seq(), "the other session keeps going");
             assertEquals(1L, server.metrics().errorsByCode().get("internal_error"));
             TestClient.await(() -> server.metrics().activeSessions() == 1, "the broken session is gone");
+        }
+    }
+
+    /**
+     * A burst of states while a re-plan runs costs one more re-plan, for the newest state only: the
+     * predictor decodes the first state and the last, never the ones in between.
+     */
+    @org.junit.jupiter.api.Test
+    void stateBurst_isMergedIntoOneReplanOfTheNewestState() throws InterruptedException {
+        List<Integer> decoded = new CopyOnWriteArrayList<>();
+        CountDownLatch release = new CountDownLatch(1);
+        ServerPredictor point = ServerPredictor.pointDecaying(N, 100, HORIZONS);
+        ServerPredictor gated = state -> {
+            decoded.add(state.get("request").asInt());
+            if (decoded.size() == 1) {
+                try {
+                    release.await(TestClient.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return point.decode(state);
+        };
+        Application app = Application.builder("test").blockSource(TestApps.inMemory(N, BLOCKS, BLOCK_SIZE))
+                .predictor(gated).horizons(HORIZONS).waitForState(true).build();
+        server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(7).fixedBytesPerSecond(1e6)
+                .application(app).build().start();
+        URI uri = URI.create("ws://127.0.0.1:" + server.port() + "/test");
+        try (TestClient c = TestClient.open(uri, "test", 64)) {
+            for (int k = 1; k <= 50; k++) {
+                c.sendState(k, "{\"request\": " + k + "}");
+            }
+            TestClient.await(() -> server.sessionMetrics().get(0).statesReceived() == 50, "all states arrived");
+            release.countDown();
+            TestClient.await(() -> decoded.size() == 2, "the newest state is planned");
+            TestClient.Received r;
+            do {
+                r = nextBlockOrError(c);
+            } while (r.frame().block().requestId() != 50);
+            assertEquals(List.of(1, 50), decoded, "only the first and the newest state were decoded");
         }
     }
 
