@@ -22,7 +22,7 @@ import java.util.Optional;
  * {@link GaussianGridPredictor} integrates over the application's grid.
  *
  * <p><b>Model.</b> State {@code [x, y, vx, vy]} (constant velocity, by default with the velocity
- * decaying towards 0 with a 50 ms time constant, since pointer movements are short strokes that
+ * decaying towards 0 with a 150 ms time constant, since pointer movements are short strokes that
  * stop) or {@code [x, y, vx, vy, ax, ay]} (constant acceleration), in pixels and seconds, the two
  * axes independent. Process noise is continuous white noise on the highest derivative with spectral
  * density {@code q} (px²/s³ for velocity, px²/s⁵ for acceleration), discretised exactly for each
@@ -35,16 +35,44 @@ import java.util.Optional;
  * events starts the filter afresh the same way. Events whose time goes backwards are treated as
  * simultaneous with the previous one.
  *
- * <p><b>Rest.</b> A pointer sends no events while still, so when {@code now} is more than
- * {@code idleMillis} after the last event, the forecast keeps the pointer where it is (zero
- * velocity) with the current position covariance.
+ * <p><b>Anchored on the last sample.</b> Each horizon's mean is the filter's predicted
+ * displacement added to the last observed position (which is also the state's {@code x, y}),
+ * not to the filtered mean: the filter trails a pointer that stops dead by a few pixels, enough
+ * to forecast the neighbouring thumbnail.
+ *
+ * <p><b>Rest.</b> A pointer sends no events while still, so when no event has come for two
+ * typical intervals between events (smoothed over the events of the moving pointer; at least
+ * 30 ms, at most {@code idleMillis}), the forecast keeps the pointer where it is with the current
+ * position covariance: a 60 Hz mouse is taken to rest about 32 ms after it stops, a remote
+ * desktop that batches events every ~110 ms after about 220 ms.
+ *
+ * <p><b>Calibrated for cache hits.</b> The defaults (q = {@value #DEFAULT_PROCESS_NOISE} px²/s³,
+ * decay {@value #DEFAULT_VELOCITY_DECAY_MILLIS} ms) were chosen by simulating the whole push
+ * pipeline on real pointer traces, not by position error; the forecast they give is narrow (a
+ * standard deviation of a few to a few tens of pixels). {@code docs/client.md} gives the numbers
+ * and how to re-calibrate; {@code processNoise(1e7).velocityDecayMillis(50)} is the earlier,
+ * wider setting tuned for position error.
  *
  * <p>Pure computation, no threads, not thread-safe: one thread (or the {@link PredictorManager}'s
  * lock) calls {@link #onEvent} and {@link #state}, as {@link ClientPredictor} requires.
  */
 public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
+    /**
+     * The default process noise of the constant-velocity model, px²/s³: with the default velocity
+     * decay it keeps the forecast within a few thumbnails of its mean, which is what puts blocks
+     * in the cache before a request (see {@code docs/client.md}, calibration).
+     */
+    public static final double DEFAULT_PROCESS_NOISE = 3e4;
+    /** The default velocity decay time constant, ms. */
+    public static final double DEFAULT_VELOCITY_DECAY_MILLIS = 150;
     /** Prior variance of the position before the first sample: effectively unknown. */
     private static final double UNKNOWN_POSITION_VARIANCE = 1e12;
+    /** Weight of the newest interval in the smoothed interval between events. */
+    private static final double GAP_SMOOTHING = 0.1;
+    /** Typical intervals without an event after which the pointer counts as at rest. */
+    private static final double REST_GAPS = 2;
+    /** The least time without an event that counts as rest, in ms. */
+    private static final long MIN_REST_MILLIS = 30;
 
     /** The motion model. */
     public enum Model {
@@ -84,11 +112,17 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
     private final DMatrixRMaj ikh;
     private boolean started;
     private long lastMillis;
+    /** The last observed position: where the pointer is, which the filtered mean may lag. */
+    private double lastX;
+    private double lastY;
+    /** Smoothed interval between events while the pointer moves, in ms; NaN until measured. */
+    private double gapMillis = Double.NaN;
 
     private KalmanPredictor(Builder b) {
         this.model = b.model;
         this.d = model.dimension;
-        this.q = Double.isNaN(b.processNoise) ? (model == Model.CONSTANT_VELOCITY ? 1e7 : 1e9) : b.processNoise;
+        this.q = Double.isNaN(b.processNoise)
+                ? (model == Model.CONSTANT_VELOCITY ? DEFAULT_PROCESS_NOISE : 1e9) : b.processNoise;
         this.r = b.measurementNoise;
         this.velocitySigma = b.velocitySigma;
         this.accelerationSigma = b.accelerationSigma;
@@ -122,11 +156,18 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
     @Override
     public void onEvent(PointerEvent event) {
         long t = event.timeMillis();
+        lastX = event.x();
+        lastY = event.y();
         if (!started || t - lastMillis > resetAfterMillis) {
             initialise(event);
             return;
         }
         if (t > lastMillis) {
+            double gap = t - lastMillis;
+            if (gap <= idleMillis) {
+                // Only intervals of a moving pointer: a pause is not the event rate.
+                gapMillis = Double.isNaN(gapMillis) ? gap : gapMillis + GAP_SMOOTHING * (gap - gapMillis);
+            }
             predict(x, p, (t - lastMillis) / 1000.0);
             lastMillis = t;
             priorX.setTo(x);
@@ -158,8 +199,13 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
         if (!started) {
             return Optional.empty();
         }
-        boolean resting = nowMillis - lastMillis > idleMillis;
+        boolean resting = nowMillis - lastMillis > restAfterMillis();
         double elapsed = Math.max(0, nowMillis - lastMillis) / 1000.0;
+        // The filter's mean trails a pointer that just stopped by a few pixels, enough to sit in
+        // the neighbouring cell; the forecast is the filter's predicted displacement added to
+        // the last observed position, so a still pointer is forecast exactly where it is.
+        double offsetX = lastX - x.get(0);
+        double offsetY = lastY - x.get(1);
         DMatrixRMaj mean = new DMatrixRMaj(d, 1);
         DMatrixRMaj cov = new DMatrixRMaj(d, d);
         List<GaussianAtHorizon> out = new ArrayList<>(horizonsMillis.length);
@@ -170,9 +216,23 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
                 predict(mean, cov, elapsed + h / 1000.0);
             }
             double cxy = (cov.get(0, 1) + cov.get(1, 0)) / 2;
-            out.add(new GaussianAtHorizon(h, mean.get(0), mean.get(1), cov.get(0, 0), cxy, cov.get(1, 1)));
+            out.add(new GaussianAtHorizon(h, mean.get(0) + offsetX, mean.get(1) + offsetY, cov.get(0, 0), cxy,
+                    cov.get(1, 1)));
         }
-        return Optional.of(new PointerForecast(x.get(0), x.get(1), out));
+        return Optional.of(new PointerForecast(lastX, lastY, out));
+    }
+
+    /**
+     * How long without an event means the pointer is at rest: two typical (smoothed) intervals
+     * between the events of a moving pointer — a 60 Hz pointer rests after about 32 ms, a remote
+     * desktop that batches events every ~110 ms after about 220 ms — at least 30 ms and at most
+     * {@code idleMillis}; {@code idleMillis} until an interval has been seen.
+     */
+    long restAfterMillis() {
+        if (Double.isNaN(gapMillis)) {
+            return idleMillis;
+        }
+        return Math.min(idleMillis, Math.max(MIN_REST_MILLIS, Math.round(REST_GAPS * gapMillis)));
     }
 
     /** Forgets everything: the next event starts the filter afresh. */
@@ -303,7 +363,6 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
      * in its error message. Not thread-safe.
      */
     public static final class Builder {
-        private static final double DEFAULT_DECAY = 50;
         private Model model = Model.CONSTANT_VELOCITY;
         private double processNoise = Double.NaN;
         private double measurementNoise = 4;
@@ -312,7 +371,7 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
         private long[] horizonsMillis = {50, 150, 250, 500};
         private long resetAfterMillis = 1000;
         private long idleMillis = 250;
-        private double velocityDecayMillis = DEFAULT_DECAY;
+        private double velocityDecayMillis = DEFAULT_VELOCITY_DECAY_MILLIS;
 
         private Builder() {
         }
@@ -325,7 +384,8 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
 
         /**
          * The process noise spectral density {@code q}: px²/s³ for constant velocity (default
-         * 1e7), px²/s⁵ for constant acceleration (default 1e9).
+         * {@value KalmanPredictor#DEFAULT_PROCESS_NOISE}), px²/s⁵ for constant acceleration
+         * (default 1e9).
          *
          * @throws IllegalArgumentException if not finite and {@code > 0}
          */
@@ -405,7 +465,8 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
         }
 
         /**
-         * With no event for longer than this, the pointer is taken to be at rest. Default 250 ms.
+         * The longest time without an event before the pointer is taken to be at rest; it rests
+         * sooner when its events come often (see the class comment). Default 250 ms.
          *
          * @throws IllegalArgumentException if negative
          */
@@ -421,7 +482,7 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
          * For the constant-velocity model, the time constant with which the velocity decays
          * towards 0 (an integrated Ornstein–Uhlenbeck process): pointer movements are short
          * strokes that stop, so an undamped extrapolation overshoots. 0 turns damping off (a
-         * pure constant-velocity model). Default {@value #DEFAULT_DECAY} ms. Ignored by the
+         * pure constant-velocity model). Default {@value KalmanPredictor#DEFAULT_VELOCITY_DECAY_MILLIS} ms. Ignored by the
          * constant-acceleration model.
          *
          * @throws IllegalArgumentException if negative or not finite

@@ -427,14 +427,15 @@ export class CacheManager {
  * or `{}` before the first event. Pure computation: no timers.
  *
  * Model per axis (the axes are independent): position and velocity driven by white noise of
- * spectral density `processNoise` (px^2/s^3, default 1e7), the velocity relaxing towards 0 with
- * time constant `velocityDecayMillis` (default 50; 0 for a pure constant-velocity model, since
+ * spectral density `processNoise` (px^2/s^3, default 3e4), the velocity relaxing towards 0 with
+ * time constant `velocityDecayMillis` (default 150; 0 for a pure constant-velocity model, since
  * pointer strokes stop and undamped extrapolation overshoots); position measured with variance
  * `measurementNoise` (px^2, default 4). Deterministic start: the first event sets the position,
  * velocity 0 with standard deviation `initialVelocitySigma` (px/s, default 1000). A gap longer
  * than `resetAfterMillis` (1000) starts afresh; an event at the same instant as the previous
- * one supersedes it; when the pointer has been still for more than `idleMillis` (250) the
- * forecast keeps it where it is.
+ * one supersedes it; when no event has come for two typical intervals between events (at least
+ * 30 ms, at most `idleMillis`, 250) the pointer is at rest and the forecast keeps it where it
+ * is. Forecasts are anchored on the last observed position, which is also the state's `x, y`.
  */
 export class KalmanPredictor {
   /**
@@ -444,12 +445,12 @@ export class KalmanPredictor {
    */
   constructor(options = {}) {
     this.horizons = options.horizons ?? [50, 150, 250, 500];
-    this.q = options.processNoise ?? 1e7;
+    this.q = options.processNoise ?? 3e4;
     this.r = options.measurementNoise ?? 4;
     this.velocitySigma = options.initialVelocitySigma ?? 1000;
     this.resetAfterMillis = options.resetAfterMillis ?? 1000;
     this.idleMillis = options.idleMillis ?? 250;
-    const decayMillis = options.velocityDecayMillis ?? 50;
+    const decayMillis = options.velocityDecayMillis ?? 150;
     if (!(Number.isFinite(decayMillis) && decayMillis >= 0)) {
       throw new RangeError(`velocityDecayMillis must be finite and >= 0, was ${decayMillis}`);
     }
@@ -471,6 +472,11 @@ export class KalmanPredictor {
     /** the prior of the last event's instant, to redo an update superseded by a same-time event */
     this.prior = null;
     this.t = 0;
+    /** the last observed position, which the filtered mean may trail */
+    this.lastX = 0;
+    this.lastY = 0;
+    /** smoothed interval between events of a moving pointer, ms; NaN until measured */
+    this.gapMillis = NaN;
   }
 
   /** @param {PointerEvent} e */
@@ -478,6 +484,8 @@ export class KalmanPredictor {
     if (!Number.isFinite(e.x) || !Number.isFinite(e.y) || !Number.isFinite(e.timeMillis)) {
       return; // a broken event must not poison the filter
     }
+    this.lastX = e.x;
+    this.lastY = e.y;
     if (this.ax === null || e.timeMillis - this.t > this.resetAfterMillis) {
       const v = this.velocitySigma * this.velocitySigma;
       // Prior: position unknown; after the first measurement its variance is r.
@@ -488,7 +496,12 @@ export class KalmanPredictor {
       return;
     }
     if (e.timeMillis > this.t) {
-      const dt = (e.timeMillis - this.t) / 1000;
+      const gap = e.timeMillis - this.t;
+      if (gap <= this.idleMillis) {
+        // only intervals of a moving pointer: a pause is not the event rate
+        this.gapMillis = Number.isNaN(this.gapMillis) ? gap : this.gapMillis + 0.1 * (gap - this.gapMillis);
+      }
+      const dt = gap / 1000;
       this.prior = [this._predict(this.ax, dt), this._predict(this.ay, dt)];
       this.t = e.timeMillis;
     }
@@ -505,17 +518,33 @@ export class KalmanPredictor {
     if (this.ax === null) {
       return {};
     }
-    const resting = nowMillis - this.t > this.idleMillis;
+    const resting = nowMillis - this.t > this.restAfterMillis();
     const elapsed = Math.max(0, nowMillis - this.t) / 1000;
+    // The filtered mean trails a pointer that just stopped: forecast the filter's predicted
+    // displacement from the last observed position.
+    const offsetX = this.lastX - this.ax.m[0];
+    const offsetY = this.lastY - this.ay.m[0];
     const mean = [];
     const cov = [];
     for (const h of this.horizons) {
       const px = resting ? this.ax : this._predict(this.ax, elapsed + h / 1000);
       const py = resting ? this.ay : this._predict(this.ay, elapsed + h / 1000);
-      mean.push([px.m[0], py.m[0]]);
+      mean.push([px.m[0] + offsetX, py.m[0] + offsetY]);
       cov.push([px.P[0], 0, py.P[0]]);
     }
-    return { x: this.ax.m[0], y: this.ay.m[0], horizons: [...this.horizons], mean, cov };
+    return { x: this.lastX, y: this.lastY, horizons: [...this.horizons], mean, cov };
+  }
+
+  /**
+   * How long without an event means the pointer is at rest: two typical intervals between
+   * events (smoothed), at least 30 ms and at most `idleMillis`.
+   * @returns {number}
+   */
+  restAfterMillis() {
+    if (Number.isNaN(this.gapMillis)) {
+      return this.idleMillis;
+    }
+    return Math.min(this.idleMillis, Math.max(30, Math.round(2 * this.gapMillis)));
   }
 
   /**

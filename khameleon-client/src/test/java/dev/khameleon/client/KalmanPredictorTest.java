@@ -144,6 +144,45 @@ class KalmanPredictorTest {
     }
 
     @Test
+    void stoppedPointer_isForecastAtItsLastObservedPosition_notWhereTheFilteredMeanTrails() {
+        KalmanPredictor k = KalmanPredictor.create();
+        // A fast stroke (1250 px/s) that stops dead at x = 500.
+        for (int i = 0; i <= 25; i++) {
+            k.onEvent(new PointerEvent(Math.min(500, 100 + i * 20.0), 40, i * STEP));
+        }
+        long last = 25 * STEP;
+        PointerForecast f = k.forecast(last + 1000).orElseThrow();
+        assertEquals(500, f.x(), 1e-9, "the state's position is the last sample");
+        for (GaussianAtHorizon g : f.horizons()) {
+            assertEquals(500, g.meanX(), 1e-9, "at rest every horizon sits on the last sample");
+            assertEquals(40, g.meanY(), 1e-9);
+        }
+    }
+
+    @Test
+    void restIsDetectedAfterAFewTypicalEventIntervals_soA60HzPointerRestsWithinTensOfMillis() {
+        KalmanPredictor fast = KalmanPredictor.create();
+        KalmanPredictor batched = KalmanPredictor.create();
+        for (int i = 0; i < 40; i++) {
+            fast.onEvent(new PointerEvent(i * 8.0, 0, i * STEP));          // 60 Hz, 500 px/s
+            batched.onEvent(new PointerEvent(i * 55.0, 0, i * 110L));      // remote desktop, 500 px/s
+        }
+        long fastLast = 39 * STEP;
+        long batchedLast = 39 * 110L;
+        assertEquals(32, fast.restAfterMillis(), "two 16 ms intervals");
+        assertEquals(220, batched.restAfterMillis(), "two 110 ms intervals");
+        KalmanPredictor capped = KalmanPredictor.builder().idleMillis(150).build();
+        for (int i = 0; i < 40; i++) {
+            capped.onEvent(new PointerEvent(i * 55.0, 0, i * 110L));
+        }
+        assertEquals(150, capped.restAfterMillis(), "idleMillis caps it");
+        // 60 ms after its last event the 60 Hz pointer is at rest, the batched one still moves.
+        assertEquals(39 * 8.0, fast.forecast(fastLast + 60).orElseThrow().horizons().get(3).meanX(), 1e-9);
+        assertTrue(batched.forecast(batchedLast + 60).orElseThrow().horizons().get(3).meanX() > 39 * 55.0 + 10,
+                "between two batches the pointer is still extrapolated");
+    }
+
+    @Test
     void sameInstantSamples_laterSupersedesEarlier() {
         KalmanPredictor k = KalmanPredictor.create();
         k.onEvent(new PointerEvent(0, 0, 0));

@@ -128,7 +128,9 @@ public final class ServerLoad {
     }
 
     private static KhameleonServer startServer(ServerPredictor predictor, double rate) {
+        // Every load client connects from 127.0.0.1: lift the per-address limits meant for the internet.
         return KhameleonServer.builder().host("127.0.0.1").port(0).seed(1).maxSessions(5000)
+                .maxConnectionsPerAddress(5000).maxHandshakesPerAddress(5000)
                 .fixedBytesPerSecond(rate).pacingGain(1.0).schedulerThreads(2).fetchThreads(2)
                 .readIdleTimeout(Duration.ZERO)
                 .application(Application.builder(APP).blockSource(syntheticSource()).predictor(predictor)

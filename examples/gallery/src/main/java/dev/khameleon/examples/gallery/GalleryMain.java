@@ -100,13 +100,15 @@ public final class GalleryMain implements Callable<Integer> {
                         + gallery.webSocketUri() + " with the Java client ...");
                 ClientMetrics m = TraceReplay.replay(gallery,
                         trace.scaledTo(cols * GalleryServer.Config.THUMB_WIDTH, rows * GalleryServer.Config.THUMB_HEIGHT),
-                        Duration.ofSeconds(1));
+                        Duration.ofSeconds(5));
                 System.out.printf(Locale.ROOT, "hovers %d, cache hit rate %.2f, preempted %.2f, response latency"
                                 + " mean %.1f ms p50 %.1f ms p95 %.1f ms, utility at first upcall %.2f,"
-                                + " blocks received %d, used %d, over-push %.2f%n",
+                                + " blocks received %d, used %d, over-push %.2f, rests converged to full quality %d"
+                                + " (p50 %.0f ms, max %.0f ms)%n",
                         m.registrations(), m.hitRate(), m.preemptedFraction(), m.meanLatencyMillis(),
                         m.latencyMillis(50), m.latencyMillis(95), m.meanUtilityAtFirstUpcall(), m.blocksReceived(),
-                        m.blocksUsed(), m.overPushFraction());
+                        m.blocksUsed(), m.overPushFraction(), m.convergenceHistogram().getTotalCount(),
+                        m.convergenceMillis(50), m.convergenceMillis(100));
             }
             return 0;
         }

@@ -102,7 +102,11 @@ public final class GalleryServer implements AutoCloseable {
                 .predictor(GaussianGridPredictor.builder(grid).build())
                 .utility(corpus.utility().toUtilityFunction())
                 .build();
-        KhameleonServer.Builder server = KhameleonServer.builder().host("127.0.0.1").port(0).application(application);
+        // Browsers reach the server only through the proxy below, which checks Host and Origin
+        // against the gallery's own page; the server's own same-origin check would compare the
+        // page's origin with the proxy's port and refuse every browser.
+        KhameleonServer.Builder server = KhameleonServer.builder().host("127.0.0.1").port(0).allowAnyOrigin(true)
+                .application(application);
         if (config.linkBytesPerSecond() > 0) {
             // The server need not probe beyond the emulated link: it cannot be faster.
             server.maxBytesPerSecond(config.linkBytesPerSecond());

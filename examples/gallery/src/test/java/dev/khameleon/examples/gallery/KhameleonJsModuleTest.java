@@ -283,6 +283,26 @@ class KhameleonJsModuleTest {
     }
 
     @Test
+    void predictorManager_miss_sendsAStateAtOnce_atMostOnePerMissInterval() {
+        JsonNode times = run("""
+                let now = 1000;
+                const sent = [];
+                const m = new k.PredictorManager({
+                  predictor: {onEvent() {}, state: (t) => ({t})},
+                  send: (message) => sent.push(message),
+                  clock: () => now,
+                  missStateIntervalMs: 20,
+                });
+                m.onMiss();              // sends at once
+                now = 1010; m.onMiss();  // 10 ms later: rate-limited
+                now = 1019; m.onMiss();
+                now = 1020; m.onMiss();  // 20 ms after the last state: sends
+                return sent.map((s) => s.time);
+                """);
+        assertEquals("[1000,1020]", times.toString());
+    }
+
+    @Test
     void kalmanPredictor_matchesTheJavaKalmanPredictorOnARealTrace() throws IOException {
         Path trace = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"),
                 "pointer", "gallery", "1M-30s.json");
@@ -295,7 +315,7 @@ class KhameleonJsModuleTest {
                 break;
             }
         }
-        long[] queries = {0, 40, 300};   // ms after every 25th sample: moving, and at rest
+        long[] queries = {0, 35, 60, 300};   // ms after every 25th sample: moving, either side of the rest threshold, at rest
         KalmanPredictor java = KalmanPredictor.create();
         List<JsonNode> expected = new ArrayList<>();
         for (int i = 0; i < samples.size(); i++) {
