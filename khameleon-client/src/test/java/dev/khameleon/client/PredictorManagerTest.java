@@ -41,6 +41,20 @@ class PredictorManagerTest {
                 .stateInterval(Duration.ofMillis(150)).rateInterval(Duration.ofMillis(500)).build();
     }
 
+    /** A predictor whose state never changes. */
+    private static ClientPredictor<PointerEvent> constantPredictor() {
+        return new ClientPredictor<>() {
+            @Override
+            public void onEvent(PointerEvent event) {
+            }
+
+            @Override
+            public JsonNode state(long nowMillis) {
+                return JsonNodeFactory.instance.objectNode().put("request", 3);
+            }
+        };
+    }
+
     @Test
     void states_neverMoreOftenThanTheInterval_evenIfTickedConstantly() {
         PredictorManager<PointerEvent> m = manager(KalmanPredictor.create());
@@ -83,17 +97,7 @@ class PredictorManagerTest {
 
     @Test
     void miss_withAnUnchangedState_sendsNothing() {
-        ClientPredictor<PointerEvent> constant = new ClientPredictor<>() {
-            @Override
-            public void onEvent(PointerEvent event) {
-            }
-
-            @Override
-            public JsonNode state(long nowMillis) {
-                return JsonNodeFactory.instance.objectNode().put("request", 3);
-            }
-        };
-        PredictorManager<PointerEvent> m = manager(constant);
+        PredictorManager<PointerEvent> m = manager(constantPredictor());
         m.tick();
         now.addAndGet(100);
         m.onMiss();
@@ -102,17 +106,7 @@ class PredictorManagerTest {
 
     @Test
     void unchangedState_isNotResent_untilResendRequested() {
-        ClientPredictor<PointerEvent> constant = new ClientPredictor<>() {
-            @Override
-            public void onEvent(PointerEvent event) {
-            }
-
-            @Override
-            public JsonNode state(long nowMillis) {
-                return JsonNodeFactory.instance.objectNode().put("request", 3);
-            }
-        };
-        PredictorManager<PointerEvent> m = manager(constant);
+        PredictorManager<PointerEvent> m = manager(constantPredictor());
         for (int i = 0; i < 5; i++) {
             m.tick();
             now.addAndGet(200);

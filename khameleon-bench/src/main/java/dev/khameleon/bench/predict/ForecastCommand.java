@@ -3,7 +3,7 @@ package dev.khameleon.bench.predict;
 import dev.khameleon.bench.predict.ForecastCalibration.Forecaster;
 import dev.khameleon.bench.predict.ForecastCalibration.TraceCalibration;
 import dev.khameleon.bench.sim.trace.PointerTrace;
-import dev.khameleon.bench.sim.trace.TraceLoader;
+import dev.khameleon.bench.sim.trace.TraceOptions;
 import dev.khameleon.client.KalmanPredictor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -29,21 +30,8 @@ import picocli.CommandLine.Option;
                 + "print Markdown tables and, with --out, write DIR/forecast.csv.")
 public final class ForecastCommand implements Callable<Integer> {
 
-    @Option(names = "--trace", required = true, split = ",",
-            description = "Trace file(s), comma-separated; a Balabit file may end in #k to pick segment k.")
-    List<String> traces;
-
-    @Option(names = "--trace-format", defaultValue = "balabit", description = "balabit or gallery (default ${DEFAULT-VALUE}).")
-    String traceFormat;
-
-    @Option(names = "--segments", defaultValue = "1", description = "Segments per Balabit file without #k (default ${DEFAULT-VALUE}).")
-    int segments;
-
-    @Option(names = "--segment-s", defaultValue = "180", description = "Balabit segment length in s (default ${DEFAULT-VALUE}).")
-    double segmentSeconds;
-
-    @Option(names = "--idle-gap-ms", defaultValue = "2000", description = "Idle gap that splits Balabit activity, ms (default ${DEFAULT-VALUE}).")
-    double idleGapMillis;
+    @Mixin
+    TraceOptions traceOptions;
 
     @Option(names = "--every-ms", defaultValue = "20", description = "Evaluation grid step, ms, > 0 (default ${DEFAULT-VALUE}).")
     long everyMillis;
@@ -88,8 +76,7 @@ public final class ForecastCommand implements Callable<Integer> {
         ForecastCalibration.checkGrid(everyMillis, restMillis);
         // Built once before loading traces so a bad predictor option fails fast.
         String predictor = predictor().toString();
-        List<PointerTrace> loaded = TraceLoader.load(traces, TraceLoader.Format.parse(traceFormat), segments,
-                segmentSeconds * 1000, idleGapMillis);
+        List<PointerTrace> loaded = traceOptions.load();
         List<TraceCalibration> results = new ArrayList<>();
         for (PointerTrace t : loaded) {
             results.add(ForecastCalibration.evaluate(t, Forecaster.of(predictor()), everyMillis, restMillis));

@@ -9,7 +9,7 @@ import dev.khameleon.bench.sim.net.MahimahiTrace;
 import dev.khameleon.bench.sim.report.CsvReporter;
 import dev.khameleon.bench.sim.report.TableReporter;
 import dev.khameleon.bench.sim.trace.PointerTrace;
-import dev.khameleon.bench.sim.trace.TraceLoader;
+import dev.khameleon.bench.sim.trace.TraceOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -29,21 +30,8 @@ import picocli.CommandLine.Option;
         description = "Replay pointer traces against systems; print a table and write DIR/results.csv.")
 public final class SimulateCommand implements Callable<Integer> {
 
-    @Option(names = "--trace", required = true, split = ",",
-            description = "Trace file(s), comma-separated; a Balabit file may end in #k to pick segment k.")
-    List<String> traces;
-
-    @Option(names = "--trace-format", defaultValue = "balabit", description = "balabit or gallery (default ${DEFAULT-VALUE}).")
-    String traceFormat;
-
-    @Option(names = "--segments", defaultValue = "1", description = "Segments per Balabit file without #k (default ${DEFAULT-VALUE}).")
-    int segments;
-
-    @Option(names = "--segment-s", defaultValue = "180", description = "Balabit segment length in s (default ${DEFAULT-VALUE}).")
-    double segmentSeconds;
-
-    @Option(names = "--idle-gap-ms", defaultValue = "2000", description = "Idle gap that splits Balabit activity, ms (default ${DEFAULT-VALUE}).")
-    double idleGapMillis;
+    @Mixin
+    TraceOptions traceOptions;
 
     @Option(names = "--systems", defaultValue = "khameleon,baseline", split = ",",
             description = "Systems to run (default ${DEFAULT-VALUE}); known: khameleon, oracle, uniform, predictor-only, baseline, progressive, acc-A-K.")
@@ -126,8 +114,7 @@ public final class SimulateCommand implements Callable<Integer> {
         for (RequestMode mode : parseModes(requestModes)) {
             configs.add(b.requestMode(mode).build());
         }
-        List<PointerTrace> loaded = TraceLoader.load(traces, TraceLoader.Format.parse(traceFormat), segments,
-                segmentSeconds * 1000, idleGapMillis);
+        List<PointerTrace> loaded = traceOptions.load();
         List<Runner.Job> jobs = new ArrayList<>();
         for (SimConfig config : configs) {
             for (PointerTrace t : loaded) {
