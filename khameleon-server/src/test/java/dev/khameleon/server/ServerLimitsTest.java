@@ -152,6 +152,9 @@ class ServerLimitsTest {
         start(KhameleonServer.builder().maxConnectionsPerAddress(3).maxHandshakesPerAddress(2));
         InetSocketAddress local = new InetSocketAddress("127.0.0.1", 0);
         try (Socket a = idle(); Socket b = idle()) {
+            // connect() returns before the server has accepted: wait until it counts both, or the
+            // next connection may be accepted first and take their place.
+            TestClient.await(() -> server.runtime().addressLimits.connections(local) == 2, "a and b are counted");
             try (Socket refused = idle()) {
                 assertEquals(-1, refused.getInputStream().read(), "a third handshake is closed at once");
             }
@@ -160,8 +163,11 @@ class ServerLimitsTest {
             try (RawClient session = new RawClient(server.port(), "/test", 1 << 16)) {
                 session.sendText("{\"type\":\"hello\",\"protocol\":1,\"application\":\"test\",\"cacheBlocks\":10}");
                 TestClient.await(() -> server.metrics().activeSessions() == 1, "the hello frees a handshake place");
-                try (Socket c = idle(); Socket refused = idle()) {
-                    assertEquals(-1, refused.getInputStream().read(), "a fourth connection is closed at once");
+                try (Socket c = idle()) {
+                    TestClient.await(() -> server.runtime().addressLimits.connections(local) == 3, "c is counted");
+                    try (Socket refused = idle()) {
+                        assertEquals(-1, refused.getInputStream().read(), "a fourth connection is closed at once");
+                    }
                 }
                 assertEquals(2, server.metrics().handshakesRefused());
             }
