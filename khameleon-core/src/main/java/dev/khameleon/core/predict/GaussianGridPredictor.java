@@ -6,6 +6,7 @@ import dev.khameleon.core.GridLayout;
 import dev.khameleon.core.spi.ServerPredictor;
 
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -32,6 +33,11 @@ import java.util.Objects;
  * candidates ({@code peak} = cell area × peak density), which bounds their number by roughly
  * {@code 1/(e·threshold)}; the grid's total mass is one further one-dimensional integral.
  *
+ * <p><b>Heavy tail.</b> By default each horizon's Gaussian is mixed with a four times wider one
+ * of the same mean (weight {@value #DEFAULT_TAIL_WEIGHT}, standard deviations at least
+ * {@value #DEFAULT_TAIL_MIN_SIGMA} px), since real pointer strokes are heavier-tailed than a
+ * Gaussian; see {@link Builder#tail}.
+ *
  * <p>Optionally a point mass {@code w} sits on the cell under the current pointer position: the
  * Gaussian parts are scaled by {@code 1 − w}.
  *
@@ -40,6 +46,12 @@ import java.util.Objects;
  * the configured ones are rejected with {@link IllegalArgumentException}.
  */
 public final class GaussianGridPredictor implements ServerPredictor {
+    /** The default {@link Builder#tail tail} weight. */
+    public static final double DEFAULT_TAIL_WEIGHT = 0.2;
+    /** The default {@link Builder#tail tail} widening of the standard deviations. */
+    public static final double DEFAULT_TAIL_WIDEN = 4;
+    /** The default {@link Builder#tail tail} least standard deviation, px. */
+    public static final double DEFAULT_TAIL_MIN_SIGMA = 40;
     /** Most Gauss–Legendre sub-intervals per cell column (and 4× that for the grid's total mass). */
     public static final int MAX_SUBINTERVALS = 64;
     /** Integration support in standard deviations: the mass beyond is below 1e-15. */
@@ -56,6 +68,9 @@ public final class GaussianGridPredictor implements ServerPredictor {
     private final long[] horizonsMillis;
     private final double threshold;
     private final double pointMass;
+    private final double tailWeight;
+    private final double tailWiden;
+    private final double tailMinSigma;
     private final Distribution uniform;
 
     private GaussianGridPredictor(Builder b) {
@@ -63,6 +78,9 @@ public final class GaussianGridPredictor implements ServerPredictor {
         this.horizonsMillis = b.horizonsMillis.clone();
         this.threshold = b.threshold;
         this.pointMass = b.pointMass;
+        this.tailWeight = b.tailWeight;
+        this.tailWiden = b.tailWiden;
+        this.tailMinSigma = b.tailMinSigma;
         this.uniform = Distribution.uniform(grid.requestCount(), horizonsMillis);
     }
 
@@ -106,7 +124,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
                         + horizonsMillis[j] + " ms");
             }
             sink.clear();
-            double gridMass = integrate(g, threshold, sink);
+            double gridMass = tailWeight > 0 ? integrateWithTail(g, sink) : integrate(g, threshold, sink);
             double scale = current >= 0 ? 1 - pointMass : 1;
             double explicitSum = 0;
             boolean currentListed = false;
@@ -124,10 +142,50 @@ public final class GaussianGridPredictor implements ServerPredictor {
                 explicitSum += pointMass;
             }
             double residual = Math.max(0, gridMass * scale + (current >= 0 ? pointMass : 0) - explicitSum);
+            int listed = sink.size + (current >= 0 && !currentListed && pointMass > 0 ? 1 : 0);
+            if (listed >= grid.requestCount()) {
+                // Every cell is listed: what is left is the parts of the tail's mixture that fell
+                // below the threshold on their own, and there is no cell left to hold it.
+                residual = 0;
+            }
             // Rounding must never push the total over 1 (Distribution would refuse it).
             b.residual(j, Math.min(residual, Math.max(0, 1 - explicitSum)));
         }
         return b.build();
+    }
+
+    /**
+     * Integrates the mixture {@code (1 − w)·g + w·tail(g)} over the grid, where the tail has
+     * {@code g}'s mean and its covariance widened {@code tailWiden²} times (each standard deviation
+     * at least {@code tailMinSigma}); cells reaching the threshold go to {@code sink}. Returns
+     * the mixture's mass on the grid.
+     */
+    private double integrateWithTail(GaussianAtHorizon g, CellSink sink) {
+        double widen = tailWiden * tailWiden;
+        double floor = tailMinSigma * tailMinSigma;
+        double varX = Math.max(g.varX() * widen, floor);
+        double varY = Math.max(g.varY() * widen, floor);
+        // Keep the correlation: scale covXY by the geometric growth of the two variances.
+        double grow = Math.sqrt(varX * varY / Math.max(g.varX() * g.varY(), Double.MIN_NORMAL));
+        double covXY = g.varX() > 0 && g.varY() > 0 ? g.covXY() * grow : 0;
+        GaussianAtHorizon tail = new GaussianAtHorizon(g.horizonMillis(), g.meanX(), g.meanY(), varX, covXY, varY);
+        CellSink core = new CellSink();
+        CellSink wide = new CellSink();
+        double coreMass = integrate(g, threshold, core);
+        double wideMass = integrate(tail, threshold, wide);
+        java.util.Map<Integer, Double> merged = new java.util.HashMap<>(2 * (core.size + wide.size));
+        for (int k = 0; k < core.size; k++) {
+            merged.merge(core.ids[k], (1 - tailWeight) * core.probs[k], Double::sum);
+        }
+        for (int k = 0; k < wide.size; k++) {
+            merged.merge(wide.ids[k], tailWeight * wide.probs[k], Double::sum);
+        }
+        for (Map.Entry<Integer, Double> e : merged.entrySet()) {
+            if (e.getValue() >= threshold) {
+                sink.add(e.getKey(), e.getValue());
+            }
+        }
+        return (1 - tailWeight) * coreMass + tailWeight * wideMass;
     }
 
     /**
@@ -306,7 +364,8 @@ public final class GaussianGridPredictor implements ServerPredictor {
     @Override
     public String toString() {
         return "GaussianGridPredictor[" + grid + ", horizons=" + Arrays.toString(horizonsMillis) + " ms, threshold="
-                + threshold + ", pointMass=" + pointMass + "]";
+                + threshold + ", pointMass=" + pointMass + ", tail=" + tailWeight + "/" + tailWiden + "/" + tailMinSigma
+                + "]";
     }
 
     /**
@@ -318,6 +377,9 @@ public final class GaussianGridPredictor implements ServerPredictor {
         private long[] horizonsMillis = {50, 150, 250, 500};
         private double threshold = 1e-4;
         private double pointMass;
+        private double tailWeight = DEFAULT_TAIL_WEIGHT;
+        private double tailWiden = DEFAULT_TAIL_WIDEN;
+        private double tailMinSigma = DEFAULT_TAIL_MIN_SIGMA;
 
         private Builder(GridLayout grid) {
             this.grid = Objects.requireNonNull(grid, "grid");
@@ -359,6 +421,35 @@ public final class GaussianGridPredictor implements ServerPredictor {
                 throw new IllegalArgumentException("pointMass must be in [0, 1], was " + pointMass);
             }
             this.pointMass = pointMass;
+            return this;
+        }
+
+        /**
+         * A heavy tail for the forecast: each horizon's Gaussian {@code g} becomes the mixture
+         * {@code (1 − weight)·g + weight·t}, where {@code t} has {@code g}'s mean and standard
+         * deviations {@code widen} times {@code g}'s, each at least {@code minSigma} pixels. Real
+         * pointer strokes are heavier-tailed than a Gaussian, so a narrow forecast (which puts
+         * blocks on the few cells the pointer reaches) misses the strokes that go further; the
+         * tail spreads a share of the blocks around them. Default weight
+         * {@value #DEFAULT_TAIL_WEIGHT}, widen {@value #DEFAULT_TAIL_WIDEN}, minSigma
+         * {@value #DEFAULT_TAIL_MIN_SIGMA} px; weight 0 turns it off.
+         *
+         * @throws IllegalArgumentException if weight is not in {@code [0, 1)}, widen is not finite
+         *     and {@code >= 1}, or minSigma is not finite and {@code >= 0}
+         */
+        public Builder tail(double weight, double widen, double minSigma) {
+            if (!(weight >= 0 && weight < 1)) {
+                throw new IllegalArgumentException("tail weight must be in [0, 1), was " + weight);
+            }
+            if (!(widen >= 1) || Double.isInfinite(widen)) {
+                throw new IllegalArgumentException("tail widen must be finite and >= 1, was " + widen);
+            }
+            if (!(minSigma >= 0) || Double.isInfinite(minSigma)) {
+                throw new IllegalArgumentException("tail minSigma must be finite and >= 0, was " + minSigma);
+            }
+            this.tailWeight = weight;
+            this.tailWiden = widen;
+            this.tailMinSigma = minSigma;
             return this;
         }
 

@@ -71,7 +71,7 @@ class GaussianGridPredictorTest {
     void cellProbabilities_matchNumericalIntegration(long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         GridLayout grid = Layout.grid(12, 14, 10, 20, 20, 15);
-        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).threshold(1e-12).build();
+        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).threshold(1e-12).tail(0, 1, 0).build();
         PointerForecast forecast = randomForecast(rnd, grid);
         Distribution d = predictor.distribution(forecast);
         double worst = 0;
@@ -98,7 +98,7 @@ class GaussianGridPredictorTest {
     void totalMass_isAtMostOne_andEqualsMassOnGrid(long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         GridLayout grid = Layout.grid(30, 40, 0, 0, 8, 8);
-        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).build();
+        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).tail(0, 1, 0).build();
         PointerForecast forecast = randomForecast(rnd, grid);
         Distribution d = predictor.distribution(forecast);
         for (int j = 0; j < HORIZONS.length; j++) {
@@ -118,7 +118,7 @@ class GaussianGridPredictorTest {
     @Test
     void hugeGrid_workIsBoundedByThreshold_notByCellCount() {
         GridLayout grid = Layout.grid(20_000, 20_000, 0, 0, 1, 1); // 4·10^8 cells
-        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).threshold(1e-3).build();
+        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).threshold(1e-3).tail(0, 1, 0).build();
         List<GaussianAtHorizon> hs = new ArrayList<>();
         double[] sigmas = {2, 20, 200, 1000};
         for (int j = 0; j < 4; j++) {
@@ -134,10 +134,67 @@ class GaussianGridPredictorTest {
         assertEquals(1.0, d.residualMass(3), 1e-6);
     }
 
+    /** The tail's Gaussian, computed here from its definition: σ four times wider, at least 40 px, same ρ. */
+    private static GaussianAtHorizon widened(GaussianAtHorizon g) {
+        double sx = Math.max(4 * Math.sqrt(g.varX()), 40);
+        double sy = Math.max(4 * Math.sqrt(g.varY()), 40);
+        return new GaussianAtHorizon(g.horizonMillis(), g.meanX(), g.meanY(), sx * sx, g.correlation() * sx * sy, sy * sy);
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {21, 22, 23, 24})
+    void defaultTail_isTheMixtureOfTheForecastAndAWiderGaussian(long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        GridLayout grid = Layout.grid(12, 14, 10, 20, 20, 15);
+        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).threshold(1e-12).build();
+        PointerForecast forecast = randomForecast(rnd, grid);
+        Distribution d = predictor.distribution(forecast);
+        for (int j = 0; j < HORIZONS.length; j++) {
+            GaussianAtHorizon g = forecast.horizons().get(j);
+            GaussianAtHorizon wide = widened(g);
+            for (int id = 0; id < grid.requestCount(); id++) {
+                var r = grid.bounds(id);
+                double expected = 0.8 * reference(g, r.x(), r.y(), r.width(), r.height(), REFERENCE_POINTS)
+                        + 0.2 * reference(wide, r.x(), r.y(), r.width(), r.height(), REFERENCE_POINTS);
+                assertEquals(expected, d.probability(j, id), CELL_TOLERANCE, "seed " + seed + " horizon " + j
+                        + " cell " + id);
+            }
+        }
+    }
+
+    @Test
+    void tail_spreadsANarrowForecastOverTheNeighbouringCells() {
+        GridLayout grid = Layout.grid(20, 20, 0, 0, 10, 10);
+        List<GaussianAtHorizon> hs = new ArrayList<>();
+        for (long h : HORIZONS) {
+            hs.add(new GaussianAtHorizon(h, 105, 105, 1, 0, 1)); // σ = 1 px inside cell (10, 10)
+        }
+        PointerForecast f = new PointerForecast(105, 105, hs);
+        Distribution narrow = GaussianGridPredictor.builder(grid).tail(0, 1, 0).build().distribution(f);
+        Distribution tailed = GaussianGridPredictor.builder(grid).build().distribution(f);
+        int centre = grid.requestAt(105, 105);
+        int neighbour = grid.requestAt(125, 105);
+        assertTrue(narrow.probability(0, neighbour) < 1e-6, "without a tail the neighbour gets next to nothing");
+        assertEquals(0.8, tailed.probability(0, centre), 0.02, "the core keeps 1 − weight on its cell");
+        assertTrue(tailed.probability(0, neighbour) > 1e-3, "the tail reaches two cells away: "
+                + tailed.probability(0, neighbour));
+    }
+
+    @Test
+    void tail_rejectsBadSettingsNamingThem() {
+        GaussianGridPredictor.Builder b = GaussianGridPredictor.builder(Layout.grid(2, 2, 0, 0, 1, 1));
+        for (double[] bad : new double[][] {{1, 4, 40}, {-0.1, 4, 40}, {Double.NaN, 4, 40}, {0.2, 0.5, 40},
+            {0.2, Double.POSITIVE_INFINITY, 40}, {0.2, 4, -1}, {0.2, 4, Double.NaN}}) {
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> b.tail(bad[0], bad[1], bad[2]));
+            assertTrue(e.getMessage().startsWith("tail "), e.getMessage());
+        }
+    }
+
     @Test
     void pointMass_goesToTheCurrentCell() {
         GridLayout grid = Layout.grid(10, 10, 0, 0, 10, 10);
-        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).pointMass(0.3).build();
+        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).pointMass(0.3).tail(0, 1, 0).build();
         List<GaussianAtHorizon> hs = new ArrayList<>();
         for (long h : HORIZONS) {
             hs.add(new GaussianAtHorizon(h, 75, 75, 4, 0, 4)); // far from the current cell
