@@ -43,8 +43,17 @@ public final class Soak {
     /** Healthy clients connect this many at a time: the default {@code maxHandshakesPerAddress}. */
     static final int CONNECT_BATCH = 16;
 
-    private static final AtomicLong ESCAPED_ERRORS = new AtomicLong();
-    private static final AtomicLong ESCAPED_OTHERS = new AtomicLong();
+    /** Counts what reaches the default uncaught-exception handler while a run is installed. */
+    private static final class Escapes implements Thread.UncaughtExceptionHandler {
+        final AtomicLong errors = new AtomicLong();
+        final AtomicLong others = new AtomicLong();
+
+        @Override
+        public void uncaughtException(Thread t, Throwable e) {
+            (e instanceof Error ? errors : others).incrementAndGet();
+            System.err.println("uncaught in " + t.getName() + ": " + e);
+        }
+    }
 
     private Soak() {
     }
@@ -90,10 +99,17 @@ public final class Soak {
      * @param ownAddresses hostile clients connect from 127.0.0.2–9 (false: from 127.0.0.1, for tests)
      */
     static SoakReport run(SoakOptions options, boolean ownAddresses) throws Exception {
-        Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
-            (e instanceof Error ? ESCAPED_ERRORS : ESCAPED_OTHERS).incrementAndGet();
-            System.err.println("uncaught in " + t.getName() + ": " + e);
-        });
+        Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
+        Escapes escapes = new Escapes();
+        Thread.setDefaultUncaughtExceptionHandler(escapes);
+        try {
+            return run(options, ownAddresses, escapes);
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(previous);
+        }
+    }
+
+    private static SoakReport run(SoakOptions options, boolean ownAddresses, Escapes escapes) throws Exception {
         long hostileConnections = 0;
         for (HostileKind k : options.hostile()) {
             hostileConnections += k == HostileKind.MAX_CACHE ? k.clients * 41L : k.clients;
@@ -108,7 +124,7 @@ public final class Soak {
             ScheduledExecutorService states = LoadClient.sendStates(clients, recordFrom, rate);
             try {
                 Thread.sleep(options.warmup() * 1000L);
-                SoakReport.Phase baseline = measure("unloaded", clients, latency, options);
+                SoakReport.Phase baseline = measure("unloaded", clients, latency, options, escapes);
                 if (options.hostile().isEmpty()) {
                     return new SoakReport(baseline, null, Map.of(), new TreeMap<>(), 0,
                             heapBound(baseline), directBound(baseline, options.healthy()));
@@ -123,7 +139,7 @@ public final class Soak {
                 try (HostileClients hostile = new HostileClients(server.port(), options.hostile(),
                         DEFAULT_MAX_CACHE_BLOCKS, ownAddresses)) {
                     hostile.start();
-                    loaded = measure("loaded", clients, loadedLatency, options);
+                    loaded = measure("loaded", clients, loadedLatency, options, escapes);
                     counts = hostile.counts();
                 }
                 ServerMetrics m1 = server.metrics();
@@ -154,7 +170,7 @@ public final class Soak {
     }
 
     private static SoakReport.Phase measure(String name, List<LoadClient> clients, LoadClient.Latency latency,
-                                            SoakOptions options) throws InterruptedException {
+                                            SoakOptions options, Escapes escapes) throws InterruptedException {
         long b0 = LoadClient.totalBytes(clients);
         long t0 = System.nanoTime();
         Thread.sleep(options.seconds() * 1000L);
@@ -166,7 +182,7 @@ public final class Soak {
         long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
         return new SoakReport.Phase(name, clients.size(), wall, bytes, options.ratePerSession(), h.getTotalCount(),
                 latency.missed().get(), h.getValueAtPercentile(50), h.getValueAtPercentile(99), closed, heap,
-                jdkDirect(), nettyDirect(), ESCAPED_ERRORS.get(), ESCAPED_OTHERS.get());
+                jdkDirect(), nettyDirect(), escapes.errors.get(), escapes.others.get());
     }
 
     private static long jdkDirect() {
