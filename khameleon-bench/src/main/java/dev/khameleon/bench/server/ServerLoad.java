@@ -4,9 +4,6 @@ import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.server.KhameleonServer;
 import org.HdrHistogram.Histogram;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadInfo;
-import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -85,16 +82,16 @@ public final class ServerLoad {
             Thread.sleep(warmup * 1000L);
             long b0 = LoadClient.totalBytes(clients);
             long p0 = server.metrics().bytesPushed();
-            Map<Long, Long> cpu0 = serverCpu();
+            Map<Long, Long> cpu0 = ServerCpu.snapshot();
             long t0 = System.nanoTime();
             Thread.sleep(seconds * 1000L);
             long b1 = LoadClient.totalBytes(clients);
             long p1 = server.metrics().bytesPushed();
-            Map<Long, Long> cpu1 = serverCpu();
+            Map<Long, Long> cpu1 = ServerCpu.snapshot();
             double wall = (System.nanoTime() - t0) / 1e9;
             double pushed = (p1 - p0) / wall / 1e6;
             System.out.printf(Locale.ROOT, "| %d | %.1f | %.3f | %.1f | %.2f | %d |%n", sessions, pushed,
-                    pushed / sessions, (b1 - b0) / wall / 1e6, cpuDelta(cpu0, cpu1) / 1e9 / wall,
+                    pushed / sessions, (b1 - b0) / wall / 1e6, ServerCpu.nanosBetween(cpu0, cpu1) / 1e9 / wall,
                     server.metrics().blocksSkipped());
             LoadClient.close(clients);
         }
@@ -115,24 +112,5 @@ public final class ServerLoad {
                     h.getValueAtPercentile(99) / 1e6, h.getMaxValue() / 1e6, latency.missed().get());
             LoadClient.close(clients);
         }
-    }
-
-    private static Map<Long, Long> serverCpu() {
-        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        Map<Long, Long> out = new HashMap<>();
-        for (ThreadInfo t : mx.getThreadInfo(mx.getAllThreadIds())) {
-            if (t != null && t.getThreadName().startsWith("khameleon-")) {
-                out.put(t.getThreadId(), mx.getThreadCpuTime(t.getThreadId()));
-            }
-        }
-        return out;
-    }
-
-    private static long cpuDelta(Map<Long, Long> before, Map<Long, Long> after) {
-        long sum = 0;
-        for (Map.Entry<Long, Long> e : after.entrySet()) {
-            sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
-        }
-        return sum;
     }
 }
