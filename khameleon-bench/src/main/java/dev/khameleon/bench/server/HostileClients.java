@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
 final class HostileClients implements AutoCloseable {
     /** Requested by huge-cache clients: far above any sensible {@code maxCacheBlocks}. */
     static final int HUGE_CACHE_BLOCKS = 1 << 24;
-    private static final int MAX_HELD = 40;
+    /** Sessions one max-cache client holds open at most. */
+    static final int MAX_HELD = 40;
     private static final Pattern CODE = Pattern.compile("\"code\"\\s*:\\s*\"([A-Za-z_]+)\"");
 
     private static final class Stats {

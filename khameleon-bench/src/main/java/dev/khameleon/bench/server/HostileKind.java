@@ -26,6 +26,11 @@ enum HostileKind {
         this.behaviour = behaviour;
     }
 
+    /** Connections the clients of this kind hold open at most (a max-cache client holds its sessions and one more). */
+    long maxOpen() {
+        return this == MAX_CACHE ? clients * (HostileClients.MAX_HELD + 1L) : clients;
+    }
+
     /** The loopback address of the {@code worker}-th client: 127.0.0.2 and up, max-cache clients spread on 127.0.0.6–9. */
     String address(int worker) {
         int last = this == MAX_CACHE ? 6 + worker % 4 : 2 + ordinal();

@@ -112,7 +112,7 @@ public final class Soak {
     private static SoakReport run(SoakOptions options, boolean ownAddresses, Escapes escapes) throws Exception {
         long hostileConnections = 0;
         for (HostileKind k : options.hostile()) {
-            hostileConnections += k == HostileKind.MAX_CACHE ? k.clients * 41L : k.clients;
+            hostileConnections += k.maxOpen();
         }
         int perAddress = Math.max(64, options.healthy() + (ownAddresses ? 0 : (int) hostileConnections));
         double rate = options.ratePerSession();

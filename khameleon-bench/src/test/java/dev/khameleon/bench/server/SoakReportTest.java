@@ -89,6 +89,21 @@ class SoakReportTest {
     }
 
     @Test
+    void bounds_addTheCacheBudgetToHeapAndAFullWriteBufferPerConnectionToDirectMemory() {
+        SoakReport.Phase baseline = phase("unloaded", 1, 1, 100, 10, 0, 0);
+        // 100 + 2,097,152 blocks × 120 B + 64 MiB
+        assertEquals(100L + 251_658_240L + 67_108_864L, Soak.heapBound(baseline));
+        // 10 + 2 × (65,536 + 4,128) + 64 MiB
+        assertEquals(10L + 139_328L + 67_108_864L, Soak.directBound(baseline, 2));
+    }
+
+    @Test
+    void maxOpen_countsTheSessionsAMaxCacheClientHolds() {
+        assertEquals(4 * 41, HostileKind.MAX_CACHE.maxOpen());
+        assertEquals(24, HostileKind.NO_HELLO.maxOpen());
+    }
+
+    @Test
     void delta_keepsOnlyChangedKeys() {
         assertEquals(Map.of("missing_hello", 3L, "slow_consumer", 2L),
                 SoakReport.delta(Map.of("missing_hello", 4L, "shutdown", 1L),
