@@ -1,36 +1,16 @@
 package dev.khameleon.bench.server;
 
-import dev.khameleon.core.Block;
-import dev.khameleon.core.ScheduleChunk;
-import dev.khameleon.core.protocol.BlockFrame;
-import dev.khameleon.core.protocol.ControlCodec;
-import dev.khameleon.core.protocol.ControlMessage;
-import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.ServerPredictor;
-import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
 import org.HdrHistogram.Histogram;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadInfo;
-import java.lang.management.ThreadMXBean;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.WebSocket;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Loopback load on an in-process {@link KhameleonServer}, with clients on the JDK's WebSocket in the
@@ -52,13 +32,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * [--sessions 1,100,1000] [--seconds 5] [--warmup 2] [--mode both] [--total-rate 20e6]}.
  */
 public final class ServerLoad {
-    private static final int N = 10_000;
-    private static final int BLOCKS = 8;
-    private static final int BLOCK_SIZE = 4096;
-    private static final int CACHE = 1000;
-    private static final long[] HORIZONS = {50, 150, 250, 500};
-    private static final String APP = "load";
-
     private ServerLoad() {
     }
 
@@ -96,222 +69,48 @@ public final class ServerLoad {
         System.exit(0);
     }
 
-    /** Blocks made on demand from one shared payload: no memory per block, no backend cost. */
-    static BlockSource syntheticSource() {
-        byte[] payload = new byte[BLOCK_SIZE];
-        new SplittableRandom(1).nextBytes(payload);
-        return new BlockSource() {
-            @Override
-            public int requestCount() {
-                return N;
-            }
-
-            @Override
-            public int blockSize() {
-                return BLOCK_SIZE;
-            }
-
-            @Override
-            public int blockCount(int requestId) {
-                return BLOCKS;
-            }
-
-            @Override
-            public CompletionStage<Block> fetch(int requestId, int blockIndex) {
-                return CompletableFuture.completedFuture(Block.wrap(requestId, blockIndex, BLOCKS, payload, 0));
-            }
-
-            @Override
-            public void prefetch(ScheduleChunk chunk) {
-            }
-        };
-    }
-
     private static KhameleonServer startServer(ServerPredictor predictor, double rate) {
         // Every load client connects from 127.0.0.1: lift the per-address limits meant for the internet.
-        return KhameleonServer.builder().host("127.0.0.1").port(0).seed(1).maxSessions(5000)
+        return LoadApp.server(predictor, rate).maxSessions(5000)
                 .maxConnectionsPerAddress(5000).maxHandshakesPerAddress(5000)
-                .fixedBytesPerSecond(rate).pacingGain(1.0).schedulerThreads(2).fetchThreads(2)
-                .readIdleTimeout(Duration.ZERO)
-                .application(Application.builder(APP).blockSource(syntheticSource()).predictor(predictor)
-                        .horizons(HORIZONS).build())
-                .build().start();
+                .readIdleTimeout(Duration.ZERO).build().start();
     }
 
     private static void throughput(int sessions, int warmup, int seconds) throws Exception {
-        try (KhameleonServer server = startServer(ServerPredictor.uniform(N, HORIZONS), 1e12)) {
-            List<Client> clients = connect(server, sessions, null);
+        try (KhameleonServer server = startServer(ServerPredictor.uniform(LoadApp.N, LoadApp.HORIZONS), 1e12)) {
+            List<LoadClient> clients = LoadClient.connect(server.port(), sessions, null, 100);
             Thread.sleep(warmup * 1000L);
-            long b0 = totalBytes(clients);
+            long b0 = LoadClient.totalBytes(clients);
             long p0 = server.metrics().bytesPushed();
-            Map<Long, Long> cpu0 = serverCpu();
+            Map<Long, Long> cpu0 = ServerCpu.snapshot();
             long t0 = System.nanoTime();
             Thread.sleep(seconds * 1000L);
-            long b1 = totalBytes(clients);
+            long b1 = LoadClient.totalBytes(clients);
             long p1 = server.metrics().bytesPushed();
-            Map<Long, Long> cpu1 = serverCpu();
+            Map<Long, Long> cpu1 = ServerCpu.snapshot();
             double wall = (System.nanoTime() - t0) / 1e9;
             double pushed = (p1 - p0) / wall / 1e6;
             System.out.printf(Locale.ROOT, "| %d | %.1f | %.3f | %.1f | %.2f | %d |%n", sessions, pushed,
-                    pushed / sessions, (b1 - b0) / wall / 1e6, cpuDelta(cpu0, cpu1) / 1e9 / wall,
+                    pushed / sessions, (b1 - b0) / wall / 1e6, ServerCpu.nanosBetween(cpu0, cpu1) / 1e9 / wall,
                     server.metrics().blocksSkipped());
-            close(clients);
+            LoadClient.close(clients);
         }
     }
 
     private static void latency(int sessions, int warmup, int seconds, double ratePerSession) throws Exception {
-        Histogram delays = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
-        AtomicLong missed = new AtomicLong();
-        try (KhameleonServer server = startServer(ServerPredictor.point(N, HORIZONS), ratePerSession)) {
-            List<Client> clients = connect(server, sessions, new Latency(delays, missed));
-            ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
+        LoadClient.Latency latency = LoadClient.Latency.create();
+        try (KhameleonServer server = startServer(ServerPredictor.point(LoadApp.N, LoadApp.HORIZONS), ratePerSession)) {
+            List<LoadClient> clients = LoadClient.connect(server.port(), sessions, latency, 100);
             long start = System.nanoTime() + warmup * 1_000_000_000L;
-            // A state every 150 ms, or every 5 slots when slots are longer, so a state can show at all.
-            long interval = Math.max(150, (long) Math.ceil(5 * (BlockFrame.HEADER_LENGTH + BLOCK_SIZE)
-                    / ratePerSession * 1000));
-            for (int i = 0; i < clients.size(); i++) {
-                Client c = clients.get(i);
-                ticker.scheduleAtFixedRate(() -> c.sendState(start), (interval * i) / clients.size(), interval,
-                        TimeUnit.MILLISECONDS);
-            }
+            ScheduledExecutorService ticker = LoadClient.sendStates(clients, start, ratePerSession);
             Thread.sleep((warmup + seconds) * 1000L);
             ticker.shutdownNow();
-            Histogram h;
-            synchronized (delays) {
-                h = delays.copy();
-            }
+            Histogram h = latency.snapshot();
             System.out.printf(Locale.ROOT, "| %d | %.0f | %.1f | %d | %.1f | %.1f | %.1f | %d |%n", sessions,
-                    ratePerSession / 1e3, (BlockFrame.HEADER_LENGTH + BLOCK_SIZE) / ratePerSession * 1e3,
+                    ratePerSession / 1e3, LoadApp.FRAME_BYTES / ratePerSession * 1e3,
                     h.getTotalCount(), h.getValueAtPercentile(50) / 1e6,
-                    h.getValueAtPercentile(99) / 1e6, h.getMaxValue() / 1e6, missed.get());
-            close(clients);
-        }
-    }
-
-    /** Where clients record the delay from sending a state to the first block it asked for. */
-    record Latency(Histogram delays, AtomicLong missed) {
-    }
-
-    private static List<Client> connect(KhameleonServer server, int sessions, Latency latency) {
-        HttpClient http = HttpClient.newHttpClient();
-        URI uri = URI.create("ws://127.0.0.1:" + server.port() + "/" + APP);
-        List<Client> clients = new ArrayList<>();
-        for (int from = 0; from < sessions; from += 100) {
-            List<CompletableFuture<WebSocket>> batch = new ArrayList<>();
-            List<Client> made = new ArrayList<>();
-            for (int i = from; i < Math.min(sessions, from + 100); i++) {
-                Client c = new Client(i, latency);
-                made.add(c);
-                batch.add(http.newWebSocketBuilder().buildAsync(uri, c));
-            }
-            for (int k = 0; k < batch.size(); k++) {
-                WebSocket ws = batch.get(k).orTimeout(30, TimeUnit.SECONDS).join();
-                made.get(k).ws = ws;
-                ws.sendText(ControlCodec.encode(ControlMessage.Hello.of(APP, CACHE)), true).join();
-            }
-            clients.addAll(made);
-        }
-        return clients;
-    }
-
-    private static void close(List<Client> clients) {
-        for (Client c : clients) {
-            c.ws.abort();
-        }
-    }
-
-    private static long totalBytes(List<Client> clients) {
-        long sum = 0;
-        for (Client c : clients) {
-            sum += c.bytes.get();
-        }
-        return sum;
-    }
-
-    private static Map<Long, Long> serverCpu() {
-        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        Map<Long, Long> out = new HashMap<>();
-        for (ThreadInfo t : mx.getThreadInfo(mx.getAllThreadIds())) {
-            if (t != null && t.getThreadName().startsWith("khameleon-")) {
-                out.put(t.getThreadId(), mx.getThreadCpuTime(t.getThreadId()));
-            }
-        }
-        return out;
-    }
-
-    private static long cpuDelta(Map<Long, Long> before, Map<Long, Long> after) {
-        long sum = 0;
-        for (Map.Entry<Long, Long> e : after.entrySet()) {
-            sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
-        }
-        return sum;
-    }
-
-    /** One session's client: counts bytes; in latency mode, sends states and times their effect. */
-    private static final class Client implements WebSocket.Listener {
-        final AtomicLong bytes = new AtomicLong();
-        private final Latency latency;
-        private final SplittableRandom random;
-        private final ByteBuffer frame = ByteBuffer.allocate(BlockFrame.HEADER_LENGTH + BLOCK_SIZE + 64);
-        volatile WebSocket ws;
-        private int target = -1;
-        private long sentNanos;
-        private long time;
-
-        Client(int index, Latency latency) {
-            this.latency = latency;
-            this.random = new SplittableRandom(index);
-        }
-
-        synchronized void sendState(long recordFrom) {
-            if (target >= 0 && sentNanos >= recordFrom) {
-                latency.missed().incrementAndGet();
-            }
-            target = random.nextInt(N);
-            sentNanos = System.nanoTime();
-            ws.sendText("{\"type\":\"state\",\"time\":" + (++time) + ",\"state\":{\"request\":" + target + "}}", true);
-            if (sentNanos < recordFrom) {
-                target = -1 - target;
-            }
-        }
-
-        @Override
-        public void onOpen(WebSocket webSocket) {
-            webSocket.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
-            bytes.addAndGet(data.remaining());
-            if (latency != null) {
-                if (frame.remaining() >= data.remaining()) {
-                    frame.put(data);
-                }
-                if (last) {
-                    frame.flip();
-                    int requestId = BlockFrame.readHeader(frame).requestId();
-                    frame.clear();
-                    onBlock(requestId);
-                }
-            }
-            return null;
-        }
-
-        private synchronized void onBlock(int requestId) {
-            if (requestId == target) {
-                long d = System.nanoTime() - sentNanos;
-                synchronized (latency.delays()) {
-                    latency.delays().recordValue(d);
-                }
-                target = -1;
-            } else if (target < -1 && requestId == -1 - target) {
-                target = -1;
-            }
-        }
-
-        @Override
-        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
-            return null;
+                    h.getValueAtPercentile(99) / 1e6, h.getMaxValue() / 1e6, latency.missed().get());
+            LoadClient.close(clients);
         }
     }
 }

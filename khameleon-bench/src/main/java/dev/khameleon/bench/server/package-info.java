@@ -1,6 +1,11 @@
 /**
- * A loopback load tool for the Khameleon server ({@link dev.khameleon.bench.server.ServerLoad}):
- * push throughput of one and many concurrent sessions, the server threads' CPU use, and the delay
- * from a new distribution's arrival to the first block that reflects it.
+ * Loopback load tools for the Khameleon server. {@link dev.khameleon.bench.server.ServerLoad}
+ * measures push throughput of one and many concurrent sessions, the server threads' CPU use, and
+ * the delay from a new distribution's arrival to the first block that reflects it.
+ * {@link dev.khameleon.bench.server.Soak} measures what hostile clients (ping floods, missing
+ * hellos, stalled readers, oversized and maximal caches) cost healthy sessions on a server with
+ * its default limits. Both share the synthetic application ({@code LoadApp}) and the JDK WebSocket
+ * load client ({@code LoadClient}); the hostile clients use a raw-socket WebSocket
+ * ({@code RawWebSocket}) that binds its own loopback address and can stop reading.
  */
 package dev.khameleon.bench.server;
