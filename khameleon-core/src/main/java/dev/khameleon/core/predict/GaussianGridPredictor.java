@@ -33,10 +33,8 @@ import java.util.Objects;
  * candidates ({@code peak} = cell area × peak density), which bounds their number by roughly
  * {@code 1/(e·threshold)}; the grid's total mass is one further one-dimensional integral.
  *
- * <p><b>Heavy tail.</b> By default each horizon's Gaussian is mixed with a four times wider one
- * of the same mean (weight {@value #DEFAULT_TAIL_WEIGHT}, standard deviations at least
- * {@value #DEFAULT_TAIL_MIN_SIGMA} px), since real pointer strokes are heavier-tailed than a
- * Gaussian; see {@link Builder#tail}.
+ * <p><b>Heavy tail.</b> Optionally each horizon's Gaussian is mixed with a wider one of the same
+ * mean, since real pointer strokes are heavier-tailed than a Gaussian; see {@link Builder#tail}.
  *
  * <p>Optionally a point mass {@code w} sits on the cell under the current pointer position: the
  * Gaussian parts are scaled by {@code 1 − w}.
@@ -46,12 +44,6 @@ import java.util.Objects;
  * the configured ones are rejected with {@link IllegalArgumentException}.
  */
 public final class GaussianGridPredictor implements ServerPredictor {
-    /** The default {@link Builder#tail tail} weight. */
-    public static final double DEFAULT_TAIL_WEIGHT = 0.2;
-    /** The default {@link Builder#tail tail} widening of the standard deviations. */
-    public static final double DEFAULT_TAIL_WIDEN = 4;
-    /** The default {@link Builder#tail tail} least standard deviation, px. */
-    public static final double DEFAULT_TAIL_MIN_SIGMA = 40;
     /** Most Gauss–Legendre sub-intervals per cell column (and 4× that for the grid's total mass). */
     public static final int MAX_SUBINTERVALS = 64;
     /** Integration support in standard deviations: the mass beyond is below 1e-15. */
@@ -377,9 +369,9 @@ public final class GaussianGridPredictor implements ServerPredictor {
         private long[] horizonsMillis = {50, 150, 250, 500};
         private double threshold = 1e-4;
         private double pointMass;
-        private double tailWeight = DEFAULT_TAIL_WEIGHT;
-        private double tailWiden = DEFAULT_TAIL_WIDEN;
-        private double tailMinSigma = DEFAULT_TAIL_MIN_SIGMA;
+        private double tailWeight;
+        private double tailWiden = 1;
+        private double tailMinSigma;
 
         private Builder(GridLayout grid) {
             this.grid = Objects.requireNonNull(grid, "grid");
@@ -430,9 +422,10 @@ public final class GaussianGridPredictor implements ServerPredictor {
          * deviations {@code widen} times {@code g}'s, each at least {@code minSigma} pixels. Real
          * pointer strokes are heavier-tailed than a Gaussian, so a narrow forecast (which puts
          * blocks on the few cells the pointer reaches) misses the strokes that go further; the
-         * tail spreads a share of the blocks around them. Default weight
-         * {@value #DEFAULT_TAIL_WEIGHT}, widen {@value #DEFAULT_TAIL_WIDEN}, minSigma
-         * {@value #DEFAULT_TAIL_MIN_SIGMA} px; weight 0 turns it off.
+         * tail spreads a share of the blocks around them. It is a trade: blocks spread around a
+         * resting pointer are not spent on the rest of the hovered response, so pictures reach
+         * full quality later ({@code docs/client.md} has the measured figures, e.g. {@code
+         * tail(0.2, 4, 40)}). Default off (weight 0).
          *
          * @throws IllegalArgumentException if weight is not in {@code [0, 1)}, widen is not finite
          *     and {@code >= 1}, or minSigma is not finite and {@code >= 0}

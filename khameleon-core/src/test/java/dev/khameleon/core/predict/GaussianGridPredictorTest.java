@@ -143,10 +143,10 @@ class GaussianGridPredictorTest {
 
     @ParameterizedTest
     @ValueSource(longs = {21, 22, 23, 24})
-    void defaultTail_isTheMixtureOfTheForecastAndAWiderGaussian(long seed) {
+    void tail_isTheMixtureOfTheForecastAndAWiderGaussian(long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         GridLayout grid = Layout.grid(12, 14, 10, 20, 20, 15);
-        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).threshold(1e-12).build();
+        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).threshold(1e-12).tail(0.2, 4, 40).build();
         PointerForecast forecast = randomForecast(rnd, grid);
         Distribution d = predictor.distribution(forecast);
         for (int j = 0; j < HORIZONS.length; j++) {
@@ -170,8 +170,8 @@ class GaussianGridPredictorTest {
             hs.add(new GaussianAtHorizon(h, 105, 105, 1, 0, 1)); // σ = 1 px inside cell (10, 10)
         }
         PointerForecast f = new PointerForecast(105, 105, hs);
-        Distribution narrow = GaussianGridPredictor.builder(grid).tail(0, 1, 0).build().distribution(f);
-        Distribution tailed = GaussianGridPredictor.builder(grid).build().distribution(f);
+        Distribution narrow = GaussianGridPredictor.builder(grid).build().distribution(f);
+        Distribution tailed = GaussianGridPredictor.builder(grid).tail(0.2, 4, 40).build().distribution(f);
         int centre = grid.requestAt(105, 105);
         int neighbour = grid.requestAt(125, 105);
         assertTrue(narrow.probability(0, neighbour) < 1e-6, "without a tail the neighbour gets next to nothing");
