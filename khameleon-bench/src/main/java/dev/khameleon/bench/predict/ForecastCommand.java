@@ -52,7 +52,8 @@ public final class ForecastCommand implements Callable<Integer> {
     @Option(names = "--measurement-noise", description = "Measurement noise variance per coordinate, px^2 (default: the library's).")
     Double measurementNoise;
 
-    @Option(names = "--velocity-decay-ms", description = "Velocity decay time constant, ms; 0 for none (default: the library's).")
+    @Option(names = {"--velocity-decay-ms", "--kalman-decay-ms"},
+            description = "Velocity decay time constant, ms; 0 for none (default: the library's).")
     Double velocityDecayMillis;
 
     @Option(names = "--idle-ms", description = "No event for longer than this: the predictor holds the pointer still, ms (default: the library's).")

@@ -86,6 +86,9 @@ class ForecastCommandTest {
                         (UnaryOperator<KalmanPredictor.Builder>) b -> b.measurementNoise(100)),
                 Arguments.of(List.of("--velocity-decay-ms", "0"),
                         (UnaryOperator<KalmanPredictor.Builder>) b -> b.velocityDecayMillis(0)),
+                // simulate's name for the same setting, so one calibration command line works in both
+                Arguments.of(List.of("--kalman-decay-ms", "0"),
+                        (UnaryOperator<KalmanPredictor.Builder>) b -> b.velocityDecayMillis(0)),
                 Arguments.of(List.of("--idle-ms", "5"), (UnaryOperator<KalmanPredictor.Builder>) b -> b.idleMillis(5)),
                 Arguments.of(List.of("--reset-after-ms", "10"),
                         (UnaryOperator<KalmanPredictor.Builder>) b -> b.resetAfterMillis(10)),

@@ -64,9 +64,13 @@ class CliTest {
                     "--trace-format", "balabit", "--systems", "khameleon", "--out", dir.toString()));
             assertEquals(2, Cli.run("simulate", "--trace", dir.resolve("missing.gz").toString(),
                     "--bandwidth-MBps", "-3", "--out", dir.toString()));
+            // forecast's name for the decay reaches the same setting
+            assertEquals(2, Cli.run("simulate", "--trace", dir.resolve("missing.gz").toString(),
+                    "--velocity-decay-ms", "-1", "--out", dir.toString()));
         });
         assertTrue(out.contains("khameleon-bench simulate: trace file not found"), out);
         assertTrue(out.contains("bandwidthMBps must be finite and > 0, was -3.0"), out);
+        assertTrue(out.contains("kalmanVelocityDecayMillis must be finite and >= 0 (or NaN), was -1.0"), out);
         assertTrue(!out.contains("\tat "), "no stack trace for bad input: " + out);
     }
 

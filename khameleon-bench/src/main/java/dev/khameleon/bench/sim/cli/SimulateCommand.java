@@ -78,7 +78,8 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--kalman-q", description = "Kalman process noise q in px^2/s^3 (default: the library's).")
     Double kalmanQ;
 
-    @Option(names = "--kalman-decay-ms", description = "Kalman velocity decay time constant, ms (default: the library's).")
+    @Option(names = {"--kalman-decay-ms", "--velocity-decay-ms"},
+            description = "Kalman velocity decay time constant, ms (default: the library's).")
     Double kalmanDecayMillis;
 
     @Option(names = "--prediction-interval-ms", defaultValue = "150",
