@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.testkit.BlockSourceContract;
+import dev.khameleon.micrometer.ClientMeterBinder;
 import dev.khameleon.server.KhameleonServer;
 import dev.khameleon.store.FileBlockStore;
 import java.io.IOException;
@@ -44,12 +45,13 @@ class ReleaseArtifactsTest {
         MODULE_NAMES.put(FileBlockStore.class, "dev.khameleon.store");
         MODULE_NAMES.put(KhameleonServer.class, "dev.khameleon.server");
         MODULE_NAMES.put(KhameleonClient.class, "dev.khameleon.client");
+        MODULE_NAMES.put(ClientMeterBinder.class, "dev.khameleon.micrometer");
     }
 
     /** The published artifacts as artifactId, or artifactId:type when not a plain jar. */
     private static final List<String> PUBLISHED = List.of(
             "khameleon-core", "khameleon-core:test-jar", "khameleon-store", "khameleon-server",
-            "khameleon-client");
+            "khameleon-client", "khameleon-micrometer");
 
     @Test
     void everyPublishedJar_namesItsModuleInTheManifest() throws IOException, URISyntaxException {
@@ -82,7 +84,7 @@ class ReleaseArtifactsTest {
         }
         assertEquals(PUBLISHED, managed);
         for (String module : List.of("khameleon-bom", "khameleon-core", "khameleon-store", "khameleon-server",
-                "khameleon-client")) {
+                "khameleon-client", "khameleon-micrometer")) {
             assertTrue(parent.getDocumentElement().getElementsByTagName("modules").item(0).getTextContent()
                     .contains(module), "parent builds " + module);
         }
