@@ -38,6 +38,9 @@ public final class CrossfilterMain implements Callable<Integer> {
     @Command(name = "evaluate", mixinStandardHelpOptions = true,
             description = "Replay every recorded session against measured query latencies; print Markdown tables.")
     static final class Evaluate implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
         @Option(names = "--backend", description = "duckdb or postgresql (default: ${DEFAULT-VALUE})")
         Backend backend = Backend.duckdb;
 
@@ -77,7 +80,7 @@ public final class CrossfilterMain implements Callable<Integer> {
                     String.valueOf(queryEvents)}, {"--tiles", String.valueOf(tiles)}, {"--utility-states",
                     String.valueOf(utilityStates)}}) {
                 if (Integer.parseInt(check[1]) < 1) {
-                    throw new CommandLine.ParameterException(new CommandLine(this), check[0] + " must be >= 1, was "
+                    throw new CommandLine.ParameterException(spec.commandLine(), check[0] + " must be >= 1, was "
                             + check[1]);
                 }
             }
@@ -95,7 +98,7 @@ public final class CrossfilterMain implements Callable<Integer> {
                 }
                 int c = concurrency != null ? concurrency : db.defaultConcurrency();
                 if (c < 1) {
-                    throw new CommandLine.ParameterException(new CommandLine(this), "--concurrency must be >= 1, was " + c);
+                    throw new CommandLine.ParameterException(spec.commandLine(), "--concurrency must be >= 1, was " + c);
                 }
                 new Evaluation(db, workflows, new Evaluation.Settings(queryEvents, tiles, utilityStates, c,
                         blockSize, seed), System.out).run();

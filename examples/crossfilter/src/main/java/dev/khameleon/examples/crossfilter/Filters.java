@@ -103,8 +103,8 @@ public final class Filters {
             if (sb.length() > 0) {
                 sb.append(" AND ");
             }
-            sb.append(v.pixelSql()).append(" >= ").append(from(v))
-                    .append(" AND ").append(v.pixelSql()).append(" < ").append(to(v));
+            sb.append(v.pixelColumn()).append(" >= ").append(from(v))
+                    .append(" AND ").append(v.pixelColumn()).append(" < ").append(to(v));
         }
         return sb.length() == 0 ? "TRUE" : sb.toString();
     }

@@ -178,7 +178,16 @@ final class JdbcTileBackend implements TileBackend {
 
     private static long buildFlights(Connection c) throws SQLException {
         try (Statement st = c.createStatement()) {
-            st.execute("CREATE TABLE flights AS SELECT " + prefixed("b.") + " FROM flights_sample s "
+            // Each view's pixel and bin are computed once here, so that filters and groups in the
+            // queries compare small integers instead of evaluating FLOOR on every row again.
+            StringBuilder derived = new StringBuilder();
+            for (View v : View.values()) {
+                derived.append(", CAST(").append(v.pixelSql().replace(v.column(), "b." + v.column()))
+                        .append(" AS INTEGER) AS ").append(v.pixelColumn()).append(", CAST(")
+                        .append(v.binSql().replace(v.column(), "b." + v.column())).append(" AS INTEGER) AS ")
+                        .append(v.binColumn());
+            }
+            st.execute("CREATE TABLE flights AS SELECT " + prefixed("b.") + derived + " FROM flights_sample s "
                     + "JOIN flights_base b ON s.rid = b.rid");
             try (ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM flights")) {
                 rs.next();
@@ -227,18 +236,18 @@ final class JdbcTileBackend implements TileBackend {
         if (passive == a) {
             throw new IllegalArgumentException(passive + " is the active view of the tile, not a passive one");
         }
-        String pixel = a.pixelSql();
-        return "SELECT CAST(CASE WHEN " + pixel + " >= 0 AND " + pixel + " < " + View.PIXELS + " THEN " + pixel
-                + " ELSE -1 END AS INTEGER) AS p, CAST(" + passive.binSql() + " AS INTEGER) AS b, COUNT(*) AS n"
-                + " FROM flights WHERE " + passive.column() + " >= " + passive.start() + " AND " + passive.column()
-                + " < " + passive.stop() + " AND " + key.filters().sqlExcept(a, passive) + " GROUP BY 1, 2";
+        String pixel = a.pixelColumn();
+        String bin = passive.binColumn();
+        return "SELECT CASE WHEN " + pixel + " >= 0 AND " + pixel + " < " + View.PIXELS + " THEN " + pixel
+                + " ELSE -1 END AS p, " + bin + " AS b, COUNT(*) AS n FROM flights WHERE " + bin + " >= 0 AND "
+                + bin + " < " + passive.bins() + " AND " + key.filters().sqlExcept(a, passive) + " GROUP BY 1, 2";
     }
 
     /** SQL of the on-demand histogram query. */
     static String histogramSql(View passive, Filters filters) {
-        return "SELECT CAST(" + passive.binSql() + " AS INTEGER) AS b, COUNT(*) AS n FROM flights WHERE "
-                + passive.column() + " >= " + passive.start() + " AND " + passive.column() + " < " + passive.stop()
-                + " AND " + filters.sqlExcept(passive, passive) + " GROUP BY 1";
+        String bin = passive.binColumn();
+        return "SELECT " + bin + " AS b, COUNT(*) AS n FROM flights WHERE " + bin + " >= 0 AND " + bin + " < "
+                + passive.bins() + " AND " + filters.sqlExcept(passive, passive) + " GROUP BY 1";
     }
 
     @Override

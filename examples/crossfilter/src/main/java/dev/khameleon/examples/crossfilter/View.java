@@ -103,6 +103,16 @@ public enum View {
         return start + (double) pixel * (stop - start) / PIXELS;
     }
 
+    /** The column of the loaded table holding this view's pixel (see {@link #pixelSql()}). */
+    String pixelColumn() {
+        return "px_" + column();
+    }
+
+    /** The column of the loaded table holding this view's bin (see {@link #binSql()}). */
+    String binColumn() {
+        return "bin_" + column();
+    }
+
     /** SQL for this view's pixel (NULL when the value is NULL). */
     String pixelSql() {
         return "FLOOR((" + column() + " - (" + start + ")) * " + PIXELS + ".0 / " + (stop - start) + ".0)";
