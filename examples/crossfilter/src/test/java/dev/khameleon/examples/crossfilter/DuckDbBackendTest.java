@@ -70,6 +70,16 @@ class DuckDbBackendTest {
     }
 
     @Test
+    void tileCache_overDuckDb_computesTheTileOfEveryPassiveView() throws Exception {
+        TileKey key = new TileKey(View.AIR_TIME, FILTERS.get(1));
+        try (TileCache cache = TileCache.create(backend)) {
+            Tile tile = cache.get(key).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(JavaCounts.tile(table, key), tile);
+            assertEquals(1, cache.computations());
+        }
+    }
+
+    @Test
     void slice_rejectsActiveAsPassive() {
         assertThrows(IllegalArgumentException.class,
                 () -> backend.slice(new TileKey(View.DISTANCE, Filters.none()), View.DISTANCE));
