@@ -71,6 +71,14 @@ public final class CrossfilterMain implements Callable<Integer> {
         @Option(names = "--block-size", description = "bytes per block of a tile (default: ${DEFAULT-VALUE})")
         int blockSize = TileEncoder.DEFAULT_BLOCK_SIZE;
 
+        @Option(names = "--predict-top", description = "tiles of the most likely next views prefetched at a pause"
+                + " (default: ${DEFAULT-VALUE})")
+        int predictTop = 1;
+
+        @Option(names = "--pause-ms", description = "time without a brush event after which the predicted tiles are"
+                + " requested (default: ${DEFAULT-VALUE})")
+        long pauseMs = 100;
+
         @Option(names = "--pg-bin", paramLabel = "DIR", description = "PostgreSQL server binaries (default: ${DEFAULT-VALUE})")
         Path pgBin = PostgresCluster.DEFAULT_BIN;
 
@@ -83,6 +91,9 @@ public final class CrossfilterMain implements Callable<Integer> {
                     throw new CommandLine.ParameterException(spec.commandLine(), check[0] + " must be >= 1, was "
                             + check[1]);
                 }
+            }
+            if (pauseMs < 0) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--pause-ms must be >= 0, was " + pauseMs);
             }
             FlightsTable table = FlightsTable.read(data.resolve("datasets/flights/flights-10k.csv"));
             List<Workflow> workflows = Workflows.readAll(data.resolve("crossfilter/flights/workflows"));
@@ -101,7 +112,7 @@ public final class CrossfilterMain implements Callable<Integer> {
                     throw new CommandLine.ParameterException(spec.commandLine(), "--concurrency must be >= 1, was " + c);
                 }
                 new Evaluation(db, workflows, new Evaluation.Settings(queryEvents, tiles, utilityStates, c,
-                        blockSize, seed), System.out).run();
+                        blockSize, seed, predictTop, pauseMs), System.out).run();
             } finally {
                 if (db != null) {
                     db.close();

@@ -17,7 +17,8 @@ import java.util.function.DoubleSupplier;
  */
 final class Evaluation {
     /** What to measure and replay. */
-    record Settings(int queryEvents, int tiles, int utilityStates, int concurrency, int blockSize, long seed) {
+    record Settings(int queryEvents, int tiles, int utilityStates, int concurrency, int blockSize, long seed,
+            int predictTop, long pauseMs) {
     }
 
     private final TileBackend backend;
@@ -97,14 +98,19 @@ final class Evaluation {
         List<Double> onDemandSwitch = new ArrayList<>();
         List<Double> falconWithin = new ArrayList<>();
         List<Double> falconSwitch = new ArrayList<>();
+        List<Double> predictedWithin = new ArrayList<>();
+        List<Double> predictedSwitch = new ArrayList<>();
         DoubleSupplier histogramSampler = sampler(histogramMs, random.split());
         DoubleSupplier sliceSampler = sampler(sliceMs, random.split());
         for (Workflow w : workflows) {
             double[] od = Replay.onDemand(w, settings.concurrency(), histogramSampler);
             double[] fa = Replay.falconOnHover(w, settings.concurrency(), sliceSampler);
+            double[] pr = Replay.predictedPrefetch(w, settings.concurrency(), sliceSampler,
+                    MarkovPrior.learn(workflows, w), settings.predictTop(), settings.pauseMs());
             for (int i = 0; i < od.length; i++) {
                 (w.isViewSwitch(i) ? onDemandSwitch : onDemandWithin).add(od[i]);
                 (w.isViewSwitch(i) ? falconSwitch : falconWithin).add(fa[i]);
+                (w.isViewSwitch(i) ? predictedSwitch : predictedWithin).add(pr[i]);
             }
         }
 
@@ -126,6 +132,8 @@ final class Evaluation {
         out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         system("On-demand (stale queries dropped)", onDemandWithin, onDemandSwitch);
         system("Falcon on hover (tile per active view)", falconWithin, falconSwitch);
+        system(String.format(Locale.ROOT, "Falcon + predicted next view (Markov, leave-one-out, top %d, after a %d ms"
+                + " pause)", settings.predictTop(), settings.pauseMs()), predictedWithin, predictedSwitch);
         out.println();
         out.printf(Locale.ROOT, "Utility of a tile prefix (1 - mean TVD over %d real brush states, %d-byte blocks, "
                 + "%d-%d blocks per tile):%n%n", utility.states(), settings.blockSize(),

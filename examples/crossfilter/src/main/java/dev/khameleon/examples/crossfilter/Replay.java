@@ -76,6 +76,23 @@ final class Replay {
      * gets no head start from the hover (its latency here is an upper bound).
      */
     static double[] falconOnHover(Workflow w, int servers, DoubleSupplier sliceMs) {
+        return tiles(w, servers, sliceMs, null, 0, 0);
+    }
+
+    /**
+     * Falcon with predicted next views: as {@link #falconOnHover}, and in addition, when the
+     * user pauses ({@code pauseMs} without a brush event), the tiles of the {@code top} most
+     * likely next views under {@code prior}, for the brushes in force, are requested. Such a
+     * tile helps only if the user then switches to that view without moving the brush again;
+     * otherwise it only loads the backend, which the replay charges to the later requests.
+     */
+    static double[] predictedPrefetch(Workflow w, int servers, DoubleSupplier sliceMs, MarkovPrior prior, int top,
+            long pauseMs) {
+        return tiles(w, servers, sliceMs, prior, top, pauseMs);
+    }
+
+    private static double[] tiles(Workflow w, int servers, DoubleSupplier sliceMs, MarkovPrior prior, int top,
+            long pauseMs) {
         List<BrushEvent> events = w.events();
         List<Filters> after = w.filtersAfter();
         double[] freeAt = new double[servers];
@@ -85,23 +102,34 @@ final class Replay {
         for (int i = 0; i < events.size(); i++) {
             BrushEvent e = events.get(i);
             if (w.isViewSwitch(i)) {
-                TileKey key = new TileKey(e.view(), after.get(i));
-                Double known = readyAt.get(key);
-                if (known == null) {
-                    double end = e.timeMs();
-                    for (int q = 0; q < View.values().length - 1; q++) {
-                        int s = earliest(freeAt);
-                        freeAt[s] = Math.max(freeAt[s], e.timeMs()) + sliceMs.getAsDouble();
-                        end = Math.max(end, freeAt[s]);
-                    }
-                    known = end;
-                    readyAt.put(key, end);
-                }
-                ready = known;
+                ready = request(new TileKey(e.view(), after.get(i)), e.timeMs(), freeAt, readyAt, sliceMs);
             }
             latency[i] = Math.max(0, ready - e.timeMs());
+            boolean paused = i + 1 < events.size() && events.get(i + 1).timeMs() - e.timeMs() > pauseMs;
+            if (prior != null && paused) {
+                for (View next : prior.likelyNext(e.view(), top)) {
+                    request(new TileKey(next, after.get(i)), e.timeMs() + pauseMs, freeAt, readyAt, sliceMs);
+                }
+            }
         }
         return latency;
+    }
+
+    /** When the tile {@code key} is ready: known, or requested at {@code t} (one query per passive view). */
+    private static double request(TileKey key, double t, double[] freeAt, Map<TileKey, Double> readyAt,
+            DoubleSupplier sliceMs) {
+        Double known = readyAt.get(key);
+        if (known != null) {
+            return known;
+        }
+        double end = t;
+        for (int q = 0; q < View.values().length - 1; q++) {
+            int s = earliest(freeAt);
+            freeAt[s] = Math.max(freeAt[s], t) + sliceMs.getAsDouble();
+            end = Math.max(end, freeAt[s]);
+        }
+        readyAt.put(key, end);
+        return end;
     }
 
     private static int earliest(double[] freeAt) {

@@ -30,13 +30,15 @@ class CrossfilterMainTest {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (TileBackend db = TileBackend.duckDb(table, table.sample(table.size(), 1), 1);
                 PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-            new Evaluation(db, workflows, new Evaluation.Settings(2, 2, 5, 4, TileEncoder.DEFAULT_BLOCK_SIZE, 1), out)
+            new Evaluation(db, workflows, new Evaluation.Settings(2, 2, 5, 4, TileEncoder.DEFAULT_BLOCK_SIZE, 1, 1, 100), out)
                     .run();
         }
         String report = bytes.toString(StandardCharsets.UTF_8);
         // 73,738 events = 73,503 brush updates within a view + 235 view activations.
         assertTrue(report.contains("| On-demand (stale queries dropped) | 73,503 |"), report);
         assertTrue(report.contains("| Falcon on hover (tile per active view) | 73,503 |"), report);
+        assertTrue(report.contains("| Falcon + predicted next view (Markov, leave-one-out, top 1, after a 100 ms pause) | 73,503 |"),
+                report);
         assertTrue(report.contains("| histogram (on-demand, one passive view) | 10 |"), report);
         assertTrue(report.contains("| tile slice (one passive view) | 10 |"), report);
         assertTrue(report.lines().anyMatch(l -> l.startsWith("| utility | 0.000 |") && l.endsWith(" 1.000 |")), report);
