@@ -85,8 +85,9 @@ public final class Filters {
             if (v == skipA || v == skipB || !isSet(v)) {
                 continue;
             }
-            int p = Double.isNaN(values[v.ordinal()]) ? -1 : v.pixelOf(values[v.ordinal()]);
-            if (Double.isNaN(values[v.ordinal()]) || p < from(v) || p >= to(v)) {
+            double x = values[v.ordinal()];
+            int p = v.pixelOf(x);
+            if (Double.isNaN(x) || p < from(v) || p >= to(v)) {
                 return false;
             }
         }

@@ -132,21 +132,43 @@ public final class TileCache implements AutoCloseable {
         }
     }
 
+    /** One slice query; a named task so that {@link #close()} can fail the queries it drops. */
+    private final class SliceQuery implements Runnable {
+        final TileKey key;
+        final View passive;
+        final CompletableFuture<Slice> part = new CompletableFuture<>();
+
+        SliceQuery(TileKey key, View passive) {
+            this.key = key;
+            this.passive = passive;
+        }
+
+        @Override
+        public void run() {
+            if (part.isDone()) {
+                return;
+            }
+            try {
+                part.complete(backend.slice(key, passive));
+            } catch (Exception | Error e) {
+                part.completeExceptionally(e);
+            }
+        }
+    }
+
     private void compute(TileKey key, CompletableFuture<Tile> result) {
         List<CompletableFuture<Slice>> parts = new ArrayList<>();
         try {
             for (View passive : Tile.passives(key.active())) {
-                parts.add(CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return backend.slice(key, passive);
-                    } catch (Exception e) {
-                        throw new CompletionException(e);
-                    }
-                }, queries));
+                SliceQuery q = new SliceQuery(key, passive);
+                parts.add(q.part);
+                queries.execute(q);
             }
         } catch (RejectedExecutionException e) {
-            parts.forEach(p -> p.cancel(false));
-            fail(key, result, new RejectedExecutionException("tile query queue full or cache closed: " + key, e));
+            RejectedExecutionException error =
+                    new RejectedExecutionException("tile query queue full or cache closed: " + key, e);
+            parts.forEach(p -> p.completeExceptionally(error)); // the queued ones then do nothing
+            fail(key, result, error);
             return;
         }
         CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).whenComplete((ignored, error) -> {
@@ -170,13 +192,16 @@ public final class TileCache implements AutoCloseable {
         result.completeExceptionally(error);
     }
 
-    /** Stops the query threads; queued queries are dropped and their tiles fail. Does not close the backend. */
+    /**
+     * Stops the query threads: running queries are interrupted, queued ones dropped, and the
+     * tiles waiting for them fail; later requests fail at once. Does not close the backend.
+     */
     @Override
     public void close() {
         List<Runnable> dropped = queries.shutdownNow();
         for (Runnable r : dropped) {
-            if (r instanceof CompletableFuture<?> f) {
-                f.completeExceptionally(new RejectedExecutionException("tile cache closed"));
+            if (r instanceof SliceQuery q) {
+                q.part.completeExceptionally(new RejectedExecutionException("tile cache closed"));
             }
         }
     }

@@ -181,6 +181,24 @@ class TileCacheTest {
     }
 
     @Test
+    void close_failsTheTilesItDrops_andLaterRequests() throws Exception {
+        GatedBackend backend = new GatedBackend();
+        TileCache cache = TileCache.create(backend, 1, 16, 100);
+        CompletableFuture<Tile> pending = cache.get(KEY); // 1 query running, 4 queued
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (backend.running.get() < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        cache.close();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> pending.get(10, TimeUnit.SECONDS));
+        assertTrue(e.getCause() instanceof SQLException || e.getCause() instanceof RejectedExecutionException,
+                String.valueOf(e.getCause()));
+        ExecutionException later = assertThrows(ExecutionException.class,
+                () -> cache.get(new TileKey(View.ARR_TIME, Filters.none())).get(10, TimeUnit.SECONDS));
+        assertInstanceOf(RejectedExecutionException.class, later.getCause());
+    }
+
+    @Test
     void create_rejectsLimitsBelowOne() {
         GatedBackend backend = new GatedBackend();
         assertTrue(assertThrows(IllegalArgumentException.class, () -> TileCache.create(backend, 0, 1, 1))
