@@ -139,7 +139,9 @@ final class Session {
     private long idleRetryAtNanos;
     private long idleBackoffNanos = MIN_BACKOFF_NANOS;
     private boolean failureLogged;
-    private double ewmaTaskNanos;
+    private double ewmaTurnaroundNanos;
+    private long jobSubmittedNanos;
+    private boolean reflectReady;
     private long reflectFromSeq = -1;
     private long reflectArrivalNanos;
     private ScheduledFuture<?> pumpTimer;
@@ -479,8 +481,9 @@ final class Session {
      */
     private int replanMargin() {
         double slotNanos = frameBytes / pacer.rate() * 1e9;
-        // On a slow link (a slot longer than a job) waiting for the job beats sending an old block.
-        long m = (long) Math.ceil(ewmaTaskNanos / slotNanos);
+        // The slots a job's turnaround (executor queue, job, hand-back) covers keep the link busy while
+        // it runs; they cost the state no delay, as they go out on credit once the new plan is ready.
+        long m = (long) Math.ceil(ewmaTurnaroundNanos / slotNanos);
         return (int) Math.max(0, Math.min(MAX_REPLAN_MARGIN, m));
     }
 
@@ -533,6 +536,7 @@ final class Session {
             return;
         }
         taskRunning = true;
+        jobSubmittedNanos = t;
         runningFrom = job.replanFrom();
         recomputeCut();
         try {
@@ -614,7 +618,9 @@ final class Session {
         if (r.nanos() > schedulingNanosMax) {
             schedulingNanosMax = r.nanos();
         }
-        ewmaTaskNanos = ewmaTaskNanos == 0 ? r.nanos() : (1 - EWMA) * ewmaTaskNanos + EWMA * r.nanos();
+        long turnaround = now() - jobSubmittedNanos;
+        ewmaTurnaroundNanos = ewmaTurnaroundNanos == 0 ? turnaround
+                : (1 - EWMA) * ewmaTurnaroundNanos + EWMA * turnaround;
         if (r.error() != null) {
             closeWithError(r.error(), r.message());
             return;
@@ -629,6 +635,7 @@ final class Session {
             server.replans.increment();
             if (r.job().stateArrivalNanos() >= 0) {
                 reflectFromSeq = r.replanFrom();
+                reflectReady = false;
                 reflectArrivalNanos = r.job().stateArrivalNanos();
                 long lag = r.replanFrom() - r.job().stateArrivalSeq();
                 if (lag > maxReplanLagBlocks) {
@@ -812,6 +819,9 @@ final class Session {
         } else {
             s.state = SlotState.READY;
             s.block = b;
+            if (s.seq == reflectFromSeq) {
+                reflectReady = true;
+            }
         }
         pump();
     }
@@ -854,7 +864,12 @@ final class Session {
                 armStallTimer();
                 break;
             }
-            long wait = pacer.tryAcquire(frameBytes, now());
+            // Once a state's plan has its first block, that block and the old ones before it go out at
+            // once, on credit: waiting for the pace would add up to a slot to the state's delay. The
+            // debt (at most the re-plan margin and one frame) is repaid by the next blocks' waits.
+            long wait = reflectReady && s.seq <= reflectFromSeq
+                    ? pacer.acquireOnCredit(frameBytes, (double) (MAX_REPLAN_MARGIN + 1) * frameBytes, now())
+                    : pacer.tryAcquire(frameBytes, now());
             if (wait > 0) {
                 armPumpTimer(wait);
                 break;
@@ -892,6 +907,7 @@ final class Session {
             replanDelayNanosTotal += now() - reflectArrivalNanos;
             replanDelayCount++;
             reflectFromSeq = -1;
+            reflectReady = false;
         }
     }
 
