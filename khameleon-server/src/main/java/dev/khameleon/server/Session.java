@@ -125,6 +125,8 @@ final class Session {
     private long schedulerSeq;
     private long cut = Long.MAX_VALUE;
     private boolean taskRunning;
+    /** The job of {@link #taskRunning}, queued or running. */
+    private SchedulerTask queuedTask;
     private JsonNode pendingState;
     private long pendingStateArrivalNanos;
     private long pendingStateArrivalSeq;
@@ -340,6 +342,11 @@ final class Session {
             recomputeCut();
         }
         pendingState = state;
+        if (taskRunning && queuedTask != null && !queuedTask.replan() && server.withdraw(queuedTask)) {
+            // A job that only plans ahead and has not started yet would make the state wait for it.
+            taskRunning = false;
+            queuedTask = null;
+        }
         maybeSchedule();
     }
 
@@ -540,7 +547,7 @@ final class Session {
         runningFrom = job.replanFrom();
         recomputeCut();
         try {
-            server.schedulerExecutor.execute(() -> {
+            queuedTask = server.schedule(job.replanFrom() >= 0, () -> {
                 Result r = runJob(job);
                 try {
                     loop.execute(() -> onResult(r));
@@ -551,6 +558,7 @@ final class Session {
         } catch (RejectedExecutionException e) {
             // Only during shutdown: the queue holds at most one task per session.
             taskRunning = false;
+            queuedTask = null;
             closeWithError(ErrorCode.SHUTDOWN, "the scheduler is no longer running");
         }
     }
@@ -606,6 +614,7 @@ final class Session {
     /** Applies a scheduler job's result, on the event loop. */
     private void onResult(Result r) {
         taskRunning = false;
+        queuedTask = null;
         runningFrom = -1;
         recomputeCut();
         if (phase != Phase.ACTIVE) {
