@@ -22,9 +22,14 @@ final class SchedulerTask implements Runnable, Comparable<SchedulerTask> {
         this.work = work;
     }
 
-    /** Whether the job re-plans; a job that only plans ahead may be withdrawn for one that does. */
+    /** Whether the job re-plans. */
     boolean replan() {
         return replan;
+    }
+
+    /** The task's place in the queue among tasks of its kind; a job that replaces it may keep it. */
+    long order() {
+        return order;
     }
 
     @Override

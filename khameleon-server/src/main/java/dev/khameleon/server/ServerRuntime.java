@@ -96,10 +96,20 @@ final class ServerRuntime {
      * @throws RejectedExecutionException if the executor is shut down or its queue is at its bound
      */
     SchedulerTask schedule(boolean replan, Runnable job) {
+        return schedule(replan, schedulerOrder.incrementAndGet(), job);
+    }
+
+    /**
+     * Queues a job at {@code order} among the jobs of its kind: a re-plan that replaces a withdrawn
+     * one passes that one's {@link SchedulerTask#order()} to keep its turn.
+     *
+     * @throws RejectedExecutionException if the executor is shut down or its queue is at its bound
+     */
+    SchedulerTask schedule(boolean replan, long order, Runnable job) {
         if (schedulerExecutor.getQueue().size() >= schedulerQueueBound) {
             throw new RejectedExecutionException("the scheduler queue is full");
         }
-        SchedulerTask task = new SchedulerTask(replan, schedulerOrder.incrementAndGet(), job);
+        SchedulerTask task = new SchedulerTask(replan, order, job);
         schedulerExecutor.execute(task);
         return task;
     }

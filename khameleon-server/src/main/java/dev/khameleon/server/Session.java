@@ -127,6 +127,8 @@ final class Session {
     private boolean taskRunning;
     /** The job of {@link #taskRunning}, queued or running. */
     private SchedulerTask queuedTask;
+    /** The queue turn of a withdrawn re-plan, for the job that replaces it; -1 if none. */
+    private long inheritedOrder = -1;
     private JsonNode pendingState;
     private long pendingStateArrivalNanos;
     private long pendingStateArrivalSeq;
@@ -342,10 +344,17 @@ final class Session {
             recomputeCut();
         }
         pendingState = state;
-        if (taskRunning && queuedTask != null && !queuedTask.replan() && server.withdraw(queuedTask)) {
-            // A job that only plans ahead and has not started yet would make the state wait for it.
+        if (taskRunning && queuedTask != null && server.withdraw(queuedTask)) {
+            // The queued job has not started: rather than wait for it, the state's job replaces it. It
+            // re-plans from no later than the withdrawn job would have (its cut is at most that one's),
+            // and a withdrawn re-plan's turn in the queue passes to it.
             taskRunning = false;
+            runningFrom = -1;
+            if (queuedTask.replan()) {
+                inheritedOrder = queuedTask.order();
+            }
             queuedTask = null;
+            recomputeCut();
         }
         maybeSchedule();
     }
@@ -504,7 +513,8 @@ final class Session {
         int chunk = application.chunkSize();
         if (pendingState != null) {
             long earliest = lastStateJobNanos + TimeUnit.MILLISECONDS.toNanos(config.stateIntervalMillis());
-            if (stateJobStarted && t < earliest) {
+            // A job that replaces a withdrawn re-plan adds no re-plan, so the interval does not hold it back.
+            if (stateJobStarted && t < earliest && inheritedOrder < 0) {
                 // States come faster than the interval: the newest one waits and replaces any before it.
                 wakeAt(earliest);
                 return;
@@ -547,14 +557,18 @@ final class Session {
         runningFrom = job.replanFrom();
         recomputeCut();
         try {
-            queuedTask = server.schedule(job.replanFrom() >= 0, () -> {
+            Runnable work = () -> {
                 Result r = runJob(job);
                 try {
                     loop.execute(() -> onResult(r));
                 } catch (RejectedExecutionException e) {
                     log.debug("session {}: event loop gone before a scheduler result", id);
                 }
-            });
+            };
+            boolean replan = job.replanFrom() >= 0;
+            queuedTask = replan && inheritedOrder >= 0 ? server.schedule(true, inheritedOrder, work)
+                    : server.schedule(replan, work);
+            inheritedOrder = -1;
         } catch (RejectedExecutionException e) {
             // Only during shutdown: the queue holds at most one task per session.
             taskRunning = false;

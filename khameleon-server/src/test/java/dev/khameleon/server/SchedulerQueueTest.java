@@ -63,6 +63,30 @@ class SchedulerQueueTest {
     }
 
     @Test
+    void aJobScheduledWithAWithdrawnJobsOrder_keepsThatTurn() throws InterruptedException {
+        occupy();
+        List<String> ran = new CopyOnWriteArrayList<>();
+        CountDownLatch done = new CountDownLatch(3);
+        SchedulerTask first = runtime.schedule(true, () -> ran.add("withdrawn"));
+        runtime.schedule(true, () -> {
+            ran.add("second");
+            done.countDown();
+        });
+        runtime.schedule(false, () -> {
+            ran.add("ahead");
+            done.countDown();
+        });
+        assertTrue(runtime.withdraw(first));
+        runtime.schedule(true, first.order(), () -> {
+            ran.add("replacement");
+            done.countDown();
+        });
+        release.countDown();
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+        assertEquals(List.of("replacement", "second", "ahead"), ran);
+    }
+
+    @Test
     void withdraw_removesAQueuedJobSoItNeverRuns_butNotARunningOne() throws InterruptedException {
         SchedulerTask running = occupy();
         List<String> ran = new CopyOnWriteArrayList<>();
