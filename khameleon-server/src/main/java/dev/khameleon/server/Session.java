@@ -476,6 +476,10 @@ final class Session {
         stallTimer = null;
         dropFrom(Long.MIN_VALUE);
         pendingState = null;
+        if (queuedTask != null && server.withdraw(queuedTask)) {
+            // A closed session's job that has not started would only cost scheduler time.
+            queuedTask = null;
+        }
     }
 
     private static void cancel(ScheduledFuture<?> f) {
@@ -492,7 +496,7 @@ final class Session {
 
     /**
      * Slots the sender will still write from the old plan while a re-plan is computed: enough to
-     * cover the scheduler's recent time per job, so the sender rarely waits, and few, so that a new
+     * cover a job's recent turnaround, so the sender rarely waits, and few, so that a new
      * distribution shows within a few blocks.
      */
     private int replanMargin() {
