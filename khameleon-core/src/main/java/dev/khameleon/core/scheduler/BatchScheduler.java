@@ -212,16 +212,41 @@ abstract class BatchScheduler implements Scheduler {
         long batchStart = stateBatch * cacheBlocks;
         if (fromSeq >= batchStart) {
             for (long s = nextSeq - 1; s >= fromSeq; s--) {
-                decrement(log[logIndex(s)]);
+                int id = log[logIndex(s)];
+                if (id >= 0) {
+                    decrement(id);
+                }
             }
         } else {
             resetBatch();
             stateBatch = fromSeq / cacheBlocks;
             for (long s = stateBatch * cacheBlocks; s < fromSeq; s++) {
-                increment(log[logIndex(s)]);
+                int id = log[logIndex(s)];
+                if (id >= 0) {
+                    increment(id);
+                }
             }
         }
         nextSeq = fromSeq;
+    }
+
+    /**
+     * Takes back every block of {@code requestId} planned in the current batch and marks its log
+     * entries as forgotten (stored as {@code ~requestId}, which {@link #rewind} skips), so that no
+     * later re-plan counts them again.
+     */
+    @Override
+    public final void invalidate(int requestId) {
+        if (requestId < 0 || requestId >= requestCount) {
+            throw new IllegalArgumentException("requestId " + requestId + " out of range [0, " + requestCount + ")");
+        }
+        for (long s = stateBatch * cacheBlocks; s < nextSeq; s++) {
+            int i = logIndex(s);
+            if (log[i] == requestId) {
+                log[i] = ~requestId;
+                decrement(requestId);
+            }
+        }
     }
 
     private int logIndex(long seq) {
