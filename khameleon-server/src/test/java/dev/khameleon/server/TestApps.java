@@ -68,4 +68,51 @@ final class TestApps {
             }
         };
     }
+
+    /**
+     * {@code n} requests of {@code blocksPerRequest} blocks whose payload says what they answer: bytes
+     * 0..7 the content key (big-endian; the request id for its default content), bytes 8..11 the block
+     * index. Every content key has {@code blocksPerRequest} blocks; fetches complete at once.
+     */
+    static BlockSource keyed(int n, int blocksPerRequest, int blockSize) {
+        return new BlockSource() {
+            @Override
+            public int requestCount() {
+                return n;
+            }
+
+            @Override
+            public int blockSize() {
+                return blockSize;
+            }
+
+            @Override
+            public int blockCount(int requestId) {
+                return blocksPerRequest;
+            }
+
+            @Override
+            public CompletionStage<Block> fetch(int requestId, int blockIndex) {
+                return fetch(requestId, requestId, blockIndex);
+            }
+
+            @Override
+            public CompletionStage<Block> fetch(int requestId, long contentKey, int blockIndex) {
+                return java.util.concurrent.CompletableFuture.completedFuture(
+                        keyedBlock(requestId, contentKey, blockIndex, blocksPerRequest, blockSize));
+            }
+        };
+    }
+
+    /** Block {@code index} of the content {@code contentKey}, answering {@code requestId}; see {@link #keyed}. */
+    static Block keyedBlock(int requestId, long contentKey, int index, int count, int blockSize) {
+        byte[] p = new byte[blockSize];
+        java.nio.ByteBuffer.wrap(p).putLong(contentKey).putInt(index);
+        return Block.wrap(requestId, index, count, p, 0);
+    }
+
+    /** The content key a block of {@link #keyed} answers. */
+    static long contentKeyOf(Block b) {
+        return java.nio.ByteBuffer.wrap(b.payloadBytes()).getLong();
+    }
 }
