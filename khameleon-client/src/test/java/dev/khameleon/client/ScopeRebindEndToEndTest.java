@@ -148,10 +148,11 @@ class ScopeRebindEndToEndTest {
         client.scope(ControlCodec.mapper().readTree("{\"bind\": [[0, " + NEW_KEY + "]]}"));
         assertTrue(rebound.await(10, TimeUnit.SECONDS), "the server announced the rebind");
         assertArrayEquals(new int[] {0}, rebinds.get(0));
-        gate.complete(null);
-
+        // Registered before any old block can arrive: an old block stored now would answer it.
         LinkedBlockingQueue<Response> answers = new LinkedBlockingQueue<>();
         client.request(0, answers::add);
+        gate.complete(null);
+
         Response last;
         do {
             last = answers.poll(10, TimeUnit.SECONDS);
