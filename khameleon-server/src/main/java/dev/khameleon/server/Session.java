@@ -535,6 +535,12 @@ final class Session {
         Job job;
         int chunk = application.chunkSize();
         if (pendingState != null || pendingScope != null) {
+            if (pendingScope != null && !channel.isWritable()) {
+                // Rebind messages are written whatever the water marks: apply a scope only while the
+                // client reads, so at most one scope's rebinds sit in the outbound buffer. Writability
+                // coming back pumps, which asks again.
+                return;
+            }
             long earliest = lastStateJobNanos + TimeUnit.MILLISECONDS.toNanos(config.stateIntervalMillis());
             if (stateJobStarted && t < earliest) {
                 // States come faster than the interval: the newest one waits and replaces any before it.
@@ -715,6 +721,7 @@ final class Session {
             channel.write(new TextWebSocketFrame(ControlCodec.encode(m)));
         }
         channel.flush();
+        updateQueuedBytes();
     }
 
     /** Drops every planned slot with {@code seq >= from}, ending their fetches. */

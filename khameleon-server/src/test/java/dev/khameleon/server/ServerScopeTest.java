@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Bindings;
 import dev.khameleon.core.Block;
 import dev.khameleon.core.protocol.BlockFrame;
+import dev.khameleon.core.protocol.ControlCodec;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.Protocol;
 import dev.khameleon.core.spi.RequestScope;
@@ -183,6 +184,46 @@ class ServerScopeTest {
             assertTrue(applied < scopes, "scopes were merged: " + applied + " decoded of " + scopes);
             assertTrue(applied <= 2 + elapsedMillis / intervalMillis,
                     applied + " scopes decoded in " + elapsedMillis + " ms at one per " + intervalMillis + " ms");
+        }
+    }
+
+    @Test
+    void scopeStormFromAClientThatDoesNotRead_queuesAtMostOneScopesRebinds() throws Exception {
+        int n = 4000;
+        int high = 16 * 1024;
+        // {"k": x} binds every id to content x: each scope rebinds all 4,000 ids (a ~40 KB rebind).
+        RequestScope everything = json -> {
+            decodes.incrementAndGet();
+            long k = json.get("k").longValue();
+            Bindings.Builder b = Bindings.builder();
+            for (int id = 0; id < n; id++) {
+                b.bind(id, k * n + id);
+            }
+            return b.build();
+        };
+        Application a = Application.builder("xf").blockSource(TestApps.keyed(n, 1, 64)).requestScope(everything)
+                .build();
+        URI uri = start(KhameleonServer.builder().stateInterval(Duration.ZERO).writeBufferWaterMark(8 * 1024, high)
+                .sendBufferBytes(16 * 1024), a);
+        int scopes = 10;
+        try (RawClient raw = new RawClient(server.port(), "/xf", 4096)) {
+            raw.sendText("{\"type\":\"hello\",\"protocol\":1,\"application\":\"xf\",\"cacheBlocks\":100}");
+            TestClient.await(() -> server.sessionMetrics().size() == 1
+                    && server.sessionMetrics().get(0).chunksPlanned() >= 1, "the session planned its first chunk");
+            for (int k = 1; k <= scopes; k++) {
+                raw.sendText("{\"type\":\"scope\",\"scope\":{\"k\":" + (k % 2 + 1) + "}}");
+                // Each scope gets the time to be applied, so that merging pending scopes is not what bounds them.
+                long deadline = System.nanoTime() + 300_000_000L;
+                while (decodes.get() < k && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+            }
+            SessionMetrics m = server.sessionMetrics().get(0);
+            assertTrue(decodes.get() <= 2, decodes.get() + " of " + scopes + " scopes applied to a client that reads"
+                    + " nothing");
+            long oneRebind = ControlCodec.encode(new ControlMessage.Rebind(
+                    java.util.stream.IntStream.range(0, n).toArray(), new int[n])).length() + 64L;
+            assertTrue(m.maxQueuedBytes() <= high + 2 * oneRebind, "queued " + m.maxQueuedBytes() + " bytes");
         }
     }
 }
