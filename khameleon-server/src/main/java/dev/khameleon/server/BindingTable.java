@@ -2,10 +2,15 @@ package dev.khameleon.server;
 
 import dev.khameleon.core.Bindings;
 import dev.khameleon.core.ScheduleChunk;
+import dev.khameleon.core.protocol.ControlCodec;
+import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
+import dev.khameleon.core.protocol.Protocol;
 import dev.khameleon.core.protocol.ProtocolException;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * One session's bindings of request ids to content, each with the generation it was bound in.
@@ -22,6 +27,21 @@ final class BindingTable {
 
         boolean isEmpty() {
             return requestIds.length == 0;
+        }
+
+        /**
+         * The {@code rebind} messages announcing these changes, at most
+         * {@link Protocol#MAX_REBIND_PAIRS} ids each, encoded (off the network threads: a change can
+         * list many ids).
+         */
+        List<String> messages() {
+            List<String> out = new ArrayList<>();
+            for (int from = 0; from < requestIds.length; from += Protocol.MAX_REBIND_PAIRS) {
+                int to = Math.min(requestIds.length, from + Protocol.MAX_REBIND_PAIRS);
+                out.add(ControlCodec.encode(new ControlMessage.Rebind(Arrays.copyOfRange(requestIds, from, to),
+                        Arrays.copyOfRange(generations, from, to))));
+            }
+            return out;
         }
     }
 

@@ -100,11 +100,12 @@ final class Session {
 
     /**
      * What a job did; {@code error} non-null if the session must close. For an application with a
-     * request scope, {@code rebound} are the ids the job's scope rebound and {@code annotation} what
-     * each slot of the chunk answers; both null otherwise.
+     * request scope, {@code rebind} are the encoded {@code rebind} messages for the ids the job's
+     * scope rebound (empty if none) and {@code annotation} what each slot of the chunk answers;
+     * both null otherwise.
      */
     private record Result(Job job, Distribution installed, long replanFrom, ScheduleChunk chunk, long nanos,
-                          ErrorCode error, String message, BindingTable.Changes rebound,
+                          ErrorCode error, String message, List<String> rebind,
                           BindingTable.Annotation annotation) {
     }
 
@@ -673,9 +674,11 @@ final class Session {
         if (r.installed() != null) {
             distribution = r.installed();
         }
-        if (r.rebound() != null && !r.rebound().isEmpty()) {
+        if (r.rebind() != null && !r.rebind().isEmpty()) {
             // Before any block of the new generations: those are only ever planned by this job or later ones.
-            writeRebind(r.rebound());
+            r.rebind().forEach(text -> channel.write(new TextWebSocketFrame(text)));
+            channel.flush();
+            updateQueuedBytes();
         }
         if (r.replanFrom() >= 0) {
             replans++;
@@ -708,20 +711,6 @@ final class Session {
         // Otherwise the plan was cut meanwhile (a new state or a skipped block): the re-plan that is
         // due from the cut supersedes this chunk.
         pump();
-    }
-
-    /** Tells the client which ids changed meaning, in messages of at most {@link Protocol#MAX_REBIND_PAIRS} ids. */
-    private void writeRebind(BindingTable.Changes changes) {
-        int[] ids = changes.requestIds();
-        int[] generations = changes.generations();
-        for (int from = 0; from < ids.length; from += Protocol.MAX_REBIND_PAIRS) {
-            int to = Math.min(ids.length, from + Protocol.MAX_REBIND_PAIRS);
-            ControlMessage.Rebind m = new ControlMessage.Rebind(java.util.Arrays.copyOfRange(ids, from, to),
-                    java.util.Arrays.copyOfRange(generations, from, to));
-            channel.write(new TextWebSocketFrame(ControlCodec.encode(m)));
-        }
-        channel.flush();
-        updateQueuedBytes();
     }
 
     /** Drops every planned slot with {@code seq >= from}, ending their fetches. */
@@ -790,10 +779,8 @@ final class Session {
             if (job.replanFrom() >= 0 && d != null) {
                 from = Math.min(job.replanFrom(), scheduler.nextSeq());
                 scheduler.replan(d, from, job.slotMillis());
-                if (rebound != null) {
-                    for (int id : rebound.requestIds()) {
-                        scheduler.invalidate(id);
-                    }
+                if (rebound != null && !rebound.isEmpty()) {
+                    scheduler.invalidate(rebound.requestIds());
                 }
             }
             ScheduleChunk chunk = scheduler.next(job.maxBlocks());
@@ -804,8 +791,8 @@ final class Session {
                     log.debug("session {}: prefetch hint failed", id, e);
                 }
             }
-            return new Result(job, installed, from, chunk, now() - t0, null, null, rebound,
-                    bindings == null ? null : bindings.annotate(chunk));
+            return new Result(job, installed, from, chunk, now() - t0, null, null,
+                    rebound == null ? null : rebound.messages(), bindings == null ? null : bindings.annotate(chunk));
         } catch (Throwable e) {
             log.debug("session {}: scheduler failed", id, e);
             return error(job, t0, ErrorCode.INTERNAL_ERROR, "scheduler failed: " + e);

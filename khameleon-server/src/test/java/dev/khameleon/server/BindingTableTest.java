@@ -89,4 +89,26 @@ class BindingTableTest {
         assertArrayEquals(new long[] {40, 1, 40}, a.contentKeys());
         assertArrayEquals(new int[] {1, 0, 1}, a.generations());
     }
+
+    @Test
+    void messages_announceEveryChange_inRebindsOfAtMost4096Ids() {
+        BindingTable t = new BindingTable(10_000, 10_000);
+        Bindings.Builder b = Bindings.builder();
+        for (int id = 0; id < 5000; id++) {
+            b.bind(id, 100_000 + id);
+        }
+        java.util.List<String> messages = t.apply(b.build()).messages();
+        assertEquals(2, messages.size());
+        int seen = 0;
+        for (String text : messages) {
+            var r = (dev.khameleon.core.protocol.ControlMessage.Rebind)
+                    dev.khameleon.core.protocol.ControlCodec.decodeFromServer(text);
+            assertTrue(r.requestIds().length <= dev.khameleon.core.protocol.Protocol.MAX_REBIND_PAIRS);
+            for (int k = 0; k < r.requestIds().length; k++) {
+                assertEquals(seen++, r.requestIds()[k]);
+                assertEquals(1, r.generations()[k]);
+            }
+        }
+        assertEquals(5000, seen);
+    }
 }

@@ -239,9 +239,9 @@ public final class ControlCodec {
         if (n == null || n.isNull()) {
             return List.of();
         }
-        if (!n.isArray() || n.size() > 64) {
-            throw Fields.invalid("field \"features\" must be an array of at most 64 strings, was "
-                    + abbreviate(n.toString()));
+        if (!n.isArray() || n.size() > Protocol.MAX_FEATURES) {
+            throw Fields.invalid("field \"features\" must be an array of at most " + Protocol.MAX_FEATURES
+                    + " strings, was " + abbreviate(n.toString()));
         }
         List<String> features = new ArrayList<>(n.size());
         for (int k = 0; k < n.size(); k++) {

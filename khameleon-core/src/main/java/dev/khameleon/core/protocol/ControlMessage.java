@@ -193,7 +193,9 @@ public sealed interface ControlMessage {
      * @param firstSeq       the first block frame's sequence number, {@code >= 0}
      * @param blockCounts    the block count of every request; its explicit ids must be {@code < n}
      * @param features       the optional protocol features the session offers (e.g.
-     *                       {@link Protocol#FEATURE_SCOPE}); names a client does not know are ignored
+     *                       {@link Protocol#FEATURE_SCOPE}), at most {@value Protocol#MAX_FEATURES} of
+     *                       1 to {@value Protocol#MAX_FEATURES} characters; names a client does not know
+     *                       are ignored
      */
     record Welcome(int protocol, String session, String application, int blockSize, int requestCount,
                    int cacheBlocks, List<Long> horizonsMillis, long firstSeq, BlockCounts blockCounts,
@@ -209,8 +211,11 @@ public sealed interface ControlMessage {
         /** Validates the fields and copies the horizons and features. */
         public Welcome {
             features = List.copyOf(features);
+            if (features.size() > Protocol.MAX_FEATURES) {
+                throw Fields.invalid("features must list at most " + Protocol.MAX_FEATURES + ", listed " + features.size());
+            }
             for (String f : features) {
-                Fields.checkString("features[]", f, 1, Protocol.MAX_ERROR_CODE_LENGTH);
+                Fields.checkString("features[]", f, 1, Protocol.MAX_FEATURES);
             }
             Fields.checkMin("protocol", protocol, 1);
             Fields.checkString("session", session, 1, Protocol.MAX_SESSION_ID_LENGTH);

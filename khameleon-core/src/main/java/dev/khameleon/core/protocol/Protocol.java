@@ -22,6 +22,8 @@ public final class Protocol {
      * may send {@code scope} messages and must honour {@code rebind} messages and block generations.
      */
     public static final String FEATURE_SCOPE = "scope";
+    /** Most features a welcome lists, and most characters of each feature name. */
+    public static final int MAX_FEATURES = 64;
     /** Most {@code [requestId, generation]} pairs one {@code rebind} message carries. */
     public static final int MAX_REBIND_PAIRS = 4096;
 

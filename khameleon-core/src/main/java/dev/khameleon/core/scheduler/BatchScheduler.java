@@ -231,20 +231,24 @@ abstract class BatchScheduler implements Scheduler {
     }
 
     /**
-     * Takes back every block of {@code requestId} planned in the current batch and marks its log
+     * Takes back every block of {@code requestIds} planned in the current batch and marks their log
      * entries as forgotten (stored as {@code ~requestId}, which {@link #rewind} skips), so that no
-     * later re-plan counts them again.
+     * later re-plan counts them again. One pass over the batch's log.
      */
     @Override
-    public final void invalidate(int requestId) {
-        if (requestId < 0 || requestId >= requestCount) {
-            throw new IllegalArgumentException("requestId " + requestId + " out of range [0, " + requestCount + ")");
+    public final void invalidate(int[] requestIds) {
+        int[] ids = requestIds.clone();
+        Arrays.sort(ids);
+        if (ids.length > 0 && (ids[0] < 0 || ids[ids.length - 1] >= requestCount)) {
+            throw new IllegalArgumentException("request ids must be in [0, " + requestCount + "), were "
+                    + ids[0] + " .. " + ids[ids.length - 1]);
         }
-        for (long s = stateBatch * cacheBlocks; s < nextSeq; s++) {
+        for (long s = stateBatch * cacheBlocks; ids.length > 0 && s < nextSeq; s++) {
             int i = logIndex(s);
-            if (log[i] == requestId) {
-                log[i] = ~requestId;
-                decrement(requestId);
+            int id = log[i];
+            if (id >= 0 && Arrays.binarySearch(ids, id) >= 0) {
+                log[i] = ~id;
+                decrement(id);
             }
         }
     }

@@ -45,7 +45,7 @@ class InvalidateTest {
         s.replan(d, 0, 1.0);
         assertArrayEquals(new int[] {0, 1, 2, 3}, blockIndices(s.next(4), 0));
         s.replan(d, 4, 1.0);
-        s.invalidate(0);
+        s.invalidate(new int[] {0});
         assertArrayEquals(new int[] {0, 1, 2}, blockIndices(s.next(3), 0),
                 "the new meaning is pushed from its first block");
     }
@@ -58,7 +58,7 @@ class InvalidateTest {
         s.replan(d, 0, 1.0);
         s.next(4);
         s.replan(d, 2, 1.0);
-        s.invalidate(0);
+        s.invalidate(new int[] {0});
         s.next(4);
         s.replan(d, 2, 1.0);
         assertArrayEquals(new int[] {0, 1}, blockIndices(s.next(2), 0),
@@ -76,16 +76,35 @@ class InvalidateTest {
         s.replan(d, 0, 1.0);
         s.next(4);
         s.replan(d, 4, 1.0);
-        s.invalidate(1);
+        s.invalidate(new int[] {1});
         assertArrayEquals(new int[] {4, 5}, blockIndices(s.next(2), 0));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
+    void invalidate_ofSeveralIdsInAnyOrder_restartsEachOfThem(String name, Function<SchedulerConfig, Scheduler> factory) {
+        Scheduler s = factory.apply(SchedulerConfig.builder().cacheBlocks(100).requestCount(3).blocksPerRequest(10)
+                .seed(7).build());
+        Distribution d = Distribution.uniform(3, HORIZONS);
+        s.replan(d, 0, 1.0);
+        s.next(12);
+        s.replan(d, 12, 1.0);
+        s.invalidate(new int[] {2, 0});
+        ScheduleChunk c = s.next(9);
+        for (int id : new int[] {0, 2}) {
+            int[] got = blockIndices(c, id);
+            for (int k = 0; k < got.length; k++) {
+                assertEquals(k, got[k], "request " + id + " starts again at block 0");
+            }
+        }
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void invalidate_rejectsAnIdOutOfRange(String name, Function<SchedulerConfig, Scheduler> factory) {
         Scheduler s = scheduler(factory);
-        assertThrows(IllegalArgumentException.class, () -> s.invalidate(3));
-        assertThrows(IllegalArgumentException.class, () -> s.invalidate(-1));
+        assertThrows(IllegalArgumentException.class, () -> s.invalidate(new int[] {0, 3}));
+        assertThrows(IllegalArgumentException.class, () -> s.invalidate(new int[] {-1}));
     }
 
     private static void assertArrayEquals(int[] expected, int[] actual) {
