@@ -6,9 +6,9 @@ import dev.khameleon.core.Bindings;
 import dev.khameleon.core.Block;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.protocol.ControlCodec;
-import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.ClientPredictor;
 import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.core.testkit.KeyedBlockSource;
 import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
 import org.junit.jupiter.api.AfterEach;
@@ -16,11 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.net.URI;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -60,40 +58,6 @@ class ScopeRebindEndToEndTest {
         }
     }
 
-    /** Blocks saying what they answer: bytes 0..7 the content key; the default content waits for {@code gate}. */
-    private static BlockSource source(CompletableFuture<Void> gate, CompletableFuture<Void> firstFetch) {
-        return new BlockSource() {
-            @Override
-            public int requestCount() {
-                return N;
-            }
-
-            @Override
-            public int blockSize() {
-                return BLOCK_SIZE;
-            }
-
-            @Override
-            public int blockCount(int requestId) {
-                return BLOCKS;
-            }
-
-            @Override
-            public CompletionStage<Block> fetch(int requestId, int blockIndex) {
-                return fetch(requestId, requestId, blockIndex);
-            }
-
-            @Override
-            public CompletionStage<Block> fetch(int requestId, long contentKey, int blockIndex) {
-                firstFetch.complete(null);
-                byte[] p = new byte[BLOCK_SIZE];
-                ByteBuffer.wrap(p).putLong(contentKey).putInt(blockIndex);
-                Block b = Block.wrap(requestId, blockIndex, BLOCKS, p, 0);
-                return contentKey == requestId ? gate.thenApply(v -> b) : CompletableFuture.completedFuture(b);
-            }
-        };
-    }
-
     private static Distribution pointOnZero() {
         Distribution.Builder d = Distribution.builder(N, HORIZONS);
         for (int j = 0; j < HORIZONS.length; j++) {
@@ -117,8 +81,8 @@ class ScopeRebindEndToEndTest {
     @Test
     void blocksOfTheOldBindingArrivingAfterTheRebind_neverAnswerTheRequest() throws Exception {
         CompletableFuture<Void> gate = new CompletableFuture<>();
-        CompletableFuture<Void> firstFetch = new CompletableFuture<>();
-        Application app = Application.builder("xf").blockSource(source(gate, firstFetch))
+        KeyedBlockSource source = new KeyedBlockSource(N, BLOCKS, BLOCK_SIZE).holdDefaultContentUntil(gate);
+        Application app = Application.builder("xf").blockSource(source)
                 .predictor(ServerPredictor.point(N, HORIZONS)).horizons(HORIZONS)
                 .initialDistribution(pointOnZero())
                 .requestScope(scope -> {
@@ -144,7 +108,7 @@ class ScopeRebindEndToEndTest {
                 .build();
         client.connect().get(10, TimeUnit.SECONDS);
         // The server planned request 0's default content and is fetching it: now the scope rebinds 0.
-        firstFetch.get(10, TimeUnit.SECONDS);
+        source.firstFetch().toCompletableFuture().get(10, TimeUnit.SECONDS);
         client.scope(ControlCodec.mapper().readTree("{\"bind\": [[0, " + NEW_KEY + "]]}"));
         assertTrue(rebound.await(10, TimeUnit.SECONDS), "the server announced the rebind");
         assertArrayEquals(new int[] {0}, rebinds.get(0));
@@ -158,7 +122,7 @@ class ScopeRebindEndToEndTest {
             last = answers.poll(10, TimeUnit.SECONDS);
             assertNotNull(last, "request 0 is answered");
             for (Block b : last.blocks()) {
-                assertEquals(NEW_KEY, ByteBuffer.wrap(b.payloadBytes()).getLong(),
+                assertEquals(NEW_KEY, KeyedBlockSource.contentKeyOf(b),
                         "block " + b.index() + " of request 0 answers its new content");
             }
         } while (!last.isComplete());

@@ -9,6 +9,7 @@ import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.Protocol;
 import dev.khameleon.core.spi.RequestScope;
 import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.core.testkit.KeyedBlockSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -56,7 +57,7 @@ class ServerScopeTest {
     };
 
     private Application.Builder app() {
-        return Application.builder("xf").blockSource(TestApps.keyed(N, BLOCKS, BLOCK_SIZE))
+        return Application.builder("xf").blockSource(new KeyedBlockSource(N, BLOCKS, BLOCK_SIZE))
                 .predictor(ServerPredictor.point(N, HORIZONS)).horizons(HORIZONS).requestScope(scope);
     }
 
@@ -93,11 +94,11 @@ class ServerScopeTest {
                     continue;
                 }
                 if (r.frame().generation() == 1) {
-                    assertEquals(300, TestApps.contentKeyOf(b), "a generation-1 block of 3 answers content 300");
+                    assertEquals(300, KeyedBlockSource.contentKeyOf(b), "a generation-1 block of 3 answers content 300");
                     newIndexes.add(b.index());
                 } else {
                     assertEquals(0, r.frame().generation());
-                    assertEquals(3, TestApps.contentKeyOf(b), "a generation-0 block of 3 answers its default content");
+                    assertEquals(3, KeyedBlockSource.contentKeyOf(b), "a generation-0 block of 3 answers its default content");
                     assertTrue(newIndexes.isEmpty(), "no old block after the first new one");
                 }
             }
@@ -112,7 +113,7 @@ class ServerScopeTest {
 
     @Test
     void applicationWithoutScope_keepsThe32ByteFrames_andRefusesAScopeAsUnknownType() {
-        Application plain = Application.builder("plain").blockSource(TestApps.keyed(N, BLOCKS, BLOCK_SIZE)).build();
+        Application plain = Application.builder("plain").blockSource(new KeyedBlockSource(N, BLOCKS, BLOCK_SIZE)).build();
         URI uri = start(KhameleonServer.builder(), plain);
         try (TestClient c = TestClient.connect(uri)) {
             c.send(ControlMessage.Hello.of("plain", 200));
@@ -175,7 +176,7 @@ class ServerScopeTest {
             long last = 1000 + scopes - 1;
             while (true) {
                 TestClient.Received r = c.nextBlock();
-                if (r.frame().block().requestId() == 3 && TestApps.contentKeyOf(r.frame().block()) == last) {
+                if (r.frame().block().requestId() == 3 && KeyedBlockSource.contentKeyOf(r.frame().block()) == last) {
                     break;
                 }
             }
@@ -201,7 +202,7 @@ class ServerScopeTest {
             }
             return b.build();
         };
-        Application a = Application.builder("xf").blockSource(TestApps.keyed(n, 1, 64)).requestScope(everything)
+        Application a = Application.builder("xf").blockSource(new KeyedBlockSource(n, 1, 64)).requestScope(everything)
                 .build();
         URI uri = start(KhameleonServer.builder().stateInterval(Duration.ZERO).writeBufferWaterMark(8 * 1024, high)
                 .sendBufferBytes(16 * 1024), a);

@@ -212,17 +212,9 @@ public final class ControlCodec {
         if (!exceptions.isArray()) {
             throw Fields.invalid("field \"blockCounts.exceptions\" must be an array");
         }
-        int[] ids = new int[exceptions.size()];
-        int[] counts = new int[exceptions.size()];
-        for (int k = 0; k < ids.length; k++) {
-            JsonNode pair = exceptions.get(k);
-            if (!pair.isArray() || pair.size() != 2) {
-                throw Fields.invalid("blockCounts.exceptions[" + k + "] must be a [requestId, count] pair, was "
-                        + abbreviate(pair.toString()));
-            }
-            ids[k] = asInt("blockCounts.exceptions[" + k + "][0]", pair.get(0));
-            counts[k] = asInt("blockCounts.exceptions[" + k + "][1]", pair.get(1));
-        }
+        int[][] pairs = intPairs("blockCounts.exceptions", exceptions, "count");
+        int[] ids = pairs[0];
+        int[] counts = pairs[1];
         JsonNode complete = required(countsNode, "complete");
         if (!complete.isBoolean()) {
             throw Fields.invalid("field \"blockCounts.complete\" must be a boolean, was " + abbreviate(complete.toString()));
@@ -250,6 +242,22 @@ public final class ControlCodec {
         return features;
     }
 
+    /** The {@code [requestId, value]} pairs of the array {@code field}: the ids, then the values. */
+    private static int[][] intPairs(String field, JsonNode array, String valueName) {
+        int[] ids = new int[array.size()];
+        int[] values = new int[array.size()];
+        for (int k = 0; k < ids.length; k++) {
+            JsonNode pair = array.get(k);
+            if (!pair.isArray() || pair.size() != 2) {
+                throw Fields.invalid(field + "[" + k + "] must be a [requestId, " + valueName + "] pair, was "
+                        + abbreviate(pair.toString()));
+            }
+            ids[k] = asInt(field + "[" + k + "][0]", pair.get(0));
+            values[k] = asInt(field + "[" + k + "][1]", pair.get(1));
+        }
+        return new int[][] {ids, values};
+    }
+
     private static ControlMessage.Rebind rebind(JsonNode root) {
         JsonNode pairs = required(root, "requests");
         if (!pairs.isArray()) {
@@ -258,18 +266,8 @@ public final class ControlCodec {
         if (pairs.size() > Protocol.MAX_REBIND_PAIRS) {
             throw Fields.invalid("field \"requests\" lists more than " + Protocol.MAX_REBIND_PAIRS + " requests");
         }
-        int[] ids = new int[pairs.size()];
-        int[] generations = new int[pairs.size()];
-        for (int k = 0; k < ids.length; k++) {
-            JsonNode pair = pairs.get(k);
-            if (!pair.isArray() || pair.size() != 2) {
-                throw Fields.invalid("requests[" + k + "] must be a [requestId, generation] pair, was "
-                        + abbreviate(pair.toString()));
-            }
-            ids[k] = asInt("requests[" + k + "][0]", pair.get(0));
-            generations[k] = asInt("requests[" + k + "][1]", pair.get(1));
-        }
-        return new ControlMessage.Rebind(ids, generations);
+        int[][] read = intPairs("requests", pairs, "generation");
+        return new ControlMessage.Rebind(read[0], read[1]);
     }
 
     /**

@@ -83,8 +83,7 @@ class InvalidateTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void invalidate_ofSeveralIdsInAnyOrder_restartsEachOfThem(String name, Function<SchedulerConfig, Scheduler> factory) {
-        Scheduler s = factory.apply(SchedulerConfig.builder().cacheBlocks(100).requestCount(3).blocksPerRequest(10)
-                .seed(7).build());
+        Scheduler s = scheduler(factory);
         Distribution d = Distribution.uniform(3, HORIZONS);
         s.replan(d, 0, 1.0);
         s.next(12);

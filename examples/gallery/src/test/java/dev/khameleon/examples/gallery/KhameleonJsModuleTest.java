@@ -10,8 +10,8 @@ import dev.khameleon.core.Distribution;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.image.ProgressiveJpegEncoder;
 import dev.khameleon.core.protocol.BlockFrame;
-import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.core.testkit.KeyedBlockSource;
 import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
 import org.junit.jupiter.api.AfterAll;
@@ -27,7 +27,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,7 +36,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -215,37 +213,7 @@ class KhameleonJsModuleTest {
         int blockSize = 64;
         long[] horizons = {50, 150, 250, 500};
         CompletableFuture<Void> gate = new CompletableFuture<>();
-        CompletableFuture<Void> firstFetch = new CompletableFuture<>();
-        BlockSource source = new BlockSource() {
-            @Override
-            public int requestCount() {
-                return 2;
-            }
-
-            @Override
-            public int blockSize() {
-                return blockSize;
-            }
-
-            @Override
-            public int blockCount(int requestId) {
-                return blocks;
-            }
-
-            @Override
-            public CompletionStage<Block> fetch(int requestId, int blockIndex) {
-                return fetch(requestId, requestId, blockIndex);
-            }
-
-            @Override
-            public CompletionStage<Block> fetch(int requestId, long contentKey, int blockIndex) {
-                firstFetch.complete(null);
-                byte[] p = new byte[blockSize];
-                ByteBuffer.wrap(p).putLong(contentKey).putInt(blockIndex);
-                Block b = Block.wrap(requestId, blockIndex, blocks, p, 0);
-                return contentKey == requestId ? gate.thenApply(v -> b) : CompletableFuture.completedFuture(b);
-            }
-        };
+        KeyedBlockSource source = new KeyedBlockSource(2, blocks, blockSize).holdDefaultContentUntil(gate);
         Distribution.Builder onZero = Distribution.builder(2, horizons);
         for (int j = 0; j < horizons.length; j++) {
             onZero.explicit(j, 0, 1.0);
@@ -269,7 +237,7 @@ class KhameleonJsModuleTest {
                     """, "ws://127.0.0.1:" + server.port() + "/xf");
             assertEquals("[\"scope\"]", welcome.get("features").toString(), welcome.toString());
             // The server planned request 0's default content and is fetching it: now the page rebinds 0.
-            firstFetch.get(10, TimeUnit.SECONDS);
+            source.firstFetch().toCompletableFuture().get(10, TimeUnit.SECONDS);
             // The page registers request 0 as soon as it has the rebind, before any old block can arrive.
             JsonNode rebinds = run("""
                     window.kc.scope({bind: [[0, 100]]});
