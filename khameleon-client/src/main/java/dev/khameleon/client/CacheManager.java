@@ -59,6 +59,9 @@ public final class CacheManager {
     private final LinkedHashSet<Registration> active = new LinkedHashSet<>();
     private Registration waiting;
     private Registration latest;
+    /** requestId → generation of its current binding, for ids not at generation 0; writer thread only. */
+    private final Map<Integer, Integer> generations = new HashMap<>();
+    private volatile long staleBlocks;
 
     private CacheManager(Builder b) {
         this.cache = b.cache;
@@ -129,6 +132,24 @@ public final class CacheManager {
      * @return whether the cache accepted the block (see {@link RingBufferCache#put})
      */
     public boolean onBlock(long seq, Block block) {
+        return onBlock(seq, block, 0);
+    }
+
+    /**
+     * Like {@link #onBlock(long, Block)} for a block that answers the binding of generation
+     * {@code generation} of its request: a block of any other generation than the request's
+     * current one (see {@link #rebind}) answers content the request no longer means and is
+     * dropped, its slot cleared. Writer thread only, in sequence order.
+     *
+     * @return whether the cache accepted the block
+     */
+    public boolean onBlock(long seq, Block block, int generation) {
+        if (generation != generation(block.requestId())) {
+            cache.skip(seq);
+            staleBlocks++;
+            metrics.block(false);
+            return false;
+        }
         boolean stored = cache.put(seq, block);
         metrics.block(stored);
         if (!stored) {
@@ -171,7 +192,57 @@ public final class CacheManager {
      * already delivered. Writer thread only.
      */
     public void reset(long firstSeq) {
-        cache.reset(firstSeq);
+        synchronized (lock) {
+            cache.reset(firstSeq);
+            generations.clear();
+        }
+    }
+
+    /**
+     * Request {@code requestIds[k]} now means other content, answered by blocks of generation
+     * {@code generations[k]} (0: its default meaning): drops its cached blocks, refuses blocks of
+     * any other generation from now on, and makes each of its registrations still active start
+     * over, so their next upcalls carry the new content from its first block. Writer thread only.
+     *
+     * @throws IllegalArgumentException if the arrays differ in length or hold a negative value
+     */
+    public void rebind(int[] requestIds, int[] generations) {
+        if (requestIds.length != generations.length) {
+            throw new IllegalArgumentException(requestIds.length + " request ids but " + generations.length
+                    + " generations");
+        }
+        synchronized (lock) {
+            for (int k = 0; k < requestIds.length; k++) {
+                int id = requestIds[k];
+                if (id < 0 || generations[k] < 0) {
+                    throw new IllegalArgumentException("request " + id + " generation " + generations[k]
+                            + ": both must be >= 0");
+                }
+                if (generations[k] == 0) {
+                    this.generations.remove(id);
+                } else {
+                    this.generations.put(id, generations[k]);
+                }
+                cache.invalidate(id);
+                List<Registration> regs = byRequest.get(id);
+                if (regs != null) {
+                    for (Registration reg : regs) {
+                        reg.delivered = 0;
+                        reg.target = 0;
+                    }
+                }
+            }
+        }
+    }
+
+    /** The current binding generation of {@code requestId} (0 for its default meaning). Writer thread only. */
+    public int generation(int requestId) {
+        return generations.isEmpty() ? 0 : generations.getOrDefault(requestId, 0);
+    }
+
+    /** How many blocks were dropped because they answered an old binding of their request. Any thread. */
+    public long staleBlocks() {
+        return staleBlocks;
     }
 
     /**
@@ -224,7 +295,8 @@ public final class CacheManager {
                     return;
                 }
                 long now = nanoClock.getAsLong();
-                boolean first = reg.delivered == 0;
+                boolean first = !reg.answered;
+                reg.answered = true;
                 int count = blocks.get(0).count();
                 reg.delivered = blocks.size();
                 reg.target = Math.max(reg.target, blocks.size());
@@ -293,8 +365,10 @@ public final class CacheManager {
         final long registeredNanos;
         /** Longest prefix known to be available; grows as blocks arrive. */
         int target;
-        /** Blocks in the last upcall; 0 before the first. */
+        /** Blocks in the last upcall; 0 before the first and after its request was rebound. */
         int delivered;
+        /** Whether it had an upcall (for the metrics of first upcalls). */
+        boolean answered;
         /** Whether a delivery task is queued or running. */
         boolean scheduled;
         /** Complete, preempted or retired: no further upcall. */

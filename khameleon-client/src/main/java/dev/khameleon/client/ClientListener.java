@@ -36,6 +36,16 @@ public interface ClientListener {
     }
 
     /**
+     * {@code requestIds} now mean other content (the server rebound them after a
+     * {@linkplain KhameleonClient#scope scope} change): their cached blocks were dropped, blocks
+     * of their old meaning still on the way are ignored, and registrations of them still active
+     * start over with the new content. Answers the application got before are answers to the old
+     * meaning.
+     */
+    default void onRebind(int[] requestIds) {
+    }
+
+    /**
      * The server's predictor rejected {@code state}, the last state this client sent on the
      * session ({@code invalid_state}; {@code message} is the server's reason). The server closes
      * the connection next; the client reconnects with back-off and never sends this state again

@@ -105,6 +105,8 @@ public final class KhameleonClient<E> implements AutoCloseable {
     /** The last state the server rejected: never sent again (it would be rejected again). */
     private JsonNode rejectedState;
     private CompletableFuture<Welcome> firstWelcome;
+    /** The application's request scope, re-sent after every welcome that offers it; null before the first. */
+    private JsonNode scope;
     /** Guards the decoded copy of the last state, apart from {@link #lock} so decoding never holds up the network thread. */
     private final Object modelLock = new Object();
     private PredictionState modelState;
@@ -152,6 +154,35 @@ public final class KhameleonClient<E> implements AutoCloseable {
             }
         }).clock(millisClock).stateInterval(b.stateInterval).rateInterval(b.rateInterval)
                 .missStateInterval(b.missStateInterval).scheduler(scheduler).build();
+    }
+
+    /**
+     * Sets this client's request scope (e.g. its brushes), for an application whose request ids
+     * mean different content per session ({@code docs/spi-guide.md}, "Requests whose meaning
+     * depends on the session"). Sent at once if connected, and after every reconnect; a newer
+     * scope replaces one not yet sent. The server answers with the ids whose meaning changed
+     * ({@link ClientListener#onRebind}); until then the cache still answers with the old meaning.
+     * Any thread.
+     *
+     * @throws IllegalStateException if the connected server's welcome does not offer the
+     *     {@code scope} feature
+     */
+    public void scope(JsonNode scope) {
+        java.util.Objects.requireNonNull(scope, "scope");
+        Outbox out = null;
+        synchronized (lock) {
+            if (session != null && session.welcomeSeen) {
+                if (!lastWelcome.supports(Protocol.FEATURE_SCOPE)) {
+                    throw new IllegalStateException("application " + application
+                            + " does not bind requests per session: its welcome does not offer \"scope\"");
+                }
+                out = session.outbox;
+            }
+            this.scope = scope;
+        }
+        if (out != null) {
+            out.scope(ControlCodec.encode(new ControlMessage.Scope(scope)));
+        }
     }
 
     /** Starts a builder; the predictor defaults to a {@link KalmanPredictor} over pointer events. */
@@ -393,6 +424,8 @@ public final class KhameleonClient<E> implements AutoCloseable {
         WebSocket webSocket;
         Outbox outbox;
         volatile boolean welcomed;
+        /** Set with the welcome under the client's lock: from then on {@link #scope} sends on this session. */
+        private boolean welcomeSeen;
         /** When the welcome came, on the nano clock; guarded by the client's lock. */
         private long welcomedAtNanos;
         /** The last state sent on this session; guarded by the client's lock. */
@@ -487,7 +520,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
                 return null;
             }
             predictorManager.recordReceived(bytes);
-            cacheManager.onBlock(decoded.seq(), decoded.block());
+            cacheManager.onBlock(decoded.seq(), decoded.block(), decoded.generation());
             ws.request(1);
             return null;
         }
@@ -503,10 +536,13 @@ public final class KhameleonClient<E> implements AutoCloseable {
                 }
                 boolean again;
                 CompletableFuture<Welcome> first;
+                JsonNode resendScope;
                 synchronized (lock) {
                     if (session != this) {
                         return;
                     }
+                    resendScope = w.supports(Protocol.FEATURE_SCOPE) ? scope : null;
+                    welcomeSeen = true;
                     again = everConnected;
                     everConnected = true;
                     lastWelcome = w;
@@ -515,6 +551,9 @@ public final class KhameleonClient<E> implements AutoCloseable {
                     first = firstWelcome;
                 }
                 cacheManager.reset(w.firstSeq());
+                if (resendScope != null) {
+                    outbox.scope(ControlCodec.encode(new ControlMessage.Scope(resendScope)));
+                }
                 predictorManager.resend();
                 welcomed = true;
                 predictorManager.tick();
@@ -523,6 +562,18 @@ public final class KhameleonClient<E> implements AutoCloseable {
                     tellListener(l -> l.onCacheInvalidated(w.firstSeq()));
                 }
                 first.complete(w);
+            } else if (message instanceof ControlMessage.Rebind r) {
+                if (!welcomed || !lastWelcome.supports(Protocol.FEATURE_SCOPE)) {
+                    throw new ProtocolException(ErrorCode.INVALID_MESSAGE, "rebind from a session that does not offer"
+                            + " \"scope\"");
+                }
+                int[] ids = r.requestIds();
+                if (ids[ids.length - 1] >= lastWelcome.requestCount()) {
+                    throw new ProtocolException(ErrorCode.INVALID_MESSAGE, "rebind of request " + ids[ids.length - 1]
+                            + ", out of range [0, " + lastWelcome.requestCount() + ")");
+                }
+                cacheManager.rebind(ids, r.generations());
+                tellListener(l -> l.onRebind(ids));
             } else if (message instanceof ErrorMessage e) {
                 LOG.warn("server error {}: {}", e.code(), e.message());
                 tellListener(l -> l.onServerError(e));

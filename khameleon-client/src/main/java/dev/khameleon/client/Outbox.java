@@ -9,9 +9,9 @@ import java.util.ArrayDeque;
 /**
  * The send side of one WebSocket: {@link WebSocket} allows one outstanding text send at a time,
  * so messages wait here, boundedly. Control messages (hello, request events, bye) queue in order
- * up to {@link #MAX_QUEUED} (the oldest request event is dropped beyond that); the prediction
- * state and the rate report each keep only their newest pending value, since an older one is
- * worthless once a newer exists. Thread-safe.
+ * up to {@link #MAX_QUEUED} (the oldest request event is dropped beyond that); the request scope,
+ * the prediction state and the rate report each keep only their newest pending value, since an
+ * older one is worthless once a newer exists. Thread-safe.
  */
 final class Outbox {
     static final int MAX_QUEUED = 256;
@@ -19,6 +19,7 @@ final class Outbox {
 
     private final WebSocket webSocket;
     private final ArrayDeque<String> control = new ArrayDeque<>();
+    private String pendingScope;
     private String pendingState;
     private String pendingRate;
     private boolean inFlight;
@@ -40,6 +41,16 @@ final class Outbox {
                 dropped++;
             }
             control.addLast(json);
+        }
+        pump();
+    }
+
+    void scope(String json) {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            pendingScope = json;
         }
         pump();
     }
@@ -84,6 +95,7 @@ final class Outbox {
     synchronized void abandon() {
         closed = true;
         control.clear();
+        pendingScope = null;
         pendingState = null;
         pendingRate = null;
         afterDrain = null;
@@ -101,6 +113,10 @@ final class Outbox {
                 return;
             }
             next = control.pollFirst();
+            if (next == null && pendingScope != null) {
+                next = pendingScope;
+                pendingScope = null;
+            }
             if (next == null && pendingState != null) {
                 next = pendingState;
                 pendingState = null;

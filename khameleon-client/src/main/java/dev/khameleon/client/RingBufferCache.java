@@ -116,6 +116,52 @@ public final class RingBufferCache {
     }
 
     /**
+     * Takes the frame with sequence number {@code seq} without storing its block (a block the
+     * client refuses, e.g. one answering an old binding of its request): the frame's slot and any
+     * slots skipped before it are cleared, as the server believes they were overwritten. Writer
+     * thread only.
+     *
+     * @return {@code false} if {@code seq} is below {@link #nextSeq()} (nothing changes)
+     */
+    public boolean skip(long seq) {
+        synchronized (lock) {
+            if (seq < nextSeq) {
+                return false;
+            }
+            for (long s = Math.max(nextSeq, seq - capacity + 1); s <= seq; s++) {
+                evict(slotOf(s));
+            }
+            nextSeq = seq + 1;
+            return true;
+        }
+    }
+
+    /**
+     * Drops every block of {@code requestId} present (its meaning changed): its slots become
+     * empty and it has no prefix until new blocks arrive. Writer thread only.
+     *
+     * @return how many blocks were dropped
+     */
+    public int invalidate(int requestId) {
+        synchronized (lock) {
+            Present present = requests.get(requestId);
+            if (present == null) {
+                return 0;
+            }
+            int dropped = 0;
+            // Only the newest copy of each block is indexed; older copies are already invisible.
+            for (int b = 0; b < present.count && present.distinct > 0; b++) {
+                int slot = index.get(key(requestId, b), NOT_PRESENT);
+                if (slot != NOT_PRESENT) {
+                    evict(slot);
+                    dropped++;
+                }
+            }
+            return dropped;
+        }
+    }
+
+    /**
      * Empties the cache and makes {@code firstSeq} the next expected sequence number: what a
      * client does when a (re)connected server announces where its stream starts. Writer thread
      * only.

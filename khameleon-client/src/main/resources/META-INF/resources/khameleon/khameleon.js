@@ -19,6 +19,10 @@ export const PROTOCOL_VERSION = 1;
 const MAGIC = 0x4b;
 /** Bytes of a version 1 block frame header. */
 const HEADER_LENGTH = 32;
+/** Bytes of a header carrying a binding generation (flag bit 1). */
+const GENERATION_HEADER_LENGTH = 36;
+/** The welcome feature of applications whose request ids mean different content per session. */
+export const FEATURE_SCOPE = 'scope';
 
 /**
  * A protocol violation by the peer; `code` is one of the protocol's error codes.
@@ -44,6 +48,7 @@ export class ProtocolError extends Error {
  * @property {number} index        block index within its response
  * @property {number} count        number of blocks of the response
  * @property {number} padding      trailing payload bytes that are not part of the response
+ * @property {number} generation   the binding generation of its request the block answers (0: the default meaning)
  * @property {Uint8Array} payload  the whole payload, padding included (a view, not a copy)
  * @property {number} frameBytes   bytes of the frame, header included
  */
@@ -104,12 +109,23 @@ export function decodeBlockFrame(buffer) {
   if (((flags & 1) === 1) !== (index === count - 1)) {
     throw new ProtocolError('invalid_message', `flags bit 0 must be set exactly on the last block, was ${flags & 1} on block ${index}/${count}`);
   }
+  let generation = 0;
+  if ((flags & 2) === 2) {
+    if (headerLength < GENERATION_HEADER_LENGTH) {
+      throw new ProtocolError('invalid_message', `a frame with the generation flag needs a header of at least 36 bytes, had ${headerLength}`);
+    }
+    generation = v.getInt32(HEADER_LENGTH);
+    if (generation < 0) {
+      throw new ProtocolError('invalid_message', `generation must be >= 0, was ${generation}`);
+    }
+  }
   return {
     seq: Number(seqBig),
     requestId,
     index,
     count,
     padding,
+    generation,
     payload: new Uint8Array(buffer, headerLength, payloadLength),
     frameBytes: buffer.byteLength,
   };
@@ -145,18 +161,7 @@ export class RingBufferCache {
    */
   put(frame) {
     const slot = frame.seq % this.capacity;
-    const old = this.slots[slot];
-    if (old !== undefined) {
-      const blocks = this.index.get(old.requestId);
-      // The same block may have been pushed again into a newer slot: only unindex this copy.
-      if (blocks !== undefined && blocks.get(old.index) === old) {
-        blocks.delete(old.index);
-        if (blocks.size === 0) {
-          this.index.delete(old.requestId);
-        }
-      }
-      this.evicted++;
-    }
+    const old = this._evict(slot);
     this.slots[slot] = frame;
     let blocks = this.index.get(frame.requestId);
     if (blocks === undefined) {
@@ -186,6 +191,55 @@ export class RingBufferCache {
       }
       out.push(b);
     }
+  }
+
+  /**
+   * Takes the frame with sequence number `seq` without storing it (a block the client refuses):
+   * its slot is emptied, as the server believes it was overwritten.
+   * @param {number} seq
+   */
+  skip(seq) {
+    this._evict(seq % this.capacity);
+  }
+
+  /**
+   * Drops every block of `requestId` (its meaning changed).
+   * @param {number} requestId
+   * @returns {number} how many blocks were dropped
+   */
+  invalidate(requestId) {
+    const blocks = this.index.get(requestId);
+    if (blocks === undefined) {
+      return 0;
+    }
+    this.index.delete(requestId);
+    let dropped = 0;
+    for (let slot = 0; slot < this.capacity && dropped < blocks.size; slot++) {
+      const b = this.slots[slot];
+      if (b !== undefined && blocks.get(b.index) === b) {
+        this.slots[slot] = undefined;
+        dropped++;
+      }
+    }
+    return dropped;
+  }
+
+  /** Empties `slot`, unindexing its block; returns that block, if any. */
+  _evict(slot) {
+    const old = this.slots[slot];
+    if (old !== undefined) {
+      const blocks = this.index.get(old.requestId);
+      // The same block may have been pushed again into a newer slot: only unindex this copy.
+      if (blocks !== undefined && blocks.get(old.index) === old) {
+        blocks.delete(old.index);
+        if (blocks.size === 0) {
+          this.index.delete(old.requestId);
+        }
+      }
+      this.slots[slot] = undefined;
+      this.evicted++;
+    }
+    return old;
   }
 
   /** @param {number} requestId @returns {number} how many blocks of `requestId` are present */
@@ -247,6 +301,7 @@ export function concatContent(blocks) {
  * @property {number} meanUtility    mean utility at first upcall
  * @property {number} blocksReceived blocks received
  * @property {number} blocksUsed     distinct received blocks that were part of an upcall
+ * @property {number} blocksStale    blocks refused because they answered an old binding of their request
  * @property {number[]} recentLatenciesMs the last latencies, oldest first
  */
 
@@ -272,7 +327,9 @@ export class CacheManager {
     this.live = new Map();
     /** registrations that have had no upcall yet, oldest first. @type {Set<object>} */
     this.waiting = new Set();
-    this.counters = { registrations: 0, hits: 0, preempted: 0, answered: 0, latencySum: 0, utilitySum: 0, blocksReceived: 0, blocksUsed: 0 };
+    this.counters = { registrations: 0, hits: 0, preempted: 0, answered: 0, latencySum: 0, utilitySum: 0, blocksReceived: 0, blocksUsed: 0, blocksStale: 0 };
+    /** request id -> generation of its current binding, for ids not at generation 0. @type {Map<number, number>} */
+    this.generations = new Map();
     /** @type {number[]} */
     this.latencies = [];
     /** @type {WeakSet<BlockFrame>} */
@@ -319,6 +376,50 @@ export class CacheManager {
   }
 
   /**
+   * The generation of `requestId`'s current binding (0: its default meaning).
+   * @param {number} requestId
+   * @returns {number}
+   */
+  generation(requestId) {
+    return this.generations.get(requestId) ?? 0;
+  }
+
+  /**
+   * Whether a received frame answers its request's current binding; a frame that does not is
+   * counted as stale and must not be stored.
+   * @param {BlockFrame} frame
+   * @returns {boolean}
+   */
+  accepts(frame) {
+    if ((frame.generation ?? 0) === this.generation(frame.requestId)) {
+      return true;
+    }
+    this.counters.blocksStale++;
+    return false;
+  }
+
+  /**
+   * Request `requestIds[k]` now means other content, answered by blocks of generation
+   * `generations[k]`: drops its cached blocks, refuses other generations from now on, and makes
+   * its live registrations start over with the new content.
+   * @param {number[]} requestIds
+   * @param {number[]} generations
+   */
+  rebind(requestIds, generations) {
+    requestIds.forEach((id, k) => {
+      if (generations[k] === 0) {
+        this.generations.delete(id);
+      } else {
+        this.generations.set(id, generations[k]);
+      }
+      this.cache.invalidate(id);
+      for (const reg of this.live.get(id) ?? []) {
+        reg.delivered = 0;
+      }
+    });
+  }
+
+  /**
    * Called by the client for every block stored in the cache.
    * @param {BlockFrame} frame
    */
@@ -347,6 +448,7 @@ export class CacheManager {
       meanUtility: c.answered === 0 ? 0 : c.utilitySum / c.answered,
       blocksReceived: c.blocksReceived,
       blocksUsed: c.blocksUsed,
+      blocksStale: c.blocksStale,
       recentLatenciesMs: [...this.latencies],
     };
   }
@@ -706,6 +808,7 @@ export class PredictorManager {
  * @property {number} cacheBlocks
  * @property {number[]} horizons
  * @property {number} firstSeq
+ * @property {string[]} [features]  optional protocol features, e.g. "scope"
  */
 
 /**
@@ -718,9 +821,11 @@ export class KhameleonClient {
    *
    * @param {{url: string, application: string, cacheBlocks?: number, token?: string,
    *          predictor?: object, utility?: (f: number) => number, stateIntervalMs?: number, missStateIntervalMs?: number,
-   *          rateIntervalMs?: number, onClose?: (info: {code: number, reason: string, error?: object}) => void}} options
+   *          rateIntervalMs?: number, onClose?: (info: {code: number, reason: string, error?: object}) => void,
+   *          onRebind?: (requestIds: number[]) => void}} options
    *   `url` is the ws:// address of the application's path; `cacheBlocks` the ring size C
-   *   (default 2000); `predictor` defaults to a {@link KalmanPredictor} over the welcome's horizons
+   *   (default 2000); `predictor` defaults to a {@link KalmanPredictor} over the welcome's horizons;
+   *   `onRebind` is told which request ids changed meaning after a {@link KhameleonClient#scope}
    * @returns {Promise<KhameleonClient>}
    */
   static connect(options) {
@@ -818,12 +923,44 @@ export class KhameleonClient {
         this.predictors.start();
         return true;
       }
+      case 'rebind': {
+        this._onRebind(message);
+        return false;
+      }
       case 'error':
         this.lastError = { code: String(message.code), message: String(message.message ?? '') };
         console.warn('khameleon: server error', this.lastError);
         return false;
       default:
         return false; // unknown types from a newer server are ignored
+    }
+  }
+
+  _onRebind(message) {
+    if (this.welcome === null || !(this.welcome.features ?? []).includes(FEATURE_SCOPE)) {
+      throw new ProtocolError('invalid_message', 'rebind from a session that does not offer "scope"');
+    }
+    const pairs = message.requests;
+    if (!Array.isArray(pairs) || pairs.length < 1 || pairs.length > 4096) {
+      throw new ProtocolError('invalid_message', 'rebind.requests must be an array of 1 to 4096 pairs');
+    }
+    const ids = [];
+    const generations = [];
+    for (const p of pairs) {
+      const ok = Array.isArray(p) && p.length === 2 && Number.isInteger(p[0]) && Number.isInteger(p[1])
+        && p[0] >= (ids.length === 0 ? 0 : ids[ids.length - 1] + 1) && p[0] < this.welcome.requestCount
+        && p[1] >= 0 && p[1] <= 0x7fffffff;
+      if (!ok) {
+        throw new ProtocolError('invalid_message', `bad rebind pair ${JSON.stringify(p)}`);
+      }
+      ids.push(p[0]);
+      generations.push(p[1]);
+    }
+    this.manager.rebind(ids, generations);
+    try {
+      this.options.onRebind?.(ids);
+    } catch (e) {
+      console.error('khameleon: onRebind threw', e);
     }
   }
 
@@ -843,6 +980,10 @@ export class KhameleonClient {
     }
     this.nextSeq++;
     this.predictors.onBytes(frame.frameBytes);
+    if (!this.manager.accepts(frame)) {
+      this.cache.skip(frame.seq);
+      return;
+    }
     this.cache.put(frame);
     this.manager.onBlock(frame);
   }
@@ -885,6 +1026,20 @@ export class KhameleonClient {
       this.predictors?.onMiss();
     }
     return registration;
+  }
+
+  /**
+   * Sends this client's request scope (e.g. its brushes) to an application whose request ids mean
+   * different content per session. The server answers with the ids whose meaning changed
+   * (`onRebind`); until then the cache still answers with the old meaning.
+   * @param {*} scope any JSON value the application's server-side RequestScope decodes
+   * @throws {Error} if the session's welcome does not offer the "scope" feature
+   */
+  scope(scope) {
+    if (this.welcome === null || !(this.welcome.features ?? []).includes(FEATURE_SCOPE)) {
+      throw new Error('khameleon: this application does not bind requests per session (no "scope" feature)');
+    }
+    this._send({ type: 'scope', scope });
   }
 
   /** @returns {Metrics & {bytesPerSecond: number}} metrics plus the last measured receive rate */

@@ -181,4 +181,33 @@ class RingBufferCacheTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new RingBufferCache(0));
         assertTrue(e.getMessage().contains("cacheBlocks"));
     }
+
+    @Test
+    void invalidate_dropsEveryBlockOfTheRequest_andKeepsTheOthers() {
+        RingBufferCache c = new RingBufferCache(6);
+        c.put(0, Blocks.block(1, 0, 3));
+        c.put(1, Blocks.block(2, 0, 1));
+        c.put(2, Blocks.block(1, 1, 3));
+        c.put(3, Blocks.block(1, 1, 3)); // a second copy of the same block
+        assertEquals(2, c.invalidate(1));
+        assertEquals(0, c.prefixLength(1));
+        assertEquals(0, c.presentCount(1));
+        assertEquals(1, c.prefixLength(2));
+        assertEquals(0, c.invalidate(1));
+        c.put(4, Blocks.block(1, 0, 3));
+        assertEquals(1, c.prefixLength(1), "the older copy of block 1 left in slot 2 is not served");
+    }
+
+    @Test
+    void skip_clearsTheSlotAndAdvances_butNeverGoesBack() {
+        RingBufferCache c = new RingBufferCache(4);
+        c.put(0, Blocks.block(1, 0, 1));
+        c.put(1, Blocks.block(2, 0, 1));
+        assertTrue(c.skip(4));
+        assertEquals(0, c.prefixLength(1), "slot 0 belongs to frame 4 now");
+        assertEquals(1, c.prefixLength(2));
+        assertEquals(5, c.nextSeq());
+        assertFalse(c.skip(3));
+        assertEquals(5, c.nextSeq());
+    }
 }

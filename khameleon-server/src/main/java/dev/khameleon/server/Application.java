@@ -4,6 +4,7 @@ import dev.khameleon.core.Distribution;
 import dev.khameleon.core.protocol.BlockCounts;
 import dev.khameleon.core.protocol.Protocol;
 import dev.khameleon.core.spi.BlockSource;
+import dev.khameleon.core.spi.RequestScope;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.core.spi.UtilityFunction;
 import dev.khameleon.server.spi.Authenticator;
@@ -39,6 +40,8 @@ public final class Application {
     private final Optional<Distribution> initialDistribution;
     private final Authenticator authenticator;
     private final BlockCounts blockCounts;
+    private final Optional<RequestScope> requestScope;
+    private final int maxBoundRequests;
 
     private Application(Builder b) {
         this.name = b.name;
@@ -58,6 +61,8 @@ public final class Application {
                 : Distribution.uniform(n, horizonsMillis));
         this.authenticator = b.authenticator;
         this.blockCounts = BlockCounts.summarize(n, source::blockCount, b.maxWelcomeExceptions);
+        this.requestScope = Optional.ofNullable(b.requestScope);
+        this.maxBoundRequests = b.maxBoundRequests;
         // Fail at build time, not per session, on a utility that is not a utility.
         utility.marginalGains(Math.max(1, blockCounts.defaultCount()));
     }
@@ -122,6 +127,19 @@ public final class Application {
         return initialDistribution;
     }
 
+    /**
+     * How request ids are bound to content per session, for applications where what an id means
+     * depends on the session; empty when every id has one meaning for all sessions.
+     */
+    public Optional<RequestScope> requestScope() {
+        return requestScope;
+    }
+
+    /** The most request ids one client scope may bind to other content than their default. */
+    public int maxBoundRequests() {
+        return maxBoundRequests;
+    }
+
     SchedulerFactory schedulerFactory() {
         return schedulerFactory;
     }
@@ -160,6 +178,8 @@ public final class Application {
         private Distribution initialDistribution;
         private Authenticator authenticator = Authenticator.acceptAll();
         private int maxWelcomeExceptions = 65_536;
+        private RequestScope requestScope;
+        private int maxBoundRequests = 65_536;
 
         private Builder(String name) {
             if (name == null || name.isEmpty() || name.length() > Protocol.MAX_APPLICATION_LENGTH) {
@@ -301,6 +321,32 @@ public final class Application {
                 throw new IllegalArgumentException("maxWelcomeExceptions must be in [0, 10000000], was " + max);
             }
             this.maxWelcomeExceptions = max;
+            return this;
+        }
+
+        /**
+         * Makes what a request id means depend on the session (default: one meaning for all
+         * sessions). Clients send their scope (e.g. brushes) in {@code scope} messages;
+         * {@code scope} turns each into the session's {@link dev.khameleon.core.Bindings}, and the
+         * server invalidates the cached and scheduled blocks of every id whose content changed.
+         * The block source must then answer {@link BlockSource#fetch(int, long, int)}. Block
+         * frames of such an application carry a 36-byte header with the binding generation.
+         */
+        public Builder requestScope(RequestScope scope) {
+            this.requestScope = Objects.requireNonNull(scope, "requestScope");
+            return this;
+        }
+
+        /**
+         * The most request ids one scope may bind, in {@code [1, 10000000]} (default 65,536); a
+         * scope binding more ends its session with {@code limit_exceeded}. Bounds each session's
+         * binding table and the work of applying one scope.
+         */
+        public Builder maxBoundRequests(int max) {
+            if (max < 1 || max > 10_000_000) {
+                throw new IllegalArgumentException("maxBoundRequests must be in [1, 10000000], was " + max);
+            }
+            this.maxBoundRequests = max;
             return this;
         }
 

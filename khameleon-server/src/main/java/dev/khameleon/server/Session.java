@@ -11,6 +11,7 @@ import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.protocol.Protocol;
 import dev.khameleon.core.protocol.ProtocolException;
 import dev.khameleon.core.spi.BlockSource;
+import dev.khameleon.core.spi.RequestScope;
 import dev.khameleon.core.spi.Scheduler;
 import dev.khameleon.server.spi.SchedulerContext;
 import io.netty.buffer.ByteBuf;
@@ -72,6 +73,9 @@ final class Session {
         final long seq;
         final int requestId;
         final int blockIndex;
+        /** What the block answers: the content key and binding generation of its request when planned. */
+        long contentKey;
+        int generation;
         SlotState state = SlotState.NEW;
         Block block;
         ScheduledFuture<?> timeout;
@@ -80,21 +84,29 @@ final class Session {
             this.seq = seq;
             this.requestId = requestId;
             this.blockIndex = blockIndex;
+            this.contentKey = requestId;
         }
     }
 
     /**
      * What the scheduler task is to do: decode {@code state} if present, re-plan from
      * {@code replanFrom} if {@code >= 0} (with the decoded distribution, else {@code current}),
-     * then plan up to {@code maxBlocks} slots.
+     * then plan up to {@code maxBlocks} slots. A {@code scope}, if present, is applied at
+     * {@code replanFrom}.
      */
     private record Job(JsonNode state, Distribution current, long replanFrom, double slotMillis, int maxBlocks,
-                       long stateArrivalNanos, long stateArrivalSeq) {
+                       long stateArrivalNanos, long stateArrivalSeq, JsonNode scope) {
     }
 
-    /** What a job did; {@code error} non-null if the session must close. */
+    /**
+     * What a job did; {@code error} non-null if the session must close. For an application with a
+     * request scope, {@code rebind} are the encoded {@code rebind} messages for the ids the job's
+     * scope rebound (empty if none) and {@code annotation} what each slot of the chunk answers;
+     * both null otherwise.
+     */
     private record Result(Job job, Distribution installed, long replanFrom, ScheduleChunk chunk, long nanos,
-                          ErrorCode error, String message) {
+                          ErrorCode error, String message, List<String> rebind,
+                          BindingTable.Annotation annotation) {
     }
 
     private final String id;
@@ -107,11 +119,14 @@ final class Session {
     private final EventLoop loop;
     private final int blockSize;
     private final int frameBytes;
+    /** Null for an application whose request ids mean the same for every session. */
+    private final RequestScope scope;
     private final BandwidthEstimator bandwidth;
     private final Pacer pacer;
 
     // Confined to the scheduler task (one at a time, handed over through the executor and the loop).
     private Scheduler scheduler;
+    private BindingTable bindings;
 
     // Confined to the event loop.
     private Phase phase = Phase.AWAITING_HELLO;
@@ -127,9 +142,12 @@ final class Session {
     private boolean taskRunning;
     /** The job of {@link #taskRunning}, queued or running. */
     private SchedulerTask queuedTask;
+    /** The job {@link #queuedTask} runs, so that a withdrawn job's state or scope is not lost. */
+    private Job queuedJob;
     /** The queue turn of a withdrawn re-plan, for the job that replaces it; -1 if none. */
     private long inheritedOrder = -1;
     private JsonNode pendingState;
+    private JsonNode pendingScope;
     private long pendingStateArrivalNanos;
     private long pendingStateArrivalSeq;
     private long pendingFrom;
@@ -185,7 +203,8 @@ final class Session {
         this.channel = channel;
         this.loop = channel.eventLoop();
         this.blockSize = source.blockSize();
-        this.frameBytes = BlockFrame.HEADER_LENGTH + blockSize;
+        this.scope = application.requestScope().orElse(null);
+        this.frameBytes = (scope == null ? BlockFrame.HEADER_LENGTH : BlockFrame.GENERATION_HEADER_LENGTH) + blockSize;
         this.bandwidth = new BandwidthEstimator(config.initialBytesPerSecond(), config.maxBytesPerSecond(),
                 config.fixedBytesPerSecond());
         this.bandwidthEstimate = bandwidth.bytesPerSecond();
@@ -248,6 +267,8 @@ final class Session {
             onRate(r.bytesPerSecond());
         } else if (m instanceof ControlMessage.RequestEvent r) {
             onRequest(r);
+        } else if (m instanceof ControlMessage.Scope sc) {
+            onScope(sc.scope());
         } else if (m instanceof ControlMessage.Bye) {
             log.debug("session {}: client said bye", id);
             closeNormally();
@@ -311,7 +332,7 @@ final class Session {
         phase = Phase.ACTIVE;
         ControlMessage.Welcome welcome = new ControlMessage.Welcome(Protocol.VERSION, id, application.name(),
                 blockSize, source.requestCount(), cacheBlocks, longList(application.horizonsMillis()), 0,
-                application.blockCounts());
+                application.blockCounts(), scope == null ? List.of() : List.of(Protocol.FEATURE_SCOPE));
         channel.writeAndFlush(new TextWebSocketFrame(ControlCodec.encode(welcome)));
         log.info("session {}: {} opened by {}, cache {} blocks", id, application.name(), channel.remoteAddress(),
                 cacheBlocks);
@@ -334,28 +355,71 @@ final class Session {
         }
         lastStateTime = timeMillis;
         statesReceived++;
-        if (pendingState == null) {
-            // Stop the old plan a few blocks from here at once, even if a job is running: the state
-            // then shows within those few blocks whatever the scheduler is doing meanwhile.
+        cutForReplan();
+        pendingState = state;
+        replaceQueuedJob();
+        maybeSchedule();
+    }
+
+    /**
+     * A new state or scope: unless a re-plan is already pending, stop the old plan a few blocks
+     * from here at once, even if a job is running, so that it shows within those few blocks
+     * whatever the scheduler is doing meanwhile.
+     */
+    private void cutForReplan() {
+        if (pendingState == null && pendingScope == null) {
             pendingFrom = Math.min(nextSeq + replanMargin(), plannedEnd);
             pendingStateArrivalNanos = now();
             pendingStateArrivalSeq = nextSeq;
             dropFrom(pendingFrom);
             recomputeCut();
         }
-        pendingState = state;
-        if (taskRunning && queuedTask != null && server.withdraw(queuedTask)) {
-            // The queued job has not started: rather than wait for it, the state's job replaces it. It
-            // re-plans from no later than the withdrawn job would have (its cut is at most that one's),
-            // and a withdrawn re-plan's turn in the queue passes to it.
-            taskRunning = false;
-            runningFrom = -1;
-            if (queuedTask.replan()) {
-                inheritedOrder = queuedTask.order();
-            }
-            queuedTask = null;
-            recomputeCut();
+    }
+
+    /**
+     * If this session's job is queued but has not started, withdraws it so that the job for the
+     * newest state or scope takes its place: it re-plans from no later than the withdrawn job
+     * would have (its cut is at most that one's), and a withdrawn re-plan's turn in the queue
+     * passes to it. Whatever the withdrawn job carried and nothing newer replaces (a scope when a
+     * state arrives, or the reverse) goes back to pending, so no scope or state is lost.
+     */
+    private void replaceQueuedJob() {
+        if (!taskRunning || queuedTask == null || !server.withdraw(queuedTask)) {
+            return;
         }
+        taskRunning = false;
+        runningFrom = -1;
+        if (queuedTask.replan()) {
+            inheritedOrder = queuedTask.order();
+        }
+        queuedTask = null;
+        Job withdrawn = queuedJob;
+        queuedJob = null;
+        if (withdrawn != null) {
+            if (pendingState == null && withdrawn.state() != null) {
+                pendingState = withdrawn.state();
+            }
+            if (pendingScope == null && withdrawn.scope() != null) {
+                pendingScope = withdrawn.scope();
+            }
+        }
+        recomputeCut();
+    }
+
+    /**
+     * The client's scope changed. It is applied like a state (merged with any pending one, at most
+     * one re-plan per state interval, the newest scope wins), at the slot the re-plan starts from.
+     */
+    private void onScope(JsonNode newScope) {
+        if (scope == null) {
+            closeWithError(ErrorCode.UNKNOWN_TYPE, "application " + application.name()
+                    + " does not bind requests per session: its welcome does not offer \"" + Protocol.FEATURE_SCOPE
+                    + "\"");
+            return;
+        }
+        cutForReplan();
+        pendingScope = newScope;
+        replaceQueuedJob();
         maybeSchedule();
     }
 
@@ -476,9 +540,11 @@ final class Session {
         stallTimer = null;
         dropFrom(Long.MIN_VALUE);
         pendingState = null;
+        pendingScope = null;
         if (queuedTask != null && server.withdraw(queuedTask)) {
             // A closed session's job that has not started would only cost scheduler time.
             queuedTask = null;
+            queuedJob = null;
         }
     }
 
@@ -515,7 +581,13 @@ final class Session {
         long t = now();
         Job job;
         int chunk = application.chunkSize();
-        if (pendingState != null) {
+        if (pendingState != null || pendingScope != null) {
+            if (pendingScope != null && !channel.isWritable()) {
+                // Rebind messages are written whatever the water marks: apply a scope only while the
+                // client reads, so at most one scope's rebinds sit in the outbound buffer. Writability
+                // coming back pumps, which asks again.
+                return;
+            }
             long earliest = lastStateJobNanos + TimeUnit.MILLISECONDS.toNanos(config.stateIntervalMillis());
             // A job that replaces a withdrawn re-plan adds no re-plan, so the interval does not hold it back.
             if (stateJobStarted && t < earliest && inheritedOrder < 0) {
@@ -532,17 +604,18 @@ final class Session {
             }
             needInitialPlan = false;
             job = new Job(pendingState, distribution, from, slotMillis(), roomFrom(from), pendingStateArrivalNanos,
-                    pendingStateArrivalSeq);
+                    pendingStateArrivalSeq, pendingScope);
             pendingState = null;
+            pendingScope = null;
         } else if (needInitialPlan) {
             needInitialPlan = false;
-            job = new Job(null, distribution, nextSeq, slotMillis(), roomFrom(nextSeq), -1, -1);
+            job = new Job(null, distribution, nextSeq, slotMillis(), roomFrom(nextSeq), -1, -1, null);
         } else if (failureFrom >= 0) {
             if (t < failureRetryAtNanos) {
                 wakeAt(failureRetryAtNanos);
                 return;
             }
-            job = new Job(null, distribution, failureFrom, slotMillis(), roomFrom(failureFrom), -1, -1);
+            job = new Job(null, distribution, failureFrom, slotMillis(), roomFrom(failureFrom), -1, -1, null);
             failureFrom = -1;
         } else if (distribution != null && plannedEnd - nextSeq < chunk
                 && roomFrom(schedulerSeq) >= Math.max(1, Math.min(chunk, cacheBlocks / 2))) {
@@ -552,7 +625,7 @@ final class Session {
                 wakeAt(idleRetryAtNanos);
                 return;
             }
-            job = new Job(null, distribution, -1, slotMillis(), roomFrom(schedulerSeq), -1, -1);
+            job = new Job(null, distribution, -1, slotMillis(), roomFrom(schedulerSeq), -1, -1, null);
         } else {
             return;
         }
@@ -572,11 +645,13 @@ final class Session {
             boolean replan = job.replanFrom() >= 0;
             queuedTask = replan && inheritedOrder >= 0 ? server.schedule(true, inheritedOrder, work)
                     : server.schedule(replan, work);
+            queuedJob = job;
             inheritedOrder = -1;
         } catch (RejectedExecutionException e) {
             // Only during shutdown: the queue holds at most one task per session.
             taskRunning = false;
             queuedTask = null;
+            queuedJob = null;
             closeWithError(ErrorCode.SHUTDOWN, "the scheduler is no longer running");
         }
     }
@@ -607,7 +682,7 @@ final class Session {
         if (taskRunning && runningFrom >= 0) {
             c = runningFrom;
         }
-        if (pendingState != null) {
+        if (pendingState != null || pendingScope != null) {
             c = Math.min(c, pendingFrom);
         }
         if (failureFrom >= 0) {
@@ -633,6 +708,7 @@ final class Session {
     private void onResult(Result r) {
         taskRunning = false;
         queuedTask = null;
+        queuedJob = null;
         runningFrom = -1;
         recomputeCut();
         if (phase != Phase.ACTIVE) {
@@ -657,6 +733,12 @@ final class Session {
         if (r.installed() != null) {
             distribution = r.installed();
         }
+        if (r.rebind() != null && !r.rebind().isEmpty()) {
+            // Before any block of the new generations: those are only ever planned by this job or later ones.
+            r.rebind().forEach(text -> channel.write(new TextWebSocketFrame(text)));
+            channel.flush();
+            updateQueuedBytes();
+        }
         if (r.replanFrom() >= 0) {
             replans++;
             server.replans.increment();
@@ -675,7 +757,12 @@ final class Session {
             idleBackoffNanos = Math.min(MAX_IDLE_BACKOFF_NANOS, idleBackoffNanos * 2);
         } else if (!c.isEmpty() && c.firstSeq() == plannedEnd && c.firstSeq() < cut) {
             for (int k = 0; k < c.size(); k++) {
-                planned.addLast(new Slot(c.firstSeq() + k, c.requestId(k), c.blockIndex(k)));
+                Slot slot = new Slot(c.firstSeq() + k, c.requestId(k), c.blockIndex(k));
+                if (r.annotation() != null) {
+                    slot.contentKey = r.annotation().contentKeys()[k];
+                    slot.generation = r.annotation().generations()[k];
+                }
+                planned.addLast(slot);
             }
             plannedEnd = c.endSeq();
             idleBackoffNanos = MIN_BACKOFF_NANOS;
@@ -738,11 +825,23 @@ final class Session {
                             + installed.requestCount() + " requests instead of " + source.requestCount()));
                 }
             }
+            BindingTable.Changes rebound = null;
+            if (job.scope() != null) {
+                try {
+                    rebound = applyScope(job.scope());
+                } catch (ProtocolException e) {
+                    return error(job, t0, e.code(), e.getMessage());
+                }
+            }
             long from = -1;
-            if (job.replanFrom() >= 0) {
-                Distribution d = installed != null ? installed : job.current();
+            Distribution d = installed != null ? installed : job.current();
+            // Without any distribution yet (waitForState) nothing was planned: a scope alone has nothing to re-plan.
+            if (job.replanFrom() >= 0 && d != null) {
                 from = Math.min(job.replanFrom(), scheduler.nextSeq());
                 scheduler.replan(d, from, job.slotMillis());
+                if (rebound != null && !rebound.isEmpty()) {
+                    scheduler.invalidate(rebound.requestIds());
+                }
             }
             ScheduleChunk chunk = scheduler.next(job.maxBlocks());
             if (!chunk.isEmpty()) {
@@ -752,7 +851,8 @@ final class Session {
                     log.debug("session {}: prefetch hint failed", id, e);
                 }
             }
-            return new Result(job, installed, from, chunk, now() - t0, null, null);
+            return new Result(job, installed, from, chunk, now() - t0, null, null,
+                    rebound == null ? null : rebound.messages(), bindings == null ? null : bindings.annotate(chunk));
         } catch (Throwable e) {
             log.debug("session {}: scheduler failed", id, e);
             return error(job, t0, ErrorCode.INTERNAL_ERROR, "scheduler failed: " + e);
@@ -760,7 +860,29 @@ final class Session {
     }
 
     private Result error(Job job, long t0, ErrorCode code, String message) {
-        return new Result(job, null, -1, ScheduleChunk.empty(0), now() - t0, code, message);
+        return new Result(job, null, -1, ScheduleChunk.empty(0), now() - t0, code, message, null, null);
+    }
+
+    /**
+     * Decodes a client scope with the application's {@link RequestScope} and makes it the
+     * session's bindings; scheduler task only.
+     *
+     * @throws ProtocolException {@code invalid_scope} if the scope is rejected, or as {@link BindingTable#apply}
+     */
+    private BindingTable.Changes applyScope(JsonNode clientScope) {
+        if (bindings == null) {
+            bindings = new BindingTable(source.requestCount(), application.maxBoundRequests());
+        }
+        dev.khameleon.core.Bindings decoded;
+        try {
+            decoded = scope.decode(clientScope);
+        } catch (RuntimeException e) {
+            throw new ProtocolException(ErrorCode.INVALID_SCOPE, "scope rejected by the application: " + e.getMessage());
+        }
+        if (decoded == null) {
+            throw new ProtocolException(ErrorCode.INTERNAL_ERROR, "the request scope returned no bindings");
+        }
+        return bindings.apply(decoded);
     }
 
     private SchedulerContext schedulerContext() {
@@ -810,7 +932,8 @@ final class Session {
     private void fetchOffLoop(Slot s) {
         CompletionStage<Block> stage;
         try {
-            stage = source.fetch(s.requestId, s.blockIndex);
+            stage = scope == null ? source.fetch(s.requestId, s.blockIndex)
+                    : source.fetch(s.requestId, s.contentKey, s.blockIndex);
             if (stage == null) {
                 stage = CompletableFuture.failedFuture(new NullPointerException("fetch returned null"));
             }
@@ -862,6 +985,10 @@ final class Session {
         }
         if (b.size() != blockSize) {
             return "the block source returned " + b.size() + " bytes, not the block size " + blockSize;
+        }
+        if (scope != null && b.count() != source.blockCount(s.requestId)) {
+            return "the block source returned " + b.count() + " blocks for content " + s.contentKey + " but request "
+                    + s.requestId + " has " + source.blockCount(s.requestId);
         }
         return null;
     }
@@ -922,7 +1049,7 @@ final class Session {
         Block b = s.block;
         s.block = null;
         ByteBuf buf = channel.alloc().buffer(frameBytes, frameBytes);
-        buf.writeBytes(BlockFrame.header(s.seq, b));
+        buf.writeBytes(scope == null ? BlockFrame.header(s.seq, b) : BlockFrame.header(s.seq, b, s.generation));
         buf.writeBytes(b.payload());
         channel.write(new BinaryWebSocketFrame(buf)).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
         nextSeq = s.seq + 1;

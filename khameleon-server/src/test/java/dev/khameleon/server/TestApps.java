@@ -68,4 +68,5 @@ final class TestApps {
             }
         };
     }
+
 }

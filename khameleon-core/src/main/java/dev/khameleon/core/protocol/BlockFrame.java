@@ -11,14 +11,20 @@ import java.util.Objects;
  * {@code seq}, which the client stores in ring slot {@code seq mod C}.
  *
  * <p>The frame is a {@value #HEADER_LENGTH}-byte big-endian header followed by the block's
- * payload. The static methods encode and decode frames; decoding validates every header field
- * and throws {@link ProtocolException} ({@link ErrorCode#INVALID_MESSAGE}) naming the bad field.
- * All methods are stateless and thread-safe.
+ * payload; a frame of an application that binds request ids per session has a
+ * {@value #GENERATION_HEADER_LENGTH}-byte header whose last 4 bytes are the binding
+ * {@link #generation() generation} (flag {@link #FLAG_GENERATION}). The static methods encode and
+ * decode frames; decoding validates every header field and throws {@link ProtocolException}
+ * ({@link ErrorCode#INVALID_MESSAGE}) naming the bad field. All methods are stateless and
+ * thread-safe.
  *
- * @param seq   the sequence number, {@code >= 0}
- * @param block the block
+ * @param seq        the sequence number, {@code >= 0}
+ * @param block      the block
+ * @param generation the generation of the binding of the block's request id the block answers,
+ *                   {@code >= 0}; 0 for a request id with its default meaning (and for every
+ *                   frame without the generation flag)
  */
-public record BlockFrame(long seq, Block block) {
+public record BlockFrame(long seq, Block block, int generation) {
     /** The first byte of every frame: ASCII {@code 'K'}. */
     public static final byte MAGIC = 0x4B;
     /** The frame format version written in byte 1. */
@@ -27,11 +33,21 @@ public record BlockFrame(long seq, Block block) {
     public static final int HEADER_LENGTH = 32;
     /** Flag bit 0: the block is the last of its response. */
     public static final int FLAG_LAST = 1;
+    /** Flag bit 1: header bytes 32..35 hold the binding generation. */
+    public static final int FLAG_GENERATION = 2;
+    /** The header length written when the frame carries a binding generation. */
+    public static final int GENERATION_HEADER_LENGTH = 36;
 
     /** Validates the fields. */
     public BlockFrame {
         Fields.checkMin("seq", seq, 0);
         Objects.requireNonNull(block, "block");
+        Fields.checkMin("generation", generation, 0);
+    }
+
+    /** A frame of generation 0 (a request id with its default meaning). */
+    public BlockFrame(long seq, Block block) {
+        this(seq, block, 0);
     }
 
     /**
@@ -45,24 +61,36 @@ public record BlockFrame(long seq, Block block) {
      * @param blockCount    the response's block count
      * @param payloadLength the payload's length in bytes, padding included
      * @param padding       padding bytes at the end of the payload
+     * @param generation    the binding generation if flag {@link BlockFrame#FLAG_GENERATION} is set, else 0
      */
     public record Header(int flags, int headerLength, long seq, int requestId, int blockIndex, int blockCount,
-                         int payloadLength, int padding) {
+                         int payloadLength, int padding, int generation) {
         /** Whether flag bit 0 says this is the last block of its response. */
         public boolean last() {
             return (flags & FLAG_LAST) != 0;
         }
     }
 
-    /** Encodes this frame: header then payload. */
+    /** Encodes this frame: header then payload; the generation is written only if it is not 0. */
     public byte[] encode() {
-        return encode(seq, block);
+        return generation == 0 ? encode(seq, block) : encode(seq, block, generation);
     }
 
     /** Encodes the frame for {@code block} with sequence number {@code seq}: header then payload. */
     public static byte[] encode(long seq, Block block) {
         ByteBuffer out = ByteBuffer.allocate(HEADER_LENGTH + block.size());
         writeHeader(seq, block, out);
+        out.put(block.payload());
+        return out.array();
+    }
+
+    /**
+     * Encodes the frame for {@code block} with sequence number {@code seq} and a
+     * {@value #GENERATION_HEADER_LENGTH}-byte header carrying {@code generation}.
+     */
+    public static byte[] encode(long seq, Block block, int generation) {
+        ByteBuffer out = ByteBuffer.allocate(GENERATION_HEADER_LENGTH + block.size());
+        writeHeader(seq, block, generation, out);
         out.put(block.payload());
         return out.array();
     }
@@ -75,6 +103,34 @@ public record BlockFrame(long seq, Block block) {
     }
 
     /**
+     * The {@value #GENERATION_HEADER_LENGTH}-byte header for {@code block} with sequence number
+     * {@code seq}, answering the binding of generation {@code generation}.
+     *
+     * @throws IllegalArgumentException if {@code seq} or {@code generation} is negative
+     */
+    public static byte[] header(long seq, Block block, int generation) {
+        ByteBuffer out = ByteBuffer.allocate(GENERATION_HEADER_LENGTH);
+        writeHeader(seq, block, generation, out);
+        return out.array();
+    }
+
+    /**
+     * Writes the {@value #GENERATION_HEADER_LENGTH}-byte header with {@code generation} at
+     * {@code dst}'s position, big-endian, advancing the position.
+     *
+     * @throws IllegalArgumentException if {@code seq} or {@code generation} is negative
+     * @throws java.nio.BufferOverflowException if fewer than {@value #GENERATION_HEADER_LENGTH} bytes remain
+     */
+    public static void writeHeader(long seq, Block block, int generation, ByteBuffer dst) {
+        Fields.checkMin("generation", generation, 0);
+        Fields.checkMin("seq", seq, 0);
+        ByteBuffer b = dst.duplicate().order(ByteOrder.BIG_ENDIAN);
+        putHeader(seq, block, FLAG_GENERATION, GENERATION_HEADER_LENGTH, b);
+        b.putInt(generation);
+        dst.position(b.position());
+    }
+
+    /**
      * Writes the {@value #HEADER_LENGTH}-byte header at {@code dst}'s position, big-endian whatever
      * {@code dst}'s byte order, advancing the position.
      *
@@ -84,17 +140,21 @@ public record BlockFrame(long seq, Block block) {
     public static void writeHeader(long seq, Block block, ByteBuffer dst) {
         Fields.checkMin("seq", seq, 0);
         ByteBuffer b = dst.duplicate().order(ByteOrder.BIG_ENDIAN);
+        putHeader(seq, block, 0, HEADER_LENGTH, b);
+        dst.position(b.position());
+    }
+
+    private static void putHeader(long seq, Block block, int flags, int headerLength, ByteBuffer b) {
         b.put(MAGIC)
                 .put(VERSION)
-                .put((byte) (block.isLast() ? FLAG_LAST : 0))
-                .put((byte) HEADER_LENGTH)
+                .put((byte) ((block.isLast() ? FLAG_LAST : 0) | flags))
+                .put((byte) headerLength)
                 .putLong(seq)
                 .putInt(block.requestId())
                 .putInt(block.index())
                 .putInt(block.count())
                 .putInt(block.size())
                 .putInt(block.padding());
-        dst.position(b.position());
     }
 
     /**
@@ -150,7 +210,17 @@ public record BlockFrame(long seq, Block block) {
             throw Fields.invalid("last-block flag " + lastFlag + " contradicts block " + blockIndex + " of "
                     + blockCount);
         }
-        return new Header(flags, headerLength, seq, requestId, blockIndex, blockCount, payloadLength, padding);
+        int generation = 0;
+        if ((flags & FLAG_GENERATION) != 0) {
+            if (headerLength < GENERATION_HEADER_LENGTH) {
+                throw Fields.invalid("a block frame with the generation flag needs a header of at least "
+                        + GENERATION_HEADER_LENGTH + " bytes, had " + headerLength);
+            }
+            generation = b.getInt(start + HEADER_LENGTH);
+            Fields.checkMin("generation", generation, 0);
+        }
+        return new Header(flags, headerLength, seq, requestId, blockIndex, blockCount, payloadLength, padding,
+                generation);
     }
 
     /**
@@ -163,7 +233,8 @@ public record BlockFrame(long seq, Block block) {
         Header h = readHeader(frame);
         byte[] payload = new byte[h.payloadLength()];
         frame.duplicate().position(frame.position() + h.headerLength()).get(payload);
-        return new BlockFrame(h.seq(), Block.wrap(h.requestId(), h.blockIndex(), h.blockCount(), payload, h.padding()));
+        return new BlockFrame(h.seq(), Block.wrap(h.requestId(), h.blockIndex(), h.blockCount(), payload, h.padding()),
+                h.generation());
     }
 
     /** Decodes a whole frame; see {@link #decode(ByteBuffer)}. */

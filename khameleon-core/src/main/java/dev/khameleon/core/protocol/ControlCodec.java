@@ -56,8 +56,17 @@ public final class ControlCodec {
         } else if (message instanceof ControlMessage.RequestEvent r) {
             o.put("time", r.timeMillis());
             o.put("request", r.requestId());
+        } else if (message instanceof ControlMessage.Scope s) {
+            o.set("scope", s.scope());
         } else if (message instanceof ControlMessage.Welcome w) {
             putWelcome(o, w);
+        } else if (message instanceof ControlMessage.Rebind r) {
+            ArrayNode pairs = o.putArray("requests");
+            int[] ids = r.requestIds();
+            int[] generations = r.generations();
+            for (int k = 0; k < ids.length; k++) {
+                pairs.addArray().add(ids[k]).add(generations[k]);
+            }
         } else if (message instanceof ControlMessage.ErrorMessage e) {
             o.put("code", e.code());
             o.put("message", e.message());
@@ -88,20 +97,25 @@ public final class ControlCodec {
             exceptions.addArray().add(bc.exceptionId(k)).add(bc.exceptionBlockCount(k));
         }
         counts.put("complete", bc.complete());
+        if (!w.features().isEmpty()) {
+            ArrayNode features = o.putArray("features");
+            w.features().forEach(features::add);
+        }
     }
 
     /**
-     * Decodes a message a client may send (hello, state, rate, request, bye).
+     * Decodes a message a client may send (hello, state, rate, request, scope, bye).
      *
      * @throws ProtocolException {@code malformed_json}, {@code unknown_type} (also for server
-     *     message types), {@code invalid_message} or, for a state, {@code invalid_state}
+     *     message types), {@code invalid_message} or, for a state or scope holding a number beyond
+     *     the double range, {@code invalid_state} or {@code invalid_scope}
      */
     public static ControlMessage decodeFromClient(String text) {
         return decode(text, Side.CLIENT);
     }
 
     /**
-     * Decodes a message a server may send (welcome, error).
+     * Decodes a message a server may send (welcome, rebind, error).
      *
      * @throws ProtocolException {@code malformed_json}, {@code unknown_type} (also for client
      *     message types) or {@code invalid_message}
@@ -113,8 +127,9 @@ public final class ControlCodec {
     /** Which side sent a message, when the decoder knows. */
     private enum Side { CLIENT, SERVER, ANY }
 
-    private static final java.util.Set<String> CLIENT_TYPES = java.util.Set.of("hello", "state", "rate", "request", "bye");
-    private static final java.util.Set<String> SERVER_TYPES = java.util.Set.of("welcome", "error");
+    private static final java.util.Set<String> CLIENT_TYPES = java.util.Set.of("hello", "state", "rate", "request", "scope",
+            "bye");
+    private static final java.util.Set<String> SERVER_TYPES = java.util.Set.of("welcome", "rebind", "error");
 
     /**
      * Decodes any control message.
@@ -160,9 +175,15 @@ public final class ControlCodec {
                 if (state == null) {
                     throw Fields.invalid("field \"state\" is required");
                 }
-                requireFiniteNumbers(state);
+                requireFiniteNumbers(state, ErrorCode.INVALID_STATE);
                 yield new ControlMessage.PredictionState(longField(root, "time"), state);
             }
+            case "scope" -> {
+                JsonNode scope = required(root, "scope");
+                requireFiniteNumbers(scope, ErrorCode.INVALID_SCOPE);
+                yield new ControlMessage.Scope(scope);
+            }
+            case "rebind" -> rebind(root);
             case "rate" -> new ControlMessage.RateReport(longField(root, "time"), doubleField(root, "bytesPerSecond"));
             case "request" -> new ControlMessage.RequestEvent(longField(root, "time"), intField(root, "request"));
             case "bye" -> new ControlMessage.Bye();
@@ -191,17 +212,9 @@ public final class ControlCodec {
         if (!exceptions.isArray()) {
             throw Fields.invalid("field \"blockCounts.exceptions\" must be an array");
         }
-        int[] ids = new int[exceptions.size()];
-        int[] counts = new int[exceptions.size()];
-        for (int k = 0; k < ids.length; k++) {
-            JsonNode pair = exceptions.get(k);
-            if (!pair.isArray() || pair.size() != 2) {
-                throw Fields.invalid("blockCounts.exceptions[" + k + "] must be a [requestId, count] pair, was "
-                        + abbreviate(pair.toString()));
-            }
-            ids[k] = asInt("blockCounts.exceptions[" + k + "][0]", pair.get(0));
-            counts[k] = asInt("blockCounts.exceptions[" + k + "][1]", pair.get(1));
-        }
+        int[][] pairs = intPairs("blockCounts.exceptions", exceptions, "count");
+        int[] ids = pairs[0];
+        int[] counts = pairs[1];
         JsonNode complete = required(countsNode, "complete");
         if (!complete.isBoolean()) {
             throw Fields.invalid("field \"blockCounts.complete\" must be a boolean, was " + abbreviate(complete.toString()));
@@ -209,21 +222,67 @@ public final class ControlCodec {
         return new ControlMessage.Welcome(intField(root, "protocol"), stringField(root, "session"),
                 stringField(root, "application"), intField(root, "blockSize"), intField(root, "requestCount"),
                 intField(root, "cacheBlocks"), horizons, longField(root, "firstSeq"),
-                BlockCounts.of(defaultCount, ids, counts, complete.booleanValue()));
+                BlockCounts.of(defaultCount, ids, counts, complete.booleanValue()), features(root));
+    }
+
+    /** The optional {@code features} of a welcome: an array of strings; absent means none. */
+    private static List<String> features(JsonNode root) {
+        JsonNode n = root.get("features");
+        if (n == null || n.isNull()) {
+            return List.of();
+        }
+        if (!n.isArray() || n.size() > Protocol.MAX_FEATURES) {
+            throw Fields.invalid("field \"features\" must be an array of at most " + Protocol.MAX_FEATURES
+                    + " strings, was " + abbreviate(n.toString()));
+        }
+        List<String> features = new ArrayList<>(n.size());
+        for (int k = 0; k < n.size(); k++) {
+            features.add(stringField(n, k, "features[" + k + "]"));
+        }
+        return features;
+    }
+
+    /** The {@code [requestId, value]} pairs of the array {@code field}: the ids, then the values. */
+    private static int[][] intPairs(String field, JsonNode array, String valueName) {
+        int[] ids = new int[array.size()];
+        int[] values = new int[array.size()];
+        for (int k = 0; k < ids.length; k++) {
+            JsonNode pair = array.get(k);
+            if (!pair.isArray() || pair.size() != 2) {
+                throw Fields.invalid(field + "[" + k + "] must be a [requestId, " + valueName + "] pair, was "
+                        + abbreviate(pair.toString()));
+            }
+            ids[k] = asInt(field + "[" + k + "][0]", pair.get(0));
+            values[k] = asInt(field + "[" + k + "][1]", pair.get(1));
+        }
+        return new int[][] {ids, values};
+    }
+
+    private static ControlMessage.Rebind rebind(JsonNode root) {
+        JsonNode pairs = required(root, "requests");
+        if (!pairs.isArray()) {
+            throw Fields.invalid("field \"requests\" must be an array, was " + abbreviate(pairs.toString()));
+        }
+        if (pairs.size() > Protocol.MAX_REBIND_PAIRS) {
+            throw Fields.invalid("field \"requests\" lists more than " + Protocol.MAX_REBIND_PAIRS + " requests");
+        }
+        int[][] read = intPairs("requests", pairs, "generation");
+        return new ControlMessage.Rebind(read[0], read[1]);
     }
 
     /**
-     * Refuses a state holding a number beyond the double range (e.g. {@code 1e400}) as
-     * {@code invalid_state}: the parser reads it as infinity, which no predictor can use and
+     * Refuses a state or scope holding a number beyond the double range (e.g. {@code 1e400}) as
+     * {@code code}: the parser reads it as infinity, which no predictor can use and
      * which would not survive re-encoding.
      */
-    private static void requireFiniteNumbers(JsonNode state) {
+    private static void requireFiniteNumbers(JsonNode value, ErrorCode code) {
         java.util.ArrayDeque<JsonNode> todo = new java.util.ArrayDeque<>();
-        todo.push(state);
+        todo.push(value);
         while (!todo.isEmpty()) {
             JsonNode n = todo.pop();
             if (n.isFloatingPointNumber() && !Double.isFinite(n.doubleValue())) {
-                throw new ProtocolException(ErrorCode.INVALID_STATE, "the state holds a number outside the double range");
+                throw new ProtocolException(code, "the " + (code == ErrorCode.INVALID_STATE ? "state" : "scope")
+                        + " holds a number outside the double range");
             }
             if (n.isContainerNode()) {
                 n.forEach(todo::push);
@@ -275,6 +334,14 @@ public final class ControlCodec {
 
     private static String stringField(JsonNode parent, String field) {
         JsonNode n = required(parent, field);
+        if (!n.isTextual()) {
+            throw Fields.invalid("field \"" + field + "\" must be a string, was " + abbreviate(n.toString()));
+        }
+        return n.textValue();
+    }
+
+    private static String stringField(JsonNode array, int k, String field) {
+        JsonNode n = array.get(k);
         if (!n.isTextual()) {
             throw Fields.invalid("field \"" + field + "\" must be a string, was " + abbreviate(n.toString()));
         }

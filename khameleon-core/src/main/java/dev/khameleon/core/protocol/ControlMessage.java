@@ -8,8 +8,9 @@ import java.util.Optional;
 
 /**
  * A JSON control message of the protocol ({@code docs/protocol.md}, section 3). Client messages
- * are {@link Hello}, {@link PredictionState}, {@link RateReport}, {@link RequestEvent} and
- * {@link Bye}; server messages are {@link Welcome} and {@link ErrorMessage}.
+ * are {@link Hello}, {@link PredictionState}, {@link RateReport}, {@link RequestEvent},
+ * {@link Scope} and {@link Bye}; server messages are {@link Welcome}, {@link Rebind} and
+ * {@link ErrorMessage}.
  *
  * <p>Every record validates its fields on construction with the rules of the specification and
  * throws {@link ProtocolException} ({@link ErrorCode#INVALID_MESSAGE}) naming the field, so a
@@ -142,6 +143,30 @@ public sealed interface ControlMessage {
         }
     }
 
+    /**
+     * The client's request scope (e.g. its brushes): decoded by the application's
+     * {@code RequestScope} into what each request id means for this session. Only sent to a
+     * server whose welcome lists {@link Protocol#FEATURE_SCOPE}.
+     *
+     * @param scope the scope; the caller must not modify it afterwards
+     */
+    record Scope(JsonNode scope) implements ControlMessage {
+        /** Validates the fields. */
+        public Scope {
+            Objects.requireNonNull(scope, "scope");
+        }
+
+        @Override
+        public String type() {
+            return "scope";
+        }
+
+        @Override
+        public boolean fromClient() {
+            return true;
+        }
+    }
+
     /** The client is leaving on purpose. */
     record Bye() implements ControlMessage {
         @Override
@@ -167,12 +192,31 @@ public sealed interface ControlMessage {
      * @param horizonsMillis the predictor's horizons: at least one, {@code >= 0}, strictly increasing
      * @param firstSeq       the first block frame's sequence number, {@code >= 0}
      * @param blockCounts    the block count of every request; its explicit ids must be {@code < n}
+     * @param features       the optional protocol features the session offers (e.g.
+     *                       {@link Protocol#FEATURE_SCOPE}), at most {@value Protocol#MAX_FEATURES} of
+     *                       1 to {@value Protocol#MAX_FEATURES} characters; names a client does not know
+     *                       are ignored
      */
     record Welcome(int protocol, String session, String application, int blockSize, int requestCount,
-                   int cacheBlocks, List<Long> horizonsMillis, long firstSeq, BlockCounts blockCounts)
+                   int cacheBlocks, List<Long> horizonsMillis, long firstSeq, BlockCounts blockCounts,
+                   List<String> features)
             implements ControlMessage {
-        /** Validates the fields and copies the horizons. */
+        /** A welcome without optional features. */
+        public Welcome(int protocol, String session, String application, int blockSize, int requestCount,
+                       int cacheBlocks, List<Long> horizonsMillis, long firstSeq, BlockCounts blockCounts) {
+            this(protocol, session, application, blockSize, requestCount, cacheBlocks, horizonsMillis, firstSeq,
+                    blockCounts, List.of());
+        }
+
+        /** Validates the fields and copies the horizons and features. */
         public Welcome {
+            features = List.copyOf(features);
+            if (features.size() > Protocol.MAX_FEATURES) {
+                throw Fields.invalid("features must list at most " + Protocol.MAX_FEATURES + ", listed " + features.size());
+            }
+            for (String f : features) {
+                Fields.checkString("features[]", f, 1, Protocol.MAX_FEATURES);
+            }
             Fields.checkMin("protocol", protocol, 1);
             Fields.checkString("session", session, 1, Protocol.MAX_SESSION_ID_LENGTH);
             Fields.checkString("application", application, 1, Protocol.MAX_APPLICATION_LENGTH);
@@ -204,6 +248,11 @@ public sealed interface ControlMessage {
             }
         }
 
+        /** Whether the session offers {@code feature}, e.g. {@link Protocol#FEATURE_SCOPE}. */
+        public boolean supports(String feature) {
+            return features.contains(feature);
+        }
+
         /** The horizons as an array. */
         public long[] horizonsArray() {
             return horizonsMillis.stream().mapToLong(Long::longValue).toArray();
@@ -212,6 +261,76 @@ public sealed interface ControlMessage {
         @Override
         public String type() {
             return "welcome";
+        }
+
+        @Override
+        public boolean fromClient() {
+            return false;
+        }
+    }
+
+    /**
+     * Request ids whose meaning changed for this session: from now on, a block of request
+     * {@code requestIds[k]} answers the current binding only if its frame carries generation
+     * {@code generations[k]}; the client drops the blocks of those requests it holds and ignores
+     * block frames of any other generation for them. Generation 0 is a request id's default
+     * meaning. Sent before any block of the new generations.
+     *
+     * @param requestIds  the rebound requests, {@code >= 0}, strictly ascending, 1 to
+     *                    {@value Protocol#MAX_REBIND_PAIRS} of them
+     * @param generations each request's new generation, {@code >= 0}
+     */
+    record Rebind(int[] requestIds, int[] generations) implements ControlMessage {
+        /** Validates and copies the fields. */
+        public Rebind {
+            requestIds = requestIds.clone();
+            generations = generations.clone();
+            if (requestIds.length != generations.length) {
+                throw Fields.invalid("rebind has " + requestIds.length + " requests but " + generations.length
+                        + " generations");
+            }
+            if (requestIds.length < 1 || requestIds.length > Protocol.MAX_REBIND_PAIRS) {
+                throw Fields.invalid("rebind must list 1 to " + Protocol.MAX_REBIND_PAIRS + " requests, listed "
+                        + requestIds.length);
+            }
+            for (int k = 0; k < requestIds.length; k++) {
+                Fields.checkMin("requests[" + k + "][0]", requestIds[k], k == 0 ? 0 : requestIds[k - 1] + 1L);
+                Fields.checkMin("requests[" + k + "][1]", generations[k], 0);
+            }
+        }
+
+        /** The rebound request ids, ascending (a copy). */
+        @Override
+        public int[] requestIds() {
+            return requestIds.clone();
+        }
+
+        /** The new generation of each rebound request (a copy). */
+        @Override
+        public int[] generations() {
+            return generations.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Rebind r && java.util.Arrays.equals(requestIds, r.requestIds)
+                    && java.util.Arrays.equals(generations, r.generations);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * java.util.Arrays.hashCode(requestIds) + java.util.Arrays.hashCode(generations);
+        }
+
+        @Override
+        public String toString() {
+            return "Rebind[" + requestIds.length + " requests, first " + requestIds[0] + " -> generation "
+                    + generations[0] + "]";
+        }
+
+        @Override
+        public String type() {
+            return "rebind";
         }
 
         @Override

@@ -13,6 +13,8 @@ public enum ErrorCode {
     INVALID_MESSAGE("invalid_message", 1007),
     /** The server predictor rejected a prediction state. */
     INVALID_STATE("invalid_state", 1007),
+    /** The application's request scope rejected a scope (or bound an id out of range). */
+    INVALID_SCOPE("invalid_scope", 1007),
     /** The message type is missing or unknown. */
     UNKNOWN_TYPE("unknown_type", 1002),
     /** The first message was not {@code hello}. */

@@ -17,6 +17,16 @@ public final class Protocol {
     /** Largest receive rate a report may carry, in bytes per second. */
     public static final double MAX_BYTES_PER_SECOND = 1e12;
 
+    /**
+     * The welcome feature saying that the application binds request ids per session: the client
+     * may send {@code scope} messages and must honour {@code rebind} messages and block generations.
+     */
+    public static final String FEATURE_SCOPE = "scope";
+    /** Most features a welcome lists, and most characters of each feature name. */
+    public static final int MAX_FEATURES = 64;
+    /** Most {@code [requestId, generation]} pairs one {@code rebind} message carries. */
+    public static final int MAX_REBIND_PAIRS = 4096;
+
     private Protocol() {
     }
 }

@@ -212,16 +212,45 @@ abstract class BatchScheduler implements Scheduler {
         long batchStart = stateBatch * cacheBlocks;
         if (fromSeq >= batchStart) {
             for (long s = nextSeq - 1; s >= fromSeq; s--) {
-                decrement(log[logIndex(s)]);
+                int id = log[logIndex(s)];
+                if (id >= 0) {
+                    decrement(id);
+                }
             }
         } else {
             resetBatch();
             stateBatch = fromSeq / cacheBlocks;
             for (long s = stateBatch * cacheBlocks; s < fromSeq; s++) {
-                increment(log[logIndex(s)]);
+                int id = log[logIndex(s)];
+                if (id >= 0) {
+                    increment(id);
+                }
             }
         }
         nextSeq = fromSeq;
+    }
+
+    /**
+     * Takes back every block of {@code requestIds} planned in the current batch and marks their log
+     * entries as forgotten (stored as {@code ~requestId}, which {@link #rewind} skips), so that no
+     * later re-plan counts them again. One pass over the batch's log.
+     */
+    @Override
+    public final void invalidate(int[] requestIds) {
+        int[] ids = requestIds.clone();
+        Arrays.sort(ids);
+        if (ids.length > 0 && (ids[0] < 0 || ids[ids.length - 1] >= requestCount)) {
+            throw new IllegalArgumentException("request ids must be in [0, " + requestCount + "), were "
+                    + ids[0] + " .. " + ids[ids.length - 1]);
+        }
+        for (long s = stateBatch * cacheBlocks; ids.length > 0 && s < nextSeq; s++) {
+            int i = logIndex(s);
+            int id = log[i];
+            if (id >= 0 && Arrays.binarySearch(ids, id) >= 0) {
+                log[i] = ~id;
+                decrement(id);
+            }
+        }
     }
 
     private int logIndex(long seq) {

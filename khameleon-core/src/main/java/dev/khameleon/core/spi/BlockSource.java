@@ -4,6 +4,7 @@ import dev.khameleon.core.Block;
 import dev.khameleon.core.ScheduleChunk;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -30,6 +31,26 @@ public interface BlockSource {
      * slow work belongs on an executor of the implementation's choosing.
      */
     CompletionStage<Block> fetch(int requestId, int blockIndex);
+
+    /**
+     * Fetches block {@code blockIndex} of the content {@code contentKey}, which request
+     * {@code requestId} answers in a session whose {@link RequestScope} bound it there (see
+     * {@link dev.khameleon.core.Bindings}). The block carries {@code requestId} (the id the client
+     * asked for) and the same block count as {@link #blockCount(int) blockCount(requestId)}: the
+     * scheduler plans with that count, so a content key must have as many blocks as every request
+     * id bound to it. Same threading and failure rules as {@link #fetch(int, int)}.
+     *
+     * <p>The default answers the default meaning ({@code contentKey == requestId}) with
+     * {@link #fetch(int, int)} and fails for any other key; applications with a request scope
+     * override it.
+     */
+    default CompletionStage<Block> fetch(int requestId, long contentKey, int blockIndex) {
+        if (contentKey == requestId) {
+            return fetch(requestId, blockIndex);
+        }
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("this block source has no content "
+                + contentKey + " for request " + requestId + ": override fetch(requestId, contentKey, blockIndex)"));
+    }
 
     /**
      * A hint, given as soon as a chunk is planned and before its blocks are fetched, that the

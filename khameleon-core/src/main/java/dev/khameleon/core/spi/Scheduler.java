@@ -42,6 +42,25 @@ public interface Scheduler {
      */
     ScheduleChunk next(int maxBlocks);
 
+    /**
+     * The client drops every block of {@code requestIds} it holds (those requests now mean other
+     * content): from {@link #nextSeq()} on, plan each as if none of its blocks had been planned in
+     * this batch, starting again at block 0. Slots already planned are kept. Call it right after a
+     * {@link #replan} from the slot where the new meaning starts; later re-plans never go back
+     * before it.
+     *
+     * <p>The built-in schedulers take {@code O(C log k + b · m log K)} for {@code k} ids of which
+     * {@code b} blocks were planned in the batch. The default throws
+     * {@link UnsupportedOperationException}: a scheduler that keeps counting the old blocks would
+     * send the new content from the middle, which no client can use.
+     *
+     * @param requestIds the requests, in any order; not modified
+     * @throws IllegalArgumentException if an id is out of range
+     */
+    default void invalidate(int[] requestIds) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not support invalidate(requestIds)");
+    }
+
     /** The first sequence number not yet planned. */
     long nextSeq();
 

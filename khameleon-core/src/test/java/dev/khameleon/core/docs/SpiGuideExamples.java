@@ -2,6 +2,7 @@ package dev.khameleon.core.docs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.khameleon.core.Bindings;
 import dev.khameleon.core.Block;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.Rect;
@@ -9,6 +10,7 @@ import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.ClientPredictor;
 import dev.khameleon.core.spi.Layout;
 import dev.khameleon.core.spi.ProgressiveEncoder;
+import dev.khameleon.core.spi.RequestScope;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.core.spi.UtilityFunction;
 
@@ -214,4 +216,61 @@ final class SpiGuideExamples {
         }
     }
     // end::block-source[]
+
+    // tag::request-scope[]
+    /**
+     * Linked histograms, Falcon style: {@code views} histograms of {@code bins} bins; request
+     * {@code view * bins + bin} is one bin of one view. Brushing bins {@code lo..hi} of one view
+     * filters every other view, so the scope is the brush, {@code {"view": v, "lo": a, "hi": b}},
+     * or {@code {}} for none. The brushed view and every view without a brush elsewhere keep
+     * their default, unfiltered content.
+     */
+    static final class BrushScope implements RequestScope {
+        private final int views;
+        private final int bins;
+
+        BrushScope(int views, int bins) {
+            this.views = views;
+            this.bins = bins;
+        }
+
+        @Override
+        public Bindings decode(JsonNode scope) {
+            if (scope == null || !scope.isObject()) {
+                throw new IllegalArgumentException("scope must be an object, was " + scope);
+            }
+            if (scope.isEmpty()) {
+                return Bindings.none();
+            }
+            int view = field(scope, "view", views);
+            int lo = field(scope, "lo", bins);
+            int hi = field(scope, "hi", bins);
+            if (lo > hi) {
+                throw new IllegalArgumentException("brush lo " + lo + " > hi " + hi);
+            }
+            Bindings.Builder b = Bindings.builder();
+            for (int other = 0; other < views; other++) {
+                for (int bin = 0; other != view && bin < bins; bin++) {
+                    int id = other * bins + bin;
+                    b.bind(id, contentKey(id, view, lo, hi));
+                }
+            }
+            return b.build();
+        }
+
+        /** The content "request {@code id} under the brush lo..hi on view": the block source decodes it. */
+        long contentKey(int id, int view, int lo, int hi) {
+            long brush = ((long) view * bins + lo) * bins + hi;
+            return (long) views * bins * (brush + 1) + id;
+        }
+
+        private static int field(JsonNode scope, String name, int bound) {
+            JsonNode v = scope.get(name);
+            if (v == null || !v.isInt() || v.intValue() < 0 || v.intValue() >= bound) {
+                throw new IllegalArgumentException(name + " must be an integer in [0, " + bound + "), was " + v);
+            }
+            return v.intValue();
+        }
+    }
+    // end::request-scope[]
 }

@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every example of the SPI guide passes its SPI's contract kit and does what the guide says. */
@@ -136,4 +137,30 @@ class SpiGuideExamplesTest {
 
     private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER =
             new com.fasterxml.jackson.databind.ObjectMapper();
+
+    @Test
+    void brushScope_bindsEveryBinOfTheOtherViews_toItsFilteredContent() throws Exception {
+        SpiGuideExamples.BrushScope scope = new SpiGuideExamples.BrushScope(3, 10);
+        dev.khameleon.core.Bindings b = scope.decode(
+                dev.khameleon.core.protocol.ControlCodec.mapper().readTree("{\"view\": 1, \"lo\": 2, \"hi\": 5}"));
+        assertEquals(20, b.size(), "the 10 bins of views 0 and 2");
+        assertTrue(b.indexOf(15) < 0, "the brushed view keeps its own content");
+        assertEquals(15, b.contentKey(15));
+        long key = b.contentKey(23);
+        assertEquals(23, key % 30, "the key names the request");
+        assertEquals((1 * 10 + 2) * 10 + 5, key / 30 - 1, "and the brush");
+        assertEquals(scope.contentKey(4, 1, 2, 5), b.contentKey(4));
+        assertEquals(dev.khameleon.core.Bindings.none(),
+                scope.decode(dev.khameleon.core.protocol.ControlCodec.mapper().readTree("{}")));
+    }
+
+    @Test
+    void brushScope_rejectsABrushOutOfRange() throws Exception {
+        SpiGuideExamples.BrushScope scope = new SpiGuideExamples.BrushScope(3, 10);
+        for (String bad : new String[] {"{\"view\": 3, \"lo\": 0, \"hi\": 1}", "{\"view\": 0, \"lo\": 4, \"hi\": 2}",
+                "{\"view\": 0, \"lo\": 0}", "[1]"}) {
+            assertThrows(IllegalArgumentException.class,
+                    () -> scope.decode(dev.khameleon.core.protocol.ControlCodec.mapper().readTree(bad)), bad);
+        }
+    }
 }

@@ -46,6 +46,7 @@ class BlockFrameFuzzTest {
         assertEquals(b.getInt(28), block.padding());
         assertTrue(decoded.seq() >= 0 && block.requestId() >= 0 && block.index() < block.count());
         assertEquals((b.get(2) & BlockFrame.FLAG_LAST) != 0, block.isLast());
+        assertEquals((b.get(2) & BlockFrame.FLAG_GENERATION) != 0 ? b.getInt(32) : 0, decoded.generation());
         assertArrayEquals(Arrays.copyOfRange(frame, headerLength, frame.length), block.payloadBytes());
     }
 

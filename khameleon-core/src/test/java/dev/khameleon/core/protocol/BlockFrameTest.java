@@ -136,4 +136,37 @@ class BlockFrameTest {
     void encode_rejectsNegativeSeq() {
         assertThrows(IllegalArgumentException.class, () -> BlockFrame.encode(-1, block(0, 0, 1, 1, 0)));
     }
+
+    @Test
+    void generation_roundTripsIn36ByteHeaderWithFlagBit1() {
+        Block b = block(5, 1, 3, 16, 0);
+        byte[] frame = BlockFrame.encode(9, b, 7);
+        assertEquals(36 + 16, frame.length);
+        assertEquals(BlockFrame.FLAG_GENERATION, frame[2] & BlockFrame.FLAG_GENERATION);
+        assertEquals(36, frame[3]);
+        BlockFrame decoded = BlockFrame.decode(frame);
+        assertEquals(new BlockFrame(9, b, 7), decoded);
+        assertArrayEquals(BlockFrame.header(9, b, 7), java.util.Arrays.copyOf(frame, 36));
+        assertArrayEquals(frame, decoded.encode());
+    }
+
+    @Test
+    void generation_isZeroInFramesWithoutTheFlag_soAFrameOfThe32ByteFormatIsUnchanged() {
+        Block b = block(5, 2, 3, 16, 4);
+        BlockFrame decoded = BlockFrame.decode(BlockFrame.encode(9, b));
+        assertEquals(0, decoded.generation());
+        assertEquals(32 + 16, new BlockFrame(9, b).encode().length);
+    }
+
+    @Test
+    void decode_rejectsTheGenerationFlagOnAShortHeaderOrANegativeGeneration() {
+        byte[] frame = BlockFrame.encode(9, block(5, 1, 3, 16, 0));
+        frame[2] |= BlockFrame.FLAG_GENERATION;
+        ProtocolException e = assertThrows(ProtocolException.class, () -> BlockFrame.decode(frame));
+        assertTrue(e.getMessage().contains("generation flag"), e.getMessage());
+        byte[] negative = BlockFrame.encode(9, block(5, 1, 3, 16, 0), 1);
+        negative[32] = (byte) 0x80;
+        e = assertThrows(ProtocolException.class, () -> BlockFrame.decode(negative));
+        assertTrue(e.getMessage().contains("generation"), e.getMessage());
+    }
 }

@@ -12,6 +12,7 @@ import java.util.SplittableRandom;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -40,7 +41,27 @@ class ControlCodecTest {
                 new ControlMessage.Bye(),
                 new ControlMessage.Welcome(1, "6f1c2a9e", "gallery", 4096, 10_000, 5000, List.of(50L, 150L, 250L, 500L),
                         0, BlockCounts.of(8, new int[] {17, 512}, new int[] {3, 12}, true)),
-                ControlMessage.ErrorMessage.of(ErrorCode.INVALID_STATE, "probability -0.5"));
+                ControlMessage.ErrorMessage.of(ErrorCode.INVALID_STATE, "probability -0.5"),
+                new ControlMessage.Scope(json("{\"brushes\":[[0,10,20]]}")),
+                new ControlMessage.Rebind(new int[] {3, 9, 40}, new int[] {2, 2, 0}),
+                new ControlMessage.Welcome(1, "s", "histograms", 64, 100, 50, List.of(50L), 0,
+                        BlockCounts.of(1, new int[0], new int[0], true), List.of(Protocol.FEATURE_SCOPE)));
+    }
+
+    @Test
+    void welcome_withoutFeatures_offersNone_andFeaturesAreOnlyWrittenWhenPresent() {
+        ControlMessage.Welcome w = new ControlMessage.Welcome(1, "s", "a", 1, 2, 1, List.of(50L), 0,
+                BlockCounts.of(1, new int[0], new int[0], true));
+        assertFalse(ControlCodec.encode(w).contains("features"), ControlCodec.encode(w));
+        assertFalse(((ControlMessage.Welcome) ControlCodec.decode(ControlCodec.encode(w))).supports(Protocol.FEATURE_SCOPE));
+    }
+
+    @Test
+    void decode_rebindExample() {
+        ControlMessage.Rebind r = (ControlMessage.Rebind) ControlCodec.decodeFromServer(
+                "{\"type\": \"rebind\", \"requests\": [[17, 3], [18, 3], [40, 0]]}");
+        assertArrayEquals(new int[] {17, 18, 40}, r.requestIds());
+        assertArrayEquals(new int[] {3, 3, 0}, r.generations());
     }
 
     /** Regression: {@code 1e400} inside a state decoded as infinity and re-encoded as the string "Infinity". */
@@ -136,7 +157,20 @@ class ControlCodecTest {
                 Arguments.of("{\"type\":\"welcome\",\"protocol\":1,\"session\":\"s\",\"application\":\"a\",\"blockSize\":1,"
                         + "\"requestCount\":2,\"cacheBlocks\":1,\"horizons\":[50],\"firstSeq\":0,"
                         + "\"blockCounts\":{\"default\":1,\"exceptions\":[[1,0]],\"complete\":true}}", ErrorCode.INVALID_MESSAGE),
-                Arguments.of("{\"type\":\"error\",\"code\":\"\",\"message\":\"m\"}", ErrorCode.INVALID_MESSAGE));
+                Arguments.of("{\"type\":\"error\",\"code\":\"\",\"message\":\"m\"}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"scope\"}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"scope\",\"scope\":{\"b\":[1e400]}}", ErrorCode.INVALID_SCOPE),
+                Arguments.of("{\"type\":\"rebind\",\"requests\":[]}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"rebind\",\"requests\":[[5,1],[5,2]]}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"rebind\",\"requests\":[[5,1],[4,2]]}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"rebind\",\"requests\":[[5,-1]]}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"rebind\",\"requests\":[[5]]}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"rebind\",\"requests\":[" + "[1,1],".repeat(4096) + "[9999,1]]}",
+                        ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"welcome\",\"protocol\":1,\"session\":\"s\",\"application\":\"a\",\"blockSize\":1,"
+                        + "\"requestCount\":2,\"cacheBlocks\":1,\"horizons\":[50],\"firstSeq\":0,"
+                        + "\"blockCounts\":{\"default\":1,\"exceptions\":[],\"complete\":true},\"features\":[7]}",
+                        ErrorCode.INVALID_MESSAGE));
     }
 
     @ParameterizedTest

@@ -4,10 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import dev.khameleon.client.KalmanPredictor;
+import dev.khameleon.core.Bindings;
 import dev.khameleon.core.Block;
+import dev.khameleon.core.Distribution;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.image.ProgressiveJpegEncoder;
 import dev.khameleon.core.protocol.BlockFrame;
+import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.core.testkit.KeyedBlockSource;
+import dev.khameleon.server.Application;
+import dev.khameleon.server.KhameleonServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,6 +35,8 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -178,6 +186,94 @@ class KhameleonJsModuleTest {
         assertEquals(1, f.get("padding").asInt());
         assertEquals("[1,2,3,0]", f.get("payload").toString());
         assertEquals(36, f.get("frameBytes").asInt());
+    }
+
+    @Test
+    void decodeBlockFrame_readsTheBindingGenerationOfA36ByteHeader() {
+        String withGeneration = Base64.getEncoder().encodeToString(
+                BlockFrame.encode(9, Block.of(4, 0, 2, new byte[] {5, 6}, 0), 7));
+        JsonNode f = run("const bytes = Uint8Array.from(atob(args[0]), (c) => c.charCodeAt(0));"
+                + "const f = k.decodeBlockFrame(bytes.buffer);"
+                + "const plain = k.decodeBlockFrame(Uint8Array.from(atob(args[1]), (c) => c.charCodeAt(0)).buffer);"
+                + "return {generation: f.generation, payload: Array.from(f.payload), plain: plain.generation};",
+                withGeneration, frame(9, 4, 0, 2, new byte[] {5, 6}, 0));
+        assertEquals(7, f.get("generation").asInt());
+        assertEquals("[5,6]", f.get("payload").toString(), "the payload starts after the 36-byte header");
+        assertEquals(0, f.get("plain").asInt(), "a 32-byte header means generation 0");
+    }
+
+    /**
+     * The browser client against the real server: a rebind while blocks of the old binding are in
+     * flight. The old content is held back until the page has the rebind, so it arrives after it;
+     * only the frames' generation tells the page those blocks are stale.
+     */
+    @Test
+    void client_rebindWhileOldBlocksAreInFlight_neverAnswersWithAnOldBlock() throws Exception {
+        int blocks = 4;
+        int blockSize = 64;
+        long[] horizons = {50, 150, 250, 500};
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        KeyedBlockSource source = new KeyedBlockSource(2, blocks, blockSize).holdDefaultContentUntil(gate);
+        Distribution.Builder onZero = Distribution.builder(2, horizons);
+        for (int j = 0; j < horizons.length; j++) {
+            onZero.explicit(j, 0, 1.0);
+        }
+        Application app = Application.builder("xf").blockSource(source).horizons(horizons)
+                .predictor(ServerPredictor.point(2, horizons)).initialDistribution(onZero.build())
+                .requestScope(scope -> {
+                    Bindings.Builder b = Bindings.builder();
+                    scope.get("bind").forEach(pair -> b.bind(pair.get(0).intValue(), pair.get(1).longValue()));
+                    return b.build();
+                }).build();
+        try (KhameleonServer server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(5)
+                .fixedBytesPerSecond(5e6).allowedOrigins("http://127.0.0.1:" + site.getAddress().getPort())
+                .application(app).build().start()) {
+            JsonNode welcome = run("""
+                    window.rebinds = [];
+                    window.kc = await k.KhameleonClient.connect({url: args[0], application: 'xf', cacheBlocks: 64,
+                        predictor: {onEvent() {}, state() { return {request: 0}; }},
+                        onRebind: (ids) => window.rebinds.push(ids)});
+                    return {features: window.kc.welcome.features};
+                    """, "ws://127.0.0.1:" + server.port() + "/xf");
+            assertEquals("[\"scope\"]", welcome.get("features").toString(), welcome.toString());
+            // The server planned request 0's default content and is fetching it: now the page rebinds 0.
+            source.firstFetch().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            // The page registers request 0 as soon as it has the rebind, before any old block can arrive.
+            JsonNode rebinds = run("""
+                    window.kc.scope({bind: [[0, 100]]});
+                    for (let i = 0; i < 1000 && window.rebinds.length === 0; i++) {
+                      await new Promise((r) => setTimeout(r, 10));
+                    }
+                    window.keys = [];
+                    window.complete = new Promise((resolve) => {
+                      window.kc.register(0, (response) => {
+                        const v = new DataView(response.bytes.buffer, response.bytes.byteOffset);
+                        for (let b = 0; b < response.blocks; b++) {
+                          window.keys.push(Number(v.getBigInt64(b * args[0])));
+                        }
+                        if (response.blocks === response.blockCount) {
+                          resolve();
+                        }
+                      });
+                    });
+                    return window.rebinds;
+                    """, blockSize);
+            assertEquals("[[0]]", rebinds.toString());
+            gate.complete(null);
+            JsonNode answers = run("""
+                    await window.complete;
+                    const m = window.kc.metrics();
+                    window.kc.close();
+                    return {keys: window.keys, stale: m.blocksStale};
+                    """);
+            for (JsonNode key : answers.get("keys")) {
+                assertEquals(100, key.asLong(), "every block the page answered request 0 with is its new content: "
+                        + answers);
+            }
+            assertTrue(answers.get("keys").size() >= blocks, "the page got the complete new response: " + answers);
+            assertTrue(answers.get("stale").asInt() >= 1,
+                    "blocks of the old binding reached the page after the rebind and were refused: " + answers);
+        }
     }
 
     @Test
