@@ -47,12 +47,14 @@ public final class TimeseriesApp implements AutoCloseable {
     static final int CHART_HEIGHT = 120;
 
     private final List<int[]> windows;
+    private final ChartUtility utility;
     private final HttpServer site;
     private final KhameleonServer khameleon;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private TimeseriesApp(List<int[]> windows, HttpServer site, KhameleonServer khameleon) {
+    private TimeseriesApp(List<int[]> windows, ChartUtility utility, HttpServer site, KhameleonServer khameleon) {
         this.windows = windows;
+        this.utility = utility;
         this.site = site;
         this.khameleon = khameleon;
     }
@@ -103,7 +105,7 @@ public final class TimeseriesApp implements AutoCloseable {
         byte[] info = info(windows, utility, khameleon.port());
         site.createContext("/", exchange -> serve(exchange, info));
         site.start(); // no executor: one dispatcher thread answers, each answer is a ready array
-        return new TimeseriesApp(windows, site, khameleon);
+        return new TimeseriesApp(windows, utility, site, khameleon);
     }
 
     /** What the page needs: where the WebSocket is, the overview's bars and the utility curve. */
@@ -169,6 +171,11 @@ public final class TimeseriesApp implements AutoCloseable {
         return windows;
     }
 
+    /** The measured utility curve the scheduler uses. */
+    ChartUtility utility() {
+        return utility;
+    }
+
     /** Stops the site and the Khameleon server. Idempotent. */
     @Override
     public void close() {
@@ -186,6 +193,10 @@ public final class TimeseriesApp implements AutoCloseable {
         Path trace = Path.of(args.length > 0 ? args[0] : "../shared/data/network/mahimahi/TMobile-UMTS-driving.down");
         TimeseriesApp app = start(trace, args.length > 1 ? Integer.parseInt(args[1]) : 8080);
         Runtime.getRuntime().addShutdownHook(new Thread(app::close));
-        System.out.println("open " + app.pageUri() + " (" + app.windows.size() + " windows of " + trace + ")");
+        System.out.println(app.windows.size() + " windows of " + trace + "; utility after each block:");
+        for (int k = 0; k < app.utility.fractions().length; k++) {
+            System.out.printf("  %d block(s)  U = %.3f%n", k + 1, app.utility.utilities()[k]);
+        }
+        System.out.println("open " + app.pageUri());
     }
 }
