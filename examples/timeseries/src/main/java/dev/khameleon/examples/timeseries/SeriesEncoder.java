@@ -100,29 +100,28 @@ final class SeriesEncoder implements ProgressiveEncoder<int[]> {
             throw new IllegalArgumentException("a prefix must hold the " + buckets + " top sums, had "
                     + in.remaining() / 4);
         }
-        long[] sums = new long[buckets];
+        // Sums as doubles: exact for ints, and a bucket not refined yet is drawn as two halves.
+        double[] sums = new double[buckets];
         for (int b = 0; b < buckets; b++) {
             sums[b] = nonNegative(in.getInt());
         }
         int width = n / buckets;
-        // Halve the buckets while the prefix has every left-half sum of the round.
-        while (width > 1 && in.remaining() >= 4 * sums.length) {
-            sums = split(sums, in, sums.length);
-            width /= 2;
+        // Each round halves the buckets: those the prefix reaches exactly, the rest evenly.
+        for (; width > 1 && in.hasRemaining(); width /= 2) {
+            double[] finer = new double[2 * sums.length];
+            for (int b = 0; b < sums.length; b++) {
+                double left = in.hasRemaining() ? nonNegative(in.getInt()) : sums[b] / 2;
+                if (left > sums[b]) {
+                    throw new IllegalArgumentException("a left half's sum " + left + " exceeds its bucket's " + sums[b]);
+                }
+                finer[2 * b] = left;
+                finer[2 * b + 1] = sums[b] - left;
+            }
+            sums = finer;
         }
         double[] chart = new double[n];
-        if (width > 1 && in.hasRemaining()) {
-            // A partial round: the first buckets are split, the rest drawn at the coarser width.
-            int reached = in.remaining() / 4;
-            long[] finer = split(sums, in, reached);
-            for (int i = 0; i < n; i++) {
-                int b = i / width;
-                chart[i] = b < reached ? finer[i / (width / 2)] / (width / 2.0) : sums[b] / (double) width;
-            }
-            return chart;
-        }
         for (int i = 0; i < n; i++) {
-            chart[i] = sums[i / width] / (double) width;
+            chart[i] = sums[i / width] / width;
         }
         return chart;
     }
@@ -134,21 +133,7 @@ final class SeriesEncoder implements ProgressiveEncoder<int[]> {
         return out.array();
     }
 
-    /** Splits the first {@code count} buckets with left sums read from {@code in}; twice as many buckets. */
-    private static long[] split(long[] sums, ByteBuffer in, int count) {
-        long[] finer = new long[2 * sums.length];
-        for (int b = 0; b < count; b++) {
-            long left = nonNegative(in.getInt());
-            if (left > sums[b]) {
-                throw new IllegalArgumentException("a left half's sum " + left + " exceeds its bucket's " + sums[b]);
-            }
-            finer[2 * b] = left;
-            finer[2 * b + 1] = sums[b] - left;
-        }
-        return finer;
-    }
-
-    private static long nonNegative(int value) {
+    private static double nonNegative(int value) {
         if (value < 0) {
             throw new IllegalArgumentException("sums must be >= 0, got " + value);
         }
