@@ -188,10 +188,18 @@ public final class TimeseriesApp implements AutoCloseable {
     /**
      * {@code java -jar khameleon-timeseries.jar [trace [port]]}: serves the page at
      * http://127.0.0.1:8080/ by default, for the T-Mobile UMTS driving trace of the project's data.
+     * A missing or malformed trace, a bad or busy port end it with one line and exit status 2.
      */
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) {
         Path trace = Path.of(args.length > 0 ? args[0] : "../shared/data/network/mahimahi/TMobile-UMTS-driving.down");
-        TimeseriesApp app = start(trace, args.length > 1 ? Integer.parseInt(args[1]) : 8080);
+        TimeseriesApp app;
+        try {
+            app = start(trace, args.length > 1 ? Integer.parseInt(args[1]) : 8080);
+        } catch (IOException | IllegalArgumentException e) {
+            System.err.println("khameleon-timeseries: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            System.exit(2);
+            return;
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(app::close));
         System.out.println(app.windows.size() + " windows of " + trace + "; utility after each block:");
         for (int k = 0; k < app.utility.fractions().length; k++) {
