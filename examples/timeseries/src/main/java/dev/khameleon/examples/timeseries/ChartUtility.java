@@ -20,7 +20,7 @@ record ChartUtility(double[] fractions, double[] utilities) {
      *
      * @throws IllegalArgumentException if the windows differ in length or none varies
      */
-    static ChartUtility measure(List<int[]> windows, SeriesEncoder encoder) {
+    static ChartUtility measure(List<int[]> windows, BucketSumEncoder encoder) {
         int blockCount = encoder.encode(0, windows.get(0)).size();
         double[] sum = new double[blockCount];
         int measured = 0;
@@ -42,7 +42,7 @@ record ChartUtility(double[] fractions, double[] utilities) {
             }
             measured++;
             for (int k = 0; k < blockCount; k++) {
-                double[] chart = SeriesEncoder.decode(SeriesEncoder.content(blocks.subList(0, k + 1)));
+                double[] chart = BucketSumEncoder.decode(BucketSumEncoder.content(blocks.subList(0, k + 1)));
                 double error = 0;
                 for (int i = 0; i < series.length; i++) {
                     error += Math.abs(chart[i] - series[i]);

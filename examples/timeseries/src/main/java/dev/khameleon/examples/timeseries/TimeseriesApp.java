@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The time-series example: an overview chart of a recorded cellular link's throughput, one bar per
  * window of {@link #WINDOW_POINTS} bins of {@link #BIN_MILLIS} ms; hovering a bar shows that window
  * in detail. Each window is a request; Khameleon pushes their progressively encoded series
- * ({@link SeriesEncoder}) into the browser's cache ahead of the pointer.
+ * ({@link BucketSumEncoder}) into the browser's cache ahead of the pointer.
  *
  * <p>Two listeners on 127.0.0.1: a tiny web site (the page, {@code khameleon.js}, {@code info.json})
  * and the Khameleon WebSocket, which admits pages of the site's origin only. {@link #close()} stops
@@ -73,7 +73,7 @@ public final class TimeseriesApp implements AutoCloseable {
                     + WINDOW_POINTS * BIN_MILLIS + " ms");
         }
         // 1. Responses: each window's series, cut into blocks once; request id = window index.
-        SeriesEncoder encoder = new SeriesEncoder(BLOCK_SIZE);
+        BucketSumEncoder encoder = new BucketSumEncoder(BLOCK_SIZE);
         List<List<Block>> blocks = new ArrayList<>();
         for (int w = 0; w < windows.size(); w++) {
             blocks.add(encoder.encode(w, windows.get(w)));

@@ -14,7 +14,7 @@ import java.util.List;
 
 /** The core's SPI contract kits, run against the example's encoder, block source and utility curve. */
 class ContractTest {
-    private static final SeriesEncoder ENCODER = new SeriesEncoder(TimeseriesApp.BLOCK_SIZE);
+    private static final BucketSumEncoder ENCODER = new BucketSumEncoder(TimeseriesApp.BLOCK_SIZE);
 
     @Nested
     class Encoder extends ProgressiveEncoderContract<int[]> {

@@ -63,11 +63,11 @@ class TimeseriesAppTest {
             });
             Response response = complete.get(30, TimeUnit.SECONDS);
             assertEquals(window, response.requestId());
-            byte[] expected = SeriesEncoder.content(new SeriesEncoder(TimeseriesApp.BLOCK_SIZE)
+            byte[] expected = BucketSumEncoder.content(new BucketSumEncoder(TimeseriesApp.BLOCK_SIZE)
                     .encode(window, app.windows().get(window)));
-            assertArrayEquals(expected, SeriesEncoder.content(response.blocks()));
+            assertArrayEquals(expected, BucketSumEncoder.content(response.blocks()));
             assertArrayEquals(Arrays.stream(app.windows().get(window)).asDoubleStream().toArray(),
-                    SeriesEncoder.decode(SeriesEncoder.content(response.blocks())));
+                    BucketSumEncoder.decode(BucketSumEncoder.content(response.blocks())));
         }
     }
 

@@ -12,28 +12,28 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class SeriesEncoderTest {
-    private final SeriesEncoder encoder = new SeriesEncoder(TimeseriesApp.BLOCK_SIZE);
+class BucketSumEncoderTest {
+    private final BucketSumEncoder encoder = new BucketSumEncoder(TimeseriesApp.BLOCK_SIZE);
 
     private static double[] asDoubles(int[] series) {
         return Arrays.stream(series).asDoubleStream().toArray();
     }
 
     private static byte[] prefix(List<Block> blocks, int count) {
-        return SeriesEncoder.content(blocks.subList(0, count));
+        return BucketSumEncoder.content(blocks.subList(0, count));
     }
 
     @Test
     void decodeAllBlocks_givesEveryRealWindowBackExactly() {
         for (int[] window : SharedData.windows()) {
-            assertArrayEquals(asDoubles(window), SeriesEncoder.decode(SeriesEncoder.content(encoder.encode(0, window))));
+            assertArrayEquals(asDoubles(window), BucketSumEncoder.decode(BucketSumEncoder.content(encoder.encode(0, window))));
         }
     }
 
     @Test
     void decodeAllBlocks_givesShortSeriesBackExactly() {
         for (int[] series : new int[][] {{7}, {3, 1, 4, 1, 5, 9, 2, 6}, new int[64]}) {
-            assertArrayEquals(asDoubles(series), SeriesEncoder.decode(SeriesEncoder.content(encoder.encode(0, series))));
+            assertArrayEquals(asDoubles(series), BucketSumEncoder.decode(BucketSumEncoder.content(encoder.encode(0, series))));
         }
     }
 
@@ -42,7 +42,7 @@ class SeriesEncoderTest {
         // 512 bytes = n + 127 values: 16 sums of 64 points, 16 left halves (→ 32), 32 (→ 16), and 62
         // of the 64 left halves that refine 16-point buckets to 8: points 0..991 at width 8, the rest at 16.
         int[] window = SharedData.windows().get(3);
-        double[] chart = SeriesEncoder.decode(prefix(encoder.encode(0, window), 1));
+        double[] chart = BucketSumEncoder.decode(prefix(encoder.encode(0, window), 1));
         for (int i = 0; i < window.length; i++) {
             int width = i < 992 ? 8 : 16;
             int start = i / width * width;
@@ -57,7 +57,7 @@ class SeriesEncoderTest {
             List<Block> blocks = encoder.encode(0, window);
             double previous = Double.POSITIVE_INFINITY;
             for (int k = 1; k <= blocks.size(); k++) {
-                double[] chart = SeriesEncoder.decode(prefix(blocks, k));
+                double[] chart = BucketSumEncoder.decode(prefix(blocks, k));
                 for (int start = 0; start < window.length; start += 64) {
                     assertEquals(Arrays.stream(window, start, start + 64).sum(),
                             Arrays.stream(chart, start, start + 64).sum(), 1e-9, "bucket at " + start);
@@ -83,7 +83,7 @@ class SeriesEncoderTest {
     }
 
     private static void assertRejected(byte[] bytes, String messagePart) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SeriesEncoder.decode(bytes));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BucketSumEncoder.decode(bytes));
         assertTrue(e.getMessage().contains(messagePart), e.getMessage());
     }
 
@@ -108,7 +108,7 @@ class SeriesEncoderTest {
         IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
                 () -> encoder.encode(0, new int[] {1, -2}));
         assertTrue(negative.getMessage().contains("-2"), negative.getMessage());
-        IllegalArgumentException size = assertThrows(IllegalArgumentException.class, () -> new SeriesEncoder(130));
+        IllegalArgumentException size = assertThrows(IllegalArgumentException.class, () -> new BucketSumEncoder(130));
         assertTrue(size.getMessage().contains("blockSize") && size.getMessage().contains("130"), size.getMessage());
     }
 }

@@ -22,7 +22,7 @@ import java.util.List;
  * <p>Immutable and thread-safe. {@link #decode} takes bytes from the network: anything that is not
  * a prefix of this format is rejected with {@link IllegalArgumentException}.
  */
-final class SeriesEncoder implements ProgressiveEncoder<int[]> {
+final class BucketSumEncoder implements ProgressiveEncoder<int[]> {
     /** Longest series accepted, in points. */
     static final int MAX_POINTS = 1 << 16;
     /** Buckets of the coarsest chart, the one the first block draws. */
@@ -31,7 +31,7 @@ final class SeriesEncoder implements ProgressiveEncoder<int[]> {
     private final int blockSize;
 
     /** An encoder cutting blocks of {@code blockSize} bytes, a multiple of 4 in [128, 65536]. */
-    SeriesEncoder(int blockSize) {
+    BucketSumEncoder(int blockSize) {
         // 128 bytes hold the header and the 16 top sums, so block 0 alone always draws a chart.
         if (blockSize < 128 || blockSize > 65_536 || blockSize % 4 != 0) {
             throw new IllegalArgumentException("blockSize must be a multiple of 4 in [128, 65536], was " + blockSize);
