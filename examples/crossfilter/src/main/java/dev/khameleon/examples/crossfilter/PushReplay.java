@@ -153,7 +153,8 @@ final class PushReplay {
 
     private int[] ringId;
     private int[] ringBlock;
-    private boolean[][] present;
+    /** Copies of each block in the ring: a block may be in two slots, pushed in two batches. */
+    private int[][] present;
     private final Map<Integer, List<Integer>> waiting = new HashMap<>();
 
     private double[] latency;
@@ -230,9 +231,9 @@ final class PushReplay {
         ringId = new int[s.link().cacheBlocks()];
         ringBlock = new int[s.link().cacheBlocks()];
         Arrays.fill(ringId, -1);
-        present = new boolean[n][];
+        present = new int[n][];
         for (int id = 0; id < n; id++) {
-            present[id] = new boolean[blockCounts[id]];
+            present[id] = new int[blockCounts[id]];
         }
         latency = new double[events.size()];
         Arrays.fill(latency, Double.POSITIVE_INFINITY);
@@ -347,11 +348,11 @@ final class PushReplay {
     private void arrive(Slot slot) {
         int pos = (int) (slot.seq() % ringId.length);
         if (ringId[pos] >= 0) {
-            present[ringId[pos]][ringBlock[pos]] = false;
+            present[ringId[pos]][ringBlock[pos]]--;
         }
         ringId[pos] = slot.id();
         ringBlock[pos] = slot.block();
-        present[slot.id()][slot.block()] = true;
+        present[slot.id()][slot.block()]++;
         List<Integer> answered = prefix(slot.id()) > 0 ? waiting.remove(slot.id()) : null;
         if (answered != null) {
             for (int i : answered) {
@@ -378,7 +379,7 @@ final class PushReplay {
 
     private int prefix(int id) {
         int k = 0;
-        while (k < present[id].length && present[id][k]) {
+        while (k < present[id].length && present[id][k] > 0) {
             k++;
         }
         return k;

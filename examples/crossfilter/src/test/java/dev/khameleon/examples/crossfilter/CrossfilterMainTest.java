@@ -24,13 +24,31 @@ class CrossfilterMainTest {
     }
 
     @Test
+    void evaluate_rejectsANonPositiveBandwidth() {
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new CrossfilterMain()).setErr(new PrintWriter(err));
+        assertEquals(2, cl.execute("evaluate", "--bandwidth-mbps", "0"));
+        assertTrue(err.toString().contains("--bandwidth-mbps must be > 0, was 0.0"), err.toString());
+    }
+
+    @Test
+    void evaluate_rejectsACacheSmallerThanABlock() {
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new CrossfilterMain()).setErr(new PrintWriter(err));
+        assertEquals(2, cl.execute("evaluate", "--cache-mb", "0.001"));
+        assertTrue(err.toString().contains("--cache-mb must hold at least one block of 12288 bytes, was 0.001"),
+                err.toString());
+    }
+
+    @Test
     void evaluation_onTheRealSessions_reportsEverySessionEventSplitByKind() throws Exception {
         FlightsTable table = FlightsTable.read(SharedData.flightsCsv());
         List<Workflow> workflows = Workflows.readAll(SharedData.workflows());
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (TileBackend db = TileBackend.duckDb(table, table.sample(table.size(), 1), 1);
                 PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-            new Evaluation(db, workflows, new Evaluation.Settings(2, 2, 5, 4, TileEncoder.DEFAULT_BLOCK_SIZE, 1, 1, 100), out)
+            new Evaluation(db, workflows, new Evaluation.Settings(2, 2, 5, 4, TileEncoder.DEFAULT_BLOCK_SIZE, 1, 1, 100,
+                    Evaluation.Push.defaults()), out)
                     .run();
         }
         String report = bytes.toString(StandardCharsets.UTF_8);
@@ -39,6 +57,11 @@ class CrossfilterMainTest {
         assertTrue(report.contains("| Falcon on hover (tile per active view) | 73,503 |"), report);
         assertTrue(report.contains("| Falcon + predicted next view (Markov, leave-one-out, top 1, after a 100 ms pause) | 73,503 |"),
                 report);
+        assertTrue(report.contains("| Khameleon, predicted (stay 0.50 + Markov, leave-one-out) | 73,503 |"), report);
+        assertTrue(report.contains("| Khameleon on hover (all mass on the current view) | 235 |"), report);
+        // The backend of 4 slots never runs more than 4 queries at once in the Khameleon replays.
+        assertTrue(report.lines().filter(l -> l.startsWith("| Khameleon") && !l.contains("73,503"))
+                .allMatch(l -> l.endsWith(" | 4 |")), report);
         assertTrue(report.contains("| histogram (on-demand, one passive view) | 10 |"), report);
         assertTrue(report.contains("| tile slice (one passive view) | 10 |"), report);
         assertTrue(report.lines().anyMatch(l -> l.startsWith("| utility | 0.000 |") && l.endsWith(" 1.000 |")), report);

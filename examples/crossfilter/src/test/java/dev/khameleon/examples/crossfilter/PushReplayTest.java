@@ -82,6 +82,27 @@ class PushReplayTest {
         assertEquals(2, o.maxConcurrentQueries());
     }
 
+    /**
+     * Regression: a block pushed in two batches sits in two ring slots; overwriting the older
+     * slot used to mark it absent, and 871 brush updates of three sessions were never answered.
+     */
+    @Test
+    void onTheRealSessions_everyEventIsAnswered_andTheBackendStaysWithinItsSlots() throws Exception {
+        List<Workflow> workflows = Workflows.readAll(SharedData.workflows());
+        TileEncoder encoder = TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE);
+        PushReplay.Setup paper = new PushReplay.Setup(4, () -> 30, new PushReplay.Link(5.625e6, 100, 4069),
+                TileEncoder.DEFAULT_BLOCK_SIZE, encoder::blockCount, UtilityFunction.linear(), Selection.MAX_GAIN,
+                100, 1, 100);
+        for (Workflow w : workflows) {
+            PushReplay.Outcome o = PushReplay.run(w, paper,
+                    PushReplay.Forecast.predicted(MarkovPrior.learn(workflows, w), 0.5));
+            for (int i = 0; i < o.latencyMs().length; i++) {
+                assertTrue(Double.isFinite(o.latencyMs()[i]), w.name() + " event " + i + " never answered");
+            }
+            assertTrue(o.maxConcurrentQueries() <= 4, w.name() + ": " + o.maxConcurrentQueries());
+        }
+    }
+
     @Test
     void maxOverlap_countsTouchingIntervalsAsDisjoint() {
         assertEquals(1, PushReplay.maxOverlap(List.of(new double[] {0, 10}, new double[] {10, 20})));
