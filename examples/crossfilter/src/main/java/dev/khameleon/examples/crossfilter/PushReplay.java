@@ -30,14 +30,17 @@ import java.util.function.ToIntFunction;
  * pauses ({@code pauseMs} without a brush event) with filters that changed since the last one; it
  * reaches the server half a round trip later. The server re-plans from its first unsent slot and
  * sends the planned blocks in order, one block time each, back to back. A block can only be sent
- * once its tile is computed: planning a block of a tile not yet computed starts its five slice
- * queries on a backend of {@code servers} slots (first come, first served, never more queries at
- * once; the sender waits for the tile at the head of its plan). A computed tile stays computed
- * for the rest of the session. A block reaches the client half a round trip after it left and is
+ * once its tile is computed: planning a block of a tile not yet computed queues its five slice
+ * queries for a backend of {@code servers} slots (first come, first served, never more queries at
+ * once; the sender waits for the tile at the head of its plan). A re-plan drops the queued
+ * queries that have not started, as the library's server ends the fetches of the slots it drops;
+ * the new plan queues again what it still needs. A computed tile stays computed for the rest of
+ * the session. A block reaches the client half a round trip after it left and is
  * written to ring slot {@code seq mod C}, evicting the block there.
  *
  * <p>An event is answered once block 0 of its tile is in the cache: at once if it is there when
- * the event happens (a hit), else when it arrives ({@code +∞} if not within {@link #GIVE_UP_MS}
+ * the event happens (a hit), else when it arrives, or when a later event is answered (the charts
+ * then show a newer state, as in {@link Replay}) ({@code +∞} if not within {@link #GIVE_UP_MS}
  * after the session's last event). Single use, single threaded.
  */
 final class PushReplay {
@@ -147,15 +150,25 @@ final class PushReplay {
     private int senderToken;
     private double linkFreeAt;
 
-    private double[] tileReadyAt;
-    private final double[] serverFreeAt;
+    private static final int QUERIES_PER_TILE = View.values().length - 1;
+    /** Per tile: slice queries started and finished; a tile is computed when all have finished. */
+    private int[] started;
+    private int[] finished;
+    /** Per tile: slice queries waiting in {@link #backendQueue}. */
+    private int[] queued;
+    private final ArrayDeque<Integer> backendQueue = new ArrayDeque<>();
+    private int running;
     private final List<double[]> queryIntervals = new ArrayList<>();
+    /** The tile the sender waits for, or -1. */
+    private int senderWaitsFor = -1;
 
     private int[] ringId;
     private int[] ringBlock;
     /** Copies of each block in the ring: a block may be in two slots, pushed in two batches. */
     private int[][] present;
     private final Map<Integer, List<Integer>> waiting = new HashMap<>();
+    private int firstUnanswered;
+    private int eventsSeen;
 
     private double[] latency;
     private double[] utilityAt;
@@ -165,7 +178,6 @@ final class PushReplay {
         this.w = w;
         this.s = s;
         this.forecast = forecast;
-        this.serverFreeAt = new double[s.servers()];
     }
 
     /** Replays {@code w} with distributions from {@code forecast}. */
@@ -226,8 +238,9 @@ final class PushReplay {
                 .build();
         scheduler = Schedulers.greedy(config);
         slotMs = s.blockBytes() * 1000.0 / s.link().bytesPerSecond();
-        tileReadyAt = new double[n];
-        Arrays.fill(tileReadyAt, Double.NaN);
+        started = new int[n];
+        finished = new int[n];
+        queued = new int[n];
         ringId = new int[s.link().cacheBlocks()];
         ringBlock = new int[s.link().cacheBlocks()];
         Arrays.fill(ringId, -1);
@@ -255,7 +268,8 @@ final class PushReplay {
             Event e = queue.peek();
             // Once the user is gone nothing more can be answered; a batch that a distribution fills
             // exactly would otherwise be pushed again and again.
-            if (e.t() > lastEvent && (waiting.isEmpty() || e.t() > lastEvent + GIVE_UP_MS)) {
+            boolean allAnswered = eventsSeen == events.size() && firstUnanswered == events.size();
+            if (e.t() > lastEvent && (allAnswered || e.t() > lastEvent + GIVE_UP_MS)) {
                 break;
             }
             queue.poll();
@@ -291,6 +305,13 @@ final class PushReplay {
     private void onDistribution(Distribution d) {
         long fromSeq = planned.isEmpty() ? scheduler.nextSeq() : planned.peekFirst().seq();
         planned.clear();
+        // Like the library's server, a re-plan ends the fetches of the slots it drops: queries not
+        // started yet leave the queue, and the new plan asks again for the tiles it still needs.
+        for (int id : backendQueue) {
+            queued[id] = 0;
+        }
+        backendQueue.clear();
+        senderWaitsFor = -1;
         scheduler.replan(d, fromSeq, slotMs);
         int token = ++senderToken;
         at(Math.max(now, linkFreeAt), OTHER, () -> send(token));
@@ -311,9 +332,9 @@ final class PushReplay {
         if (head == null) {
             return; // nothing to plan until the next distribution
         }
-        double ready = tileReadyAt[head.id()];
-        if (ready > now) {
-            at(ready, OTHER, () -> send(token));
+        if (finished[head.id()] < QUERIES_PER_TILE) {
+            compute(head.id());
+            senderWaitsFor = head.id(); // queryDone resumes the sender
             return;
         }
         planned.pollFirst();
@@ -322,25 +343,37 @@ final class PushReplay {
         at(linkFreeAt, OTHER, () -> send(token));
     }
 
-    /** Starts the tile's five slice queries unless it is computed or being computed. */
+    /** Queues the tile's slice queries that are neither started nor queued. */
     private void compute(int id) {
-        if (!Double.isNaN(tileReadyAt[id])) {
-            return;
+        for (int q = started[id] + queued[id]; q < QUERIES_PER_TILE; q++) {
+            backendQueue.add(id);
+            queued[id]++;
         }
-        double end = now;
-        for (int q = 0; q < View.values().length - 1; q++) {
-            int server = 0;
-            for (int k = 1; k < serverFreeAt.length; k++) {
-                if (serverFreeAt[k] < serverFreeAt[server]) {
-                    server = k;
-                }
-            }
-            double begin = Math.max(serverFreeAt[server], now);
-            serverFreeAt[server] = begin + s.sliceMs().getAsDouble();
-            queryIntervals.add(new double[] {begin, serverFreeAt[server]});
-            end = Math.max(end, serverFreeAt[server]);
+        startQueries();
+    }
+
+    /** Starts queued queries, first come first served, while fewer than {@code servers} run. */
+    private void startQueries() {
+        while (running < s.servers() && !backendQueue.isEmpty()) {
+            int id = backendQueue.poll();
+            queued[id]--;
+            started[id]++;
+            running++;
+            double end = now + s.sliceMs().getAsDouble();
+            queryIntervals.add(new double[] {now, end});
+            at(end, OTHER, () -> queryDone(id));
         }
-        tileReadyAt[id] = end;
+    }
+
+    private void queryDone(int id) {
+        running--;
+        finished[id]++;
+        if (finished[id] == QUERIES_PER_TILE && senderWaitsFor == id) {
+            senderWaitsFor = -1;
+            int token = senderToken;
+            at(Math.max(now, linkFreeAt), OTHER, () -> send(token));
+        }
+        startQueries();
     }
 
     // ---------------------------------------------------------------- client
@@ -356,12 +389,15 @@ final class PushReplay {
         List<Integer> answered = prefix(slot.id()) > 0 ? waiting.remove(slot.id()) : null;
         if (answered != null) {
             for (int i : answered) {
-                answer(i, slot.id());
+                if (Double.isInfinite(latency[i])) {
+                    answer(i, slot.id());
+                }
             }
         }
     }
 
     private void onEvent(int i) {
+        eventsSeen++;
         BrushEvent e = w.events().get(i);
         int id = ids.get(new TileKey(e.view(), w.filtersAfter().get(i)));
         if (prefix(id) > 0) {
@@ -372,9 +408,19 @@ final class PushReplay {
         }
     }
 
+    /** Answers event {@code i}, and every earlier event still waiting: the newer state replaces theirs. */
     private void answer(int i, int id) {
         latency[i] = now - w.events().get(i).timeMs();
         utilityAt[i] = s.utility().utility((double) prefix(id) / present[id].length);
+        for (int j = firstUnanswered; j < i; j++) {
+            if (Double.isInfinite(latency[j])) {
+                latency[j] = now - w.events().get(j).timeMs();
+                utilityAt[j] = utilityAt[i];
+            }
+        }
+        while (firstUnanswered < latency.length && Double.isFinite(latency[firstUnanswered])) {
+            firstUnanswered++;
+        }
     }
 
     private int prefix(int id) {

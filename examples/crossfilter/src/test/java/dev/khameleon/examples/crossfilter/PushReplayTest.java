@@ -42,6 +42,8 @@ class PushReplayTest {
                 new BrushEvent(5, View.AIR_TIME, 1, 2, 2))), null);
         PushReplay.Outcome predicted = PushReplay.run(session, setup(5, 50, 100),
                 PushReplay.Forecast.predicted(prior, 0.5));
+        // The first brush at t = 0 is a cold start: the first push lands 50 ms later at the earliest.
+        assertFalse(predicted.hit()[0]);
         assertTrue(predicted.hit()[1]);
         assertEquals(0, predicted.latencyMs()[1]);
         // 2 s is ample to push all 3 blocks of every view's tile: the whole tile is there.
@@ -78,8 +80,21 @@ class PushReplayTest {
         PushReplay.Outcome o = PushReplay.run(w, setup(2, 40, 100), PushReplay.Forecast.predicted(prior, 0.5));
         // Every distribution asks for all 6 views' tiles: far more queries than 2 slots, and they queue.
         assertTrue(o.queries() >= 30, "queries: " + o.queries());
-        assertEquals(0, o.queries() % 5);
         assertEquals(2, o.maxConcurrentQueries());
+    }
+
+    @Test
+    void aReplan_dropsTheQueuedQueriesOfTheOldPlan_andAnOlderEventIsServedByTheNewerAnswer() {
+        Workflow w = workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1), new BrushEvent(60, View.AIR_TIME, 5, 9, 2));
+        PushReplay.Outcome o = PushReplay.run(w, setup(1, 50, 100), PushReplay.Forecast.onHover());
+        // One slot. DISTANCE's queries from 50: the first runs 50..100, the second 100..150; the
+        // re-plan for AIR_TIME at 110 drops the other three. AIR_TIME's five run 150..400; its
+        // block 0 is on the link 400..410 and lands at 460: 400 ms after the switch at 60.
+        assertEquals(400, o.latencyMs()[1], 1e-9);
+        assertEquals(7, o.queries());
+        assertEquals(1, o.maxConcurrentQueries());
+        // DISTANCE's brush at 0 never gets its own answer; AIR_TIME's answer replaces it at 460.
+        assertEquals(460, o.latencyMs()[0], 1e-9);
     }
 
     /**
