@@ -123,7 +123,20 @@ final class PushReplay {
     record Outcome(double[] latencyMs, double[] utility, boolean[] hit, int maxConcurrentQueries, int queries) {
     }
 
-    /** What the replay needs besides the session. */
+    /**
+     * What the replay needs besides the session.
+     *
+     * @param servers    backend slots: slice queries that may run at once, {@code >= 1}
+     * @param sliceMs    the service time of each slice query
+     * @param link       the link and the client cache
+     * @param blockBytes bytes per block: a block takes {@code blockBytes / rate} on the link
+     * @param blockCount blocks of a tile, by its active view
+     * @param utility    the utility of a prefix, for the scheduler and the reported utility
+     * @param selection  the scheduler's rule
+     * @param pauseMs    time without a brush event after which changed brushes are sent up
+     * @param seed       the scheduler's seed
+     * @param chunkSize  blocks planned at a time (at most the cache)
+     */
     record Setup(int servers, DoubleSupplier sliceMs, Link link, int blockBytes, ToIntFunction<View> blockCount,
             UtilityFunction utility, Selection selection, long pauseMs, long seed, int chunkSize) {
     }

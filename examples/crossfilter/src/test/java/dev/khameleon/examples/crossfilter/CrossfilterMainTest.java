@@ -15,29 +15,35 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CrossfilterMainTest {
 
-    @Test
-    void evaluate_rejectsRowsBelowOne() {
+    /** Runs {@code evaluate} with {@code args}; asserts exit status 2 and {@code message} on stderr. */
+    private static void assertRefused(String message, String... args) {
         StringWriter err = new StringWriter();
         CommandLine cl = new CommandLine(new CrossfilterMain()).setErr(new PrintWriter(err));
-        assertEquals(2, cl.execute("evaluate", "--rows", "0"));
-        assertTrue(err.toString().contains("--rows must be >= 1, was 0"), err.toString());
+        String[] command = new String[args.length + 1];
+        command[0] = "evaluate";
+        System.arraycopy(args, 0, command, 1, args.length);
+        assertEquals(2, cl.execute(command));
+        assertTrue(err.toString().contains(message), err.toString());
+    }
+
+    @Test
+    void evaluate_rejectsRowsBelowOne() {
+        assertRefused("--rows must be >= 1, was 0", "--rows", "0");
     }
 
     @Test
     void evaluate_rejectsANonPositiveBandwidth() {
-        StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new CrossfilterMain()).setErr(new PrintWriter(err));
-        assertEquals(2, cl.execute("evaluate", "--bandwidth-mbps", "0"));
-        assertTrue(err.toString().contains("--bandwidth-mbps must be > 0, was 0.0"), err.toString());
+        assertRefused("--bandwidth-mbps must be > 0, was 0.0", "--bandwidth-mbps", "0");
     }
 
     @Test
     void evaluate_rejectsACacheSmallerThanABlock() {
-        StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new CrossfilterMain()).setErr(new PrintWriter(err));
-        assertEquals(2, cl.execute("evaluate", "--cache-mb", "0.001"));
-        assertTrue(err.toString().contains("--cache-mb must hold at least one block of 12288 bytes, was 0.001"),
-                err.toString());
+        assertRefused("--cache-mb must hold at least one block of 12288 bytes, was 0.001", "--cache-mb", "0.001");
+    }
+
+    @Test
+    void evaluate_rejectsAStayOutsideZeroToOne() {
+        assertRefused("--stay must be in [0, 1], was 1.5", "--stay", "1.5");
     }
 
     @Test
