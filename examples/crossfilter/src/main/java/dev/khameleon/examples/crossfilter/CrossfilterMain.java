@@ -1,5 +1,6 @@
 package dev.khameleon.examples.crossfilter;
 
+import dev.khameleon.core.scheduler.Selection;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -11,8 +12,8 @@ import java.util.concurrent.Callable;
 /**
  * The crossfilter example's command line. {@code evaluate} loads the flights table (resampled to
  * {@code --rows}) into DuckDB or a throw-away PostgreSQL cluster, measures query latencies and
- * the progressive tiles' utility, replays the benchmark's recorded sessions and prints Markdown
- * tables.
+ * the progressive tiles' utility, replays the benchmark's recorded sessions (Khameleon's push on a
+ * modelled link among the systems) and prints Markdown tables.
  */
 @Command(name = "khameleon-crossfilter", mixinStandardHelpOptions = true,
         description = "Linked histograms over the flights data on a real database.",
@@ -79,6 +80,24 @@ public final class CrossfilterMain implements Callable<Integer> {
                 + " requested (default: ${DEFAULT-VALUE})")
         long pauseMs = 100;
 
+        @Option(names = "--bandwidth-mbps", description = "Khameleon's link in megabits per second"
+                + " (default: ${DEFAULT-VALUE}, i.e. 5.625 MB/s)")
+        double bandwidthMbps = Evaluation.Push.defaults().bandwidthMbps();
+
+        @Option(names = "--rtt-ms", description = "Khameleon's round-trip time (default: ${DEFAULT-VALUE})")
+        double rttMs = Evaluation.Push.defaults().rttMs();
+
+        @Option(names = "--cache-mb", description = "Khameleon's client cache in MB of 10^6 bytes (default: ${DEFAULT-VALUE})")
+        double cacheMb = Evaluation.Push.defaults().cacheMb();
+
+        @Option(names = "--stay", description = "predicted Khameleon: probability that the current view stays active;"
+                + " the rest follows the Markov prior (default: ${DEFAULT-VALUE})")
+        double stay = Evaluation.Push.defaults().stay();
+
+        @Option(names = "--selection", description = "Khameleon's scheduler rule, SAMPLE or MAX_GAIN (default:"
+                + " ${DEFAULT-VALUE})")
+        Selection selection = Evaluation.Push.defaults().selection();
+
         @Option(names = "--pg-bin", paramLabel = "DIR", description = "PostgreSQL server binaries (default: ${DEFAULT-VALUE})")
         Path pgBin = PostgresCluster.DEFAULT_BIN;
 
@@ -91,6 +110,20 @@ public final class CrossfilterMain implements Callable<Integer> {
                     throw new CommandLine.ParameterException(spec.commandLine(), check[0] + " must be >= 1, was "
                             + check[1]);
                 }
+            }
+            if (!(bandwidthMbps > 0) || Double.isInfinite(bandwidthMbps)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--bandwidth-mbps must be > 0, was "
+                        + bandwidthMbps);
+            }
+            if (!(rttMs >= 0) || Double.isInfinite(rttMs)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--rtt-ms must be >= 0, was " + rttMs);
+            }
+            if (!(cacheMb * 1e6 >= blockSize) || Double.isInfinite(cacheMb)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--cache-mb must hold at least one block"
+                        + " of " + blockSize + " bytes, was " + cacheMb);
+            }
+            if (!(stay >= 0 && stay <= 1)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--stay must be in [0, 1], was " + stay);
             }
             if (pauseMs < 0) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--pause-ms must be >= 0, was " + pauseMs);
@@ -112,7 +145,8 @@ public final class CrossfilterMain implements Callable<Integer> {
                     throw new CommandLine.ParameterException(spec.commandLine(), "--concurrency must be >= 1, was " + c);
                 }
                 new Evaluation(db, workflows, new Evaluation.Settings(queryEvents, tiles, utilityStates, c,
-                        blockSize, seed, predictTop, pauseMs), System.out).run();
+                        blockSize, seed, predictTop, pauseMs, new Evaluation.Push(bandwidthMbps, rttMs, cacheMb, stay,
+                        selection)), System.out).run();
             } finally {
                 if (db != null) {
                     db.close();

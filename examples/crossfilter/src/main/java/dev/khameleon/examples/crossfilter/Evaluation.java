@@ -1,24 +1,50 @@
 package dev.khameleon.examples.crossfilter;
 
+import dev.khameleon.core.scheduler.Selection;
+
 import java.io.PrintStream;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 import java.util.function.DoubleSupplier;
 
 /**
  * The evaluation: measures the backend's query latencies on real brush states, measures the
- * progressive tiles' utility, and replays every recorded session under on-demand querying and
- * under Falcon's tile on activation, printing Markdown tables.
+ * progressive tiles' utility, and replays every recorded session under on-demand querying,
+ * Falcon's tile on activation (with and without a predicted prefetch) and Khameleon's progressive
+ * push (predicted and on hover), printing Markdown tables.
  */
 final class Evaluation {
     /** What to measure and replay. */
     record Settings(int queryEvents, int tiles, int utilityStates, int concurrency, int blockSize, long seed,
-            int predictTop, long pauseMs) {
+            int predictTop, long pauseMs, Push push) {
+    }
+
+    /**
+     * The Khameleon systems' link, cache and prediction.
+     *
+     * @param bandwidthMbps megabits per second (45 = 5.625 MB/s)
+     * @param rttMs         round-trip time
+     * @param cacheMb       client cache, megabytes of 10^6 bytes
+     * @param stay          probability that the current view stays active, in the predicted system
+     * @param selection     the scheduler's selection rule
+     */
+    record Push(double bandwidthMbps, double rttMs, double cacheMb, double stay, Selection selection) {
+        /** The defaults of the command line: the paper's 5.625 MB/s link, 100 ms, 50 MB. */
+        static Push defaults() {
+            return new Push(45, 100, 50, 0.5, Selection.MAX_GAIN);
+        }
+
+        PushReplay.Link link(int blockSize) {
+            return new PushReplay.Link(bandwidthMbps * 1e6 / 8, rttMs, (int) Math.min(Integer.MAX_VALUE,
+                    (long) (cacheMb * 1e6 / blockSize)));
+        }
     }
 
     private final TileBackend backend;
@@ -92,7 +118,7 @@ final class Evaluation {
         }
         TileEncoder encoder = TileEncoder.withBlockSize(settings.blockSize());
         TileUtility utility = TileUtility.measure(BrushState.sample(states, settings.utilityStates(), settings.seed()),
-                tiles::get, encoder, TileUtility.defaultFractions());
+                tiles::get, encoder, blockFractions(encoder));
 
         List<Double> onDemandWithin = new ArrayList<>();
         List<Double> onDemandSwitch = new ArrayList<>();
@@ -102,6 +128,12 @@ final class Evaluation {
         List<Double> predictedSwitch = new ArrayList<>();
         DoubleSupplier histogramSampler = sampler(histogramMs, random.split());
         DoubleSupplier sliceSampler = sampler(sliceMs, random.split());
+        DoubleSupplier pushSliceSampler = sampler(sliceMs, random.split());
+        PushReplay.Setup setup = new PushReplay.Setup(settings.concurrency(), pushSliceSampler,
+                settings.push().link(settings.blockSize()), settings.blockSize(), encoder::blockCount,
+                utility.function(), settings.push().selection(), settings.pauseMs(), settings.seed(), 100);
+        PushTally predictedPush = new PushTally();
+        PushTally onHoverPush = new PushTally();
         for (Workflow w : workflows) {
             double[] od = Replay.onDemand(w, settings.concurrency(), histogramSampler);
             double[] fa = Replay.falconOnHover(w, settings.concurrency(), sliceSampler);
@@ -112,7 +144,13 @@ final class Evaluation {
                 (w.isViewSwitch(i) ? falconSwitch : falconWithin).add(fa[i]);
                 (w.isViewSwitch(i) ? predictedSwitch : predictedWithin).add(pr[i]);
             }
+            predictedPush.add(w, PushReplay.run(w, setup,
+                    PushReplay.Forecast.predicted(MarkovPrior.learn(workflows, w), settings.push().stay())));
+            onHoverPush.add(w, PushReplay.run(w, setup, PushReplay.Forecast.onHover()));
         }
+        String predictedName = String.format(Locale.ROOT, "Khameleon, predicted (stay %.2f + Markov, leave-one-out)",
+                settings.push().stay());
+        String onHoverName = "Khameleon on hover (all mass on the current view)";
 
         out.printf(Locale.ROOT, "Backend %s, %,d rows, concurrency %d, seed %d; %d sessions, %,d brush events.%n%n",
                 backend.name(), backend.rows(), settings.concurrency(), settings.seed(), workflows.size(),
@@ -125,15 +163,31 @@ final class Evaluation {
         row("tile slice (one passive view)", sliceMs);
         row("whole tile (5 slices, sequential)", wholeTiles.stream().mapToDouble(Double::doubleValue).toArray());
         out.println();
-        out.println("Replay of every session (backend latency only; no network):");
+        out.println("Replay of every session (the Falcon and on-demand rows: backend latency only, no network;"
+                + " the Khameleon rows: backend, link and round trip):");
         out.println();
         out.println("| system | brush updates within a view: n | p50 ms | p99 ms | within 100 ms "
-                + "| view switches: n | p50 ms | p99 ms | within 100 ms |");
-        out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+                + "| view switches: n | p50 ms | p99 ms | within 100 ms | all interactions within 100 ms |");
+        out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         system("On-demand (stale queries dropped)", onDemandWithin, onDemandSwitch);
         system("Falcon on hover (tile per active view)", falconWithin, falconSwitch);
         system(String.format(Locale.ROOT, "Falcon + predicted next view (Markov, leave-one-out, top %d, after a %d ms"
                 + " pause)", settings.predictTop(), settings.pauseMs()), predictedWithin, predictedSwitch);
+        system(predictedName, predictedPush.within, predictedPush.switches);
+        system(onHoverName, onHoverPush.within, onHoverPush.switches);
+        out.println();
+        PushReplay.Link link = settings.push().link(settings.blockSize());
+        out.printf(Locale.ROOT, "Khameleon: tiles pushed over %.3f MB/s, %.0f ms round trip, %.0f MB cache (%,d blocks"
+                + " of %d bytes), scheduler %s, the same %d backend slots and slice latencies; an answer is block 0"
+                + " of the tile in the cache. Each recording starts at its first brush (t = 0), so nothing can be cached"
+                + " for it: the hits are also given for the switches after it:%n%n", link.bytesPerSecond() / 1e6, link.rttMs(), settings.push().cacheMb(),
+                link.cacheBlocks(), settings.blockSize(), settings.push().selection(), settings.concurrency());
+        out.println("| system | view switches: n | cache hits | mean ms to first answer | p99 ms | mean utility at"
+                + " first answer | switches after the first brush: n | cache hits | mean ms | brush updates within a"
+                + " view: p99 ms from the cache | most queries at once |");
+        out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        pushRow(predictedName, predictedPush);
+        pushRow(onHoverName, onHoverPush);
         out.println();
         out.printf(Locale.ROOT, "Utility of a tile prefix (1 - mean TVD over %d real brush states, %d-byte blocks, "
                 + "%d-%d blocks per tile):%n%n", utility.states(), settings.blockSize(),
@@ -142,6 +196,9 @@ final class Evaluation {
         StringBuilder line = new StringBuilder("|---|");
         StringBuilder vals = new StringBuilder("| utility |");
         for (int i = 0; i < utility.fractions().length; i++) {
+            if (Arrays.binarySearch(TileUtility.defaultFractions(), utility.fractions()[i]) < 0) {
+                continue; // measured only for the replay's utility function
+            }
             head.append(String.format(Locale.ROOT, " %.1f |", utility.fractions()[i]));
             line.append("---:|");
             vals.append(String.format(Locale.ROOT, " %.3f |", utility.utilities()[i]));
@@ -175,9 +232,84 @@ final class Evaluation {
     private void system(String name, List<Double> within, List<Double> switches) {
         LatencyStats a = LatencyStats.of(within.stream().mapToDouble(Double::doubleValue).toArray());
         LatencyStats b = LatencyStats.of(switches.stream().mapToDouble(Double::doubleValue).toArray());
-        out.printf(Locale.ROOT, "| %s | %,d | %.0f | %.0f | %.1f %% | %,d | %.0f | %.0f | %.1f %% |%n", name,
+        double all = (a.shareWithin100ms() * a.count() + b.shareWithin100ms() * b.count()) / (a.count() + b.count());
+        out.printf(Locale.ROOT, "| %s | %,d | %.0f | %.0f | %.1f %% | %,d | %.0f | %.0f | %.1f %% | %.1f %% |%n", name,
                 a.count(), a.p50(), a.p99(), 100 * a.shareWithin100ms(), b.count(), b.p50(), b.p99(),
-                100 * b.shareWithin100ms());
+                100 * b.shareWithin100ms(), 100 * all);
+    }
+
+    /**
+     * The default fractions and every {@code k/N} of the tiles' block counts {@code N}, so that
+     * the utility of a prefix of whole blocks is measured, not interpolated.
+     */
+    private static double[] blockFractions(TileEncoder encoder) {
+        TreeSet<Double> f = new TreeSet<>();
+        for (double d : TileUtility.defaultFractions()) {
+            f.add(d);
+        }
+        for (View v : View.values()) {
+            int n = encoder.blockCount(v);
+            for (int k = 0; k <= n; k++) {
+                f.add((double) k / n);
+            }
+        }
+        return f.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    private void pushRow(String name, PushTally t) {
+        LatencyStats s = LatencyStats.of(t.switches.stream().mapToDouble(Double::doubleValue).toArray());
+        LatencyStats within = LatencyStats.of(t.within.stream().mapToDouble(Double::doubleValue).toArray());
+        out.printf(Locale.ROOT, "| %s | %d | %.1f %% | %.0f | %.0f | %.3f | %d | %.1f %% | %.0f | %.0f | %d |%n",
+                name, s.count(), 100.0 * t.hits / s.count(), t.answeredSwitchMs / t.answeredSwitches, s.p99(),
+                t.utilitySum / t.answeredSwitches, t.laterSwitches, 100.0 * t.laterHits / t.laterSwitches,
+                t.laterMs / t.laterSwitches, within.p99(), t.maxQueries);
+        if (t.unanswered > 0) {
+            out.printf(Locale.ROOT, "(%s: %d events never answered, left out of the means)%n", name, t.unanswered);
+        }
+    }
+
+    /** The Khameleon replays of every session, added up. */
+    private static final class PushTally {
+        final List<Double> within = new ArrayList<>();
+        final List<Double> switches = new ArrayList<>();
+        int hits;
+        /** Switches after a session's first brush, and their hits: the recordings start at that brush (t = 0). */
+        int laterSwitches;
+        int laterHits;
+        double laterMs;
+        int answeredSwitches;
+        double answeredSwitchMs;
+        double utilitySum;
+        int unanswered;
+        int maxQueries;
+
+        void add(Workflow w, PushReplay.Outcome o) {
+            for (int i = 0; i < o.latencyMs().length; i++) {
+                double ms = o.latencyMs()[i];
+                if (Double.isInfinite(ms)) {
+                    unanswered++;
+                }
+                if (!w.isViewSwitch(i)) {
+                    within.add(ms);
+                    continue;
+                }
+                switches.add(ms);
+                if (o.hit()[i]) {
+                    hits++;
+                }
+                if (i > 0) {
+                    laterSwitches++;
+                    laterHits += o.hit()[i] ? 1 : 0;
+                    laterMs += Double.isFinite(ms) ? ms : 0;
+                }
+                if (!Double.isInfinite(ms)) {
+                    answeredSwitches++;
+                    answeredSwitchMs += ms;
+                    utilitySum += o.utility()[i];
+                }
+            }
+            maxQueries = Math.max(maxQueries, o.maxConcurrentQueries());
+        }
     }
 
     /** Draws uniformly from the measured values: the replay's service times. */

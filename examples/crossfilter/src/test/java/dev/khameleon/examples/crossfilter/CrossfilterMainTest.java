@@ -15,12 +15,35 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CrossfilterMainTest {
 
-    @Test
-    void evaluate_rejectsRowsBelowOne() {
+    /** Runs {@code evaluate} with {@code args}; asserts exit status 2 and {@code message} on stderr. */
+    private static void assertRefused(String message, String... args) {
         StringWriter err = new StringWriter();
         CommandLine cl = new CommandLine(new CrossfilterMain()).setErr(new PrintWriter(err));
-        assertEquals(2, cl.execute("evaluate", "--rows", "0"));
-        assertTrue(err.toString().contains("--rows must be >= 1, was 0"), err.toString());
+        String[] command = new String[args.length + 1];
+        command[0] = "evaluate";
+        System.arraycopy(args, 0, command, 1, args.length);
+        assertEquals(2, cl.execute(command));
+        assertTrue(err.toString().contains(message), err.toString());
+    }
+
+    @Test
+    void evaluate_rejectsRowsBelowOne() {
+        assertRefused("--rows must be >= 1, was 0", "--rows", "0");
+    }
+
+    @Test
+    void evaluate_rejectsANonPositiveBandwidth() {
+        assertRefused("--bandwidth-mbps must be > 0, was 0.0", "--bandwidth-mbps", "0");
+    }
+
+    @Test
+    void evaluate_rejectsACacheSmallerThanABlock() {
+        assertRefused("--cache-mb must hold at least one block of 12288 bytes, was 0.001", "--cache-mb", "0.001");
+    }
+
+    @Test
+    void evaluate_rejectsAStayOutsideZeroToOne() {
+        assertRefused("--stay must be in [0, 1], was 1.5", "--stay", "1.5");
     }
 
     @Test
@@ -30,7 +53,8 @@ class CrossfilterMainTest {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (TileBackend db = TileBackend.duckDb(table, table.sample(table.size(), 1), 1);
                 PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-            new Evaluation(db, workflows, new Evaluation.Settings(2, 2, 5, 4, TileEncoder.DEFAULT_BLOCK_SIZE, 1, 1, 100), out)
+            new Evaluation(db, workflows, new Evaluation.Settings(2, 2, 5, 4, TileEncoder.DEFAULT_BLOCK_SIZE, 1, 1, 100,
+                    Evaluation.Push.defaults()), out)
                     .run();
         }
         String report = bytes.toString(StandardCharsets.UTF_8);
@@ -39,6 +63,11 @@ class CrossfilterMainTest {
         assertTrue(report.contains("| Falcon on hover (tile per active view) | 73,503 |"), report);
         assertTrue(report.contains("| Falcon + predicted next view (Markov, leave-one-out, top 1, after a 100 ms pause) | 73,503 |"),
                 report);
+        assertTrue(report.contains("| Khameleon, predicted (stay 0.50 + Markov, leave-one-out) | 73,503 |"), report);
+        assertTrue(report.contains("| Khameleon on hover (all mass on the current view) | 235 |"), report);
+        // The backend of 4 slots never runs more than 4 queries at once in the Khameleon replays.
+        assertTrue(report.lines().filter(l -> l.startsWith("| Khameleon") && !l.contains("73,503"))
+                .allMatch(l -> l.endsWith(" | 4 |")), report);
         assertTrue(report.contains("| histogram (on-demand, one passive view) | 10 |"), report);
         assertTrue(report.contains("| tile slice (one passive view) | 10 |"), report);
         assertTrue(report.lines().anyMatch(l -> l.startsWith("| utility | 0.000 |") && l.endsWith(" 1.000 |")), report);
