@@ -29,10 +29,14 @@ public final class Cli implements Runnable {
      * trace, since it is the user's to fix), 1 for any other failure.
      */
     public static int run(String... args) {
+        return commandLine().execute(args);
+    }
+
+    /** A new command line for every subcommand, configured as {@link #run} uses it. */
+    public static CommandLine commandLine() {
         return new CommandLine(new Cli())
                 .setCaseInsensitiveEnumValuesAllowed(true)
-                .setExecutionExceptionHandler(Cli::reportBadInput)
-                .execute(args);
+                .setExecutionExceptionHandler(Cli::reportBadInput);
     }
 
     private static int reportBadInput(Exception e, CommandLine command, CommandLine.ParseResult parsed)

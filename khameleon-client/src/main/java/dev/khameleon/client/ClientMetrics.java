@@ -125,6 +125,11 @@ public final class ClientMetrics {
         return convergenceNanos.copy();
     }
 
+    /** How many requests converged to utility 1; the number of convergence-time samples. */
+    public long convergenceSamples() {
+        return convergenceNanos.getTotalCount();
+    }
+
     /** The convergence time at {@code percentile} (0..100) in milliseconds, or 0 with no samples. */
     public double convergenceMillis(double percentile) {
         return millisAt(convergenceNanos, percentile);
@@ -173,14 +178,28 @@ public final class ClientMetrics {
         return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(percentile) / (double) TimeUnit.MILLISECONDS.toNanos(1);
     }
 
+    /**
+     * One line with the main figures; a figure with no sample yet (a rate before any request, a
+     * latency before any answer, an accuracy never evaluated) reads {@code n/a}, never a 0 that
+     * could pass for a measurement.
+     */
     @Override
     public String toString() {
-        return String.format(java.util.Locale.ROOT,
-                "ClientMetrics[registrations=%d, hitRate=%.3f, preempted=%.3f, latency p50=%.2f ms p99=%.2f ms, "
-                        + "utility@first=%.3f, convergence p50=%.1f ms, received=%d, overPush=%.3f, accuracy=%.3f, "
-                        + "upcallFailures=%d]",
-                registrations, hitRate(), preemptedFraction(), latencyMillis(50), latencyMillis(99),
-                meanUtilityAtFirstUpcall(), convergenceMillis(50), blocksReceived, overPushFraction(),
-                predictionAccuracy(), upcallFailures);
+        return "ClientMetrics[registrations=" + registrations
+                + ", hitRate=" + measured(registrations, hitRate(), "%.3f")
+                + ", preempted=" + measured(registrations, preemptedFraction(), "%.3f")
+                + ", latency p50=" + measured(firstUpcalls, latencyMillis(50), "%.2f ms")
+                + " p99=" + measured(firstUpcalls, latencyMillis(99), "%.2f ms")
+                + ", utility@first=" + measured(firstUpcalls, meanUtilityAtFirstUpcall(), "%.3f")
+                + ", convergence p50=" + measured(convergenceSamples(), convergenceMillis(50), "%.1f ms")
+                + ", received=" + blocksReceived
+                + ", overPush=" + measured(blocksReceived, overPushFraction(), "%.3f")
+                + ", accuracy=" + measured(accuracyCount, predictionAccuracy(), "%.3f")
+                + ", upcallFailures=" + upcallFailures + "]";
+    }
+
+    /** {@code value} in {@code format}, or {@code n/a} when it rests on no sample. */
+    private static String measured(long samples, double value, String format) {
+        return samples == 0 ? "n/a" : String.format(java.util.Locale.ROOT, format, value);
     }
 }

@@ -94,9 +94,10 @@ final class ScriptedServer implements AutoCloseable {
         ch.writeAndFlush(new ContinuationWebSocketFrame(true, 0, Unpooled.wrappedBuffer(f, b, f.length - b)));
     }
 
+    /** Closes the channel and its event loops, waiting through an interrupt and keeping it set. */
     @Override
-    public void close() throws InterruptedException {
-        channel.close().sync();
-        group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).sync();
+    public void close() {
+        channel.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
     }
 }

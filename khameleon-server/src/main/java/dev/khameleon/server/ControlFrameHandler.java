@@ -19,13 +19,26 @@ import java.util.concurrent.TimeUnit;
  * stall timeout means the client stopped reading: the connection is closed as {@code slow_consumer}
  * (in any phase, before the hello too).
  *
+ * <p>A client that sends more than {@code maxPingsPerSecond} pings within a second is flooding: the
+ * handler stops reading from it (so the flood costs the server no more decoding) and fires
+ * {@link PingLimitExceeded}, on which the session closes with {@code limit_exceeded}.
+ *
  * <p>Sits in front of the WebSocket protocol handler, which would otherwise write a pong per ping
  * without looking at writability. Confined to the channel's event loop; releases every ping.
  */
 final class ControlFrameHandler extends ChannelInboundHandlerAdapter {
+    private static final long WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** The user event fired once when a client sends more than {@code limit} pings within a second. */
+    record PingLimitExceeded(int limit) {
+    }
+
     private final ServerRuntime server;
     private ChannelFuture pendingPong;
     private long droppedPongs;
+    private long windowStartNanos;
+    private int pingsInWindow;
+    private boolean flooding;
 
     ControlFrameHandler(ServerRuntime server) {
         this.server = server;
@@ -35,6 +48,16 @@ final class ControlFrameHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (!(msg instanceof PingWebSocketFrame ping)) {
             ctx.fireChannelRead(msg);
+            return;
+        }
+        if (flooding || overLimit()) {
+            // Pings already read past the limit are dropped; reading stays off until the session closes.
+            ping.release();
+            if (!flooding) {
+                flooding = true;
+                ctx.channel().config().setAutoRead(false);
+                ctx.fireUserEventTriggered(new PingLimitExceeded(server.config.maxPingsPerSecond()));
+            }
             return;
         }
         try {
@@ -53,6 +76,16 @@ final class ControlFrameHandler extends ChannelInboundHandlerAdapter {
         if (!ctx.channel().config().isAutoRead()) {
             ctx.read();
         }
+    }
+
+    /** Counts a ping in the current one-second window; true if it is one too many. */
+    private boolean overLimit() {
+        long now = server.nanoTime();
+        if (pingsInWindow == 0 || now - windowStartNanos >= WINDOW_NANOS) {
+            windowStartNanos = now;
+            pingsInWindow = 0;
+        }
+        return ++pingsInWindow > server.config.maxPingsPerSecond();
     }
 
     private void watch(ChannelHandlerContext ctx, ChannelFuture pong) {

@@ -251,6 +251,7 @@ public final class KhameleonServer implements AutoCloseable {
         private long handshakeTimeoutMillis = 10_000;
         private long readIdleTimeoutMillis = 60_000;
         private long writeStallTimeoutMillis = 30_000;
+        private int maxPingsPerSecond = 16;
         private int writeBufferLowBytes = 32 * 1024;
         private int writeBufferHighBytes = 64 * 1024;
         private int sendBufferBytes;
@@ -405,6 +406,16 @@ public final class KhameleonServer implements AutoCloseable {
          */
         public Builder writeStallTimeout(Duration timeout) {
             this.writeStallTimeoutMillis = millis("writeStallTimeout", timeout, 1, 3_600_000);
+            return this;
+        }
+
+        /**
+         * The most pings a client may send within a second, in {@code [1, 1 000 000]} (default 16):
+         * one more closes the connection with {@code limit_exceeded} (1008), and nothing more is read
+         * from it meanwhile, so a ping flood costs the server little more than the pings up to the limit.
+         */
+        public Builder maxPingsPerSecond(int pings) {
+            this.maxPingsPerSecond = range("maxPingsPerSecond", pings, 1, 1_000_000);
             return this;
         }
 
@@ -595,7 +606,8 @@ public final class KhameleonServer implements AutoCloseable {
                     Collections.unmodifiableMap(new LinkedHashMap<>(applications)), maxSessions,
                     allowedOrigins, allowAnyOrigin, maxConnectionsPerAddress, maxHandshakesPerAddress,
                     helloTimeoutMillis, maxFramePayloadBytes, handshakeTimeoutMillis, readIdleTimeoutMillis,
-                    writeStallTimeoutMillis, writeBufferLowBytes, writeBufferHighBytes, sendBufferBytes,
+                    writeStallTimeoutMillis, maxPingsPerSecond, writeBufferLowBytes, writeBufferHighBytes,
+                    sendBufferBytes,
                     initialBytesPerSecond, maxBytesPerSecond, fixedBytesPerSecond, pacingGain, fetchWindow,
                     fetchTimeoutMillis, fetchThreads, schedulerThreads, ioThreads, maxCacheBlocks, maxTotalCacheBlocks,
                     stateIntervalMillis, transport,

@@ -4,6 +4,11 @@ package dev.khameleon.server;
  * A token bucket that paces a session's frames at a rate in bytes per second, allowing a burst of
  * a few frames so that timer granularity does not lower the achieved rate.
  *
+ * <p>Frames that must not wait (those up to the first block of a plan made for a new state) may be
+ * taken on credit with {@link #acquireOnCredit}: the bucket goes negative by at most the debt the
+ * caller allows and the debt is repaid before anything else goes out, so the long-run rate is
+ * unchanged and any interval admits at most the burst plus that debt above the rate.
+ *
  * <p>Confined to the session's event loop; time is passed in, in nanoseconds.
  */
 final class Pacer {
@@ -61,6 +66,21 @@ final class Pacer {
             return 0;
         }
         return Math.max(1, (long) Math.ceil((bytes - tokens) / rate * 1e9));
+    }
+
+    /**
+     * Takes {@code bytes} tokens now, going into debt if there are not enough, as long as the debt
+     * stays within {@code maxDebtBytes}; returns 0 if the tokens were taken, else takes nothing and
+     * returns the nanoseconds until enough of the debt is repaid.
+     */
+    long acquireOnCredit(int bytes, double maxDebtBytes, long nowNanos) {
+        refill(nowNanos);
+        double missing = bytes - maxDebtBytes - tokens;
+        if (missing <= 0) {
+            tokens -= bytes;
+            return 0;
+        }
+        return Math.max(1, (long) Math.ceil(missing / rate * 1e9));
     }
 
     private void refill(long nowNanos) {

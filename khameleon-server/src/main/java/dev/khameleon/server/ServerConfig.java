@@ -23,6 +23,7 @@ record ServerConfig(
         long handshakeTimeoutMillis,
         long readIdleTimeoutMillis,
         long writeStallTimeoutMillis,
+        int maxPingsPerSecond,
         int writeBufferLowBytes,
         int writeBufferHighBytes,
         int sendBufferBytes,

@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +30,10 @@ final class ServerRuntime {
 
     final ServerConfig config;
     final Map<String, App> appsByPath;
+    /** Runs {@link SchedulerTask}s only; submit through {@link #schedule}. */
     final ThreadPoolExecutor schedulerExecutor;
+    private final int schedulerQueueBound;
+    private final AtomicLong schedulerOrder = new AtomicLong();
     final ThreadPoolExecutor fetchExecutor;
     /** Why {@link #tryRegister} refused a session. */
     enum Registration { REGISTERED, SESSION_CAP, CACHE_BUDGET }
@@ -64,10 +69,11 @@ final class ServerRuntime {
         for (ErrorCode c : ErrorCode.values()) {
             errors.put(c, new LongAdder());
         }
-        // At most one task per session is queued or running, so the session cap bounds the queue.
+        // Re-plans first (SchedulerTask's order). At most one task per session is queued or running,
+        // so the session cap bounds the queue; schedule() enforces that bound.
+        this.schedulerQueueBound = config.maxSessions() + 16;
         this.schedulerExecutor = new ThreadPoolExecutor(config.schedulerThreads(), config.schedulerThreads(),
-                0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(config.maxSessions() + 16),
-                daemonThreads("khameleon-scheduler"));
+                0, TimeUnit.MILLISECONDS, new PriorityBlockingQueue<>(), daemonThreads("khameleon-scheduler"));
         // Each session has at most fetchWindow fetches outstanding; beyond this bound, sessions retry.
         int fetchQueue = (int) Math.min(1 << 16, (long) config.maxSessions() * config.fetchWindow());
         this.fetchExecutor = new ThreadPoolExecutor(config.fetchThreads(), config.fetchThreads(),
@@ -82,6 +88,35 @@ final class ServerRuntime {
             t.setDaemon(true);
             return t;
         };
+    }
+
+    /**
+     * Queues a session's scheduler job, re-plans before jobs that only plan ahead.
+     *
+     * @throws RejectedExecutionException if the executor is shut down or its queue is at its bound
+     */
+    SchedulerTask schedule(boolean replan, Runnable job) {
+        return schedule(replan, schedulerOrder.incrementAndGet(), job);
+    }
+
+    /**
+     * Queues a job at {@code order} among the jobs of its kind: a re-plan that replaces a withdrawn
+     * one passes that one's {@link SchedulerTask#order()} to keep its turn.
+     *
+     * @throws RejectedExecutionException if the executor is shut down or its queue is at its bound
+     */
+    SchedulerTask schedule(boolean replan, long order, Runnable job) {
+        if (schedulerExecutor.getQueue().size() >= schedulerQueueBound) {
+            throw new RejectedExecutionException("the scheduler queue is full");
+        }
+        SchedulerTask task = new SchedulerTask(replan, order, job);
+        schedulerExecutor.execute(task);
+        return task;
+    }
+
+    /** Withdraws a queued task that has not started; false if it is running, done or unknown. */
+    boolean withdraw(SchedulerTask task) {
+        return schedulerExecutor.remove(task);
     }
 
     App appAt(String path) {

@@ -125,6 +125,10 @@ final class Session {
     private long schedulerSeq;
     private long cut = Long.MAX_VALUE;
     private boolean taskRunning;
+    /** The job of {@link #taskRunning}, queued or running. */
+    private SchedulerTask queuedTask;
+    /** The queue turn of a withdrawn re-plan, for the job that replaces it; -1 if none. */
+    private long inheritedOrder = -1;
     private JsonNode pendingState;
     private long pendingStateArrivalNanos;
     private long pendingStateArrivalSeq;
@@ -139,7 +143,9 @@ final class Session {
     private long idleRetryAtNanos;
     private long idleBackoffNanos = MIN_BACKOFF_NANOS;
     private boolean failureLogged;
-    private double ewmaTaskNanos;
+    private double ewmaTurnaroundNanos;
+    private long jobSubmittedNanos;
+    private boolean reflectReady;
     private long reflectFromSeq = -1;
     private long reflectArrivalNanos;
     private ScheduledFuture<?> pumpTimer;
@@ -338,6 +344,18 @@ final class Session {
             recomputeCut();
         }
         pendingState = state;
+        if (taskRunning && queuedTask != null && server.withdraw(queuedTask)) {
+            // The queued job has not started: rather than wait for it, the state's job replaces it. It
+            // re-plans from no later than the withdrawn job would have (its cut is at most that one's),
+            // and a withdrawn re-plan's turn in the queue passes to it.
+            taskRunning = false;
+            runningFrom = -1;
+            if (queuedTask.replan()) {
+                inheritedOrder = queuedTask.order();
+            }
+            queuedTask = null;
+            recomputeCut();
+        }
         maybeSchedule();
     }
 
@@ -458,6 +476,10 @@ final class Session {
         stallTimer = null;
         dropFrom(Long.MIN_VALUE);
         pendingState = null;
+        if (queuedTask != null && server.withdraw(queuedTask)) {
+            // A closed session's job that has not started would only cost scheduler time.
+            queuedTask = null;
+        }
     }
 
     private static void cancel(ScheduledFuture<?> f) {
@@ -474,13 +496,14 @@ final class Session {
 
     /**
      * Slots the sender will still write from the old plan while a re-plan is computed: enough to
-     * cover the scheduler's recent time per job, so the sender rarely waits, and few, so that a new
+     * cover a job's recent turnaround, so the sender rarely waits, and few, so that a new
      * distribution shows within a few blocks.
      */
     private int replanMargin() {
         double slotNanos = frameBytes / pacer.rate() * 1e9;
-        // On a slow link (a slot longer than a job) waiting for the job beats sending an old block.
-        long m = (long) Math.ceil(ewmaTaskNanos / slotNanos);
+        // The slots a job's turnaround (executor queue, job, hand-back) covers keep the link busy while
+        // it runs; they cost the state no delay, as they go out on credit once the new plan is ready.
+        long m = (long) Math.ceil(ewmaTurnaroundNanos / slotNanos);
         return (int) Math.max(0, Math.min(MAX_REPLAN_MARGIN, m));
     }
 
@@ -494,7 +517,8 @@ final class Session {
         int chunk = application.chunkSize();
         if (pendingState != null) {
             long earliest = lastStateJobNanos + TimeUnit.MILLISECONDS.toNanos(config.stateIntervalMillis());
-            if (stateJobStarted && t < earliest) {
+            // A job that replaces a withdrawn re-plan adds no re-plan, so the interval does not hold it back.
+            if (stateJobStarted && t < earliest && inheritedOrder < 0) {
                 // States come faster than the interval: the newest one waits and replaces any before it.
                 wakeAt(earliest);
                 return;
@@ -533,20 +557,26 @@ final class Session {
             return;
         }
         taskRunning = true;
+        jobSubmittedNanos = t;
         runningFrom = job.replanFrom();
         recomputeCut();
         try {
-            server.schedulerExecutor.execute(() -> {
+            Runnable work = () -> {
                 Result r = runJob(job);
                 try {
                     loop.execute(() -> onResult(r));
                 } catch (RejectedExecutionException e) {
                     log.debug("session {}: event loop gone before a scheduler result", id);
                 }
-            });
+            };
+            boolean replan = job.replanFrom() >= 0;
+            queuedTask = replan && inheritedOrder >= 0 ? server.schedule(true, inheritedOrder, work)
+                    : server.schedule(replan, work);
+            inheritedOrder = -1;
         } catch (RejectedExecutionException e) {
             // Only during shutdown: the queue holds at most one task per session.
             taskRunning = false;
+            queuedTask = null;
             closeWithError(ErrorCode.SHUTDOWN, "the scheduler is no longer running");
         }
     }
@@ -602,6 +632,7 @@ final class Session {
     /** Applies a scheduler job's result, on the event loop. */
     private void onResult(Result r) {
         taskRunning = false;
+        queuedTask = null;
         runningFrom = -1;
         recomputeCut();
         if (phase != Phase.ACTIVE) {
@@ -614,7 +645,9 @@ final class Session {
         if (r.nanos() > schedulingNanosMax) {
             schedulingNanosMax = r.nanos();
         }
-        ewmaTaskNanos = ewmaTaskNanos == 0 ? r.nanos() : (1 - EWMA) * ewmaTaskNanos + EWMA * r.nanos();
+        long turnaround = now() - jobSubmittedNanos;
+        ewmaTurnaroundNanos = ewmaTurnaroundNanos == 0 ? turnaround
+                : (1 - EWMA) * ewmaTurnaroundNanos + EWMA * turnaround;
         if (r.error() != null) {
             closeWithError(r.error(), r.message());
             return;
@@ -629,6 +662,7 @@ final class Session {
             server.replans.increment();
             if (r.job().stateArrivalNanos() >= 0) {
                 reflectFromSeq = r.replanFrom();
+                reflectReady = false;
                 reflectArrivalNanos = r.job().stateArrivalNanos();
                 long lag = r.replanFrom() - r.job().stateArrivalSeq();
                 if (lag > maxReplanLagBlocks) {
@@ -812,6 +846,9 @@ final class Session {
         } else {
             s.state = SlotState.READY;
             s.block = b;
+            if (s.seq == reflectFromSeq) {
+                reflectReady = true;
+            }
         }
         pump();
     }
@@ -854,7 +891,12 @@ final class Session {
                 armStallTimer();
                 break;
             }
-            long wait = pacer.tryAcquire(frameBytes, now());
+            // Once a state's plan has its first block, that block and the old ones before it go out at
+            // once, on credit: waiting for the pace would add up to a slot to the state's delay. The
+            // debt (at most the re-plan margin and one frame) is repaid by the next blocks' waits.
+            long wait = reflectReady && s.seq <= reflectFromSeq
+                    ? pacer.acquireOnCredit(frameBytes, (double) (MAX_REPLAN_MARGIN + 1) * frameBytes, now())
+                    : pacer.tryAcquire(frameBytes, now());
             if (wait > 0) {
                 armPumpTimer(wait);
                 break;
@@ -892,6 +934,7 @@ final class Session {
             replanDelayNanosTotal += now() - reflectArrivalNanos;
             replanDelayCount++;
             reflectFromSeq = -1;
+            reflectReady = false;
         }
     }
 

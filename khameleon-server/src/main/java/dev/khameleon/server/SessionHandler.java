@@ -60,6 +60,8 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
             session.onHandshakeComplete();
         } else if (evt instanceof IdleStateEvent) {
             session.onIdle();
+        } else if (evt instanceof ControlFrameHandler.PingLimitExceeded e) {
+            session.closeWithError(ErrorCode.LIMIT_EXCEEDED, "more than " + e.limit() + " pings within a second");
         }
         super.userEventTriggered(ctx, evt);
     }

@@ -30,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  */
 class ControlFrameHandlerTest {
     private final KhameleonServer server = KhameleonServer.builder().seed(1).writeStallTimeout(Duration.ofSeconds(1))
+            .maxPingsPerSecond(1_000_000)
             .application(Application.builder("app").blockSource(TestApps.inMemory(4, 1, 16)).build()).build();
     private EmbeddedChannel ch;
     private final List<Object> held = new ArrayList<>();
@@ -127,6 +128,43 @@ class ControlFrameHandlerTest {
             assertEquals("{}", f.text());
         } finally {
             f.release();
+        }
+    }
+
+    /** Records the user events that reach the end of the pipeline. */
+    private static final class Events extends io.netty.channel.ChannelInboundHandlerAdapter {
+        final List<Object> seen = new ArrayList<>();
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            seen.add(evt);
+        }
+    }
+
+    @Test
+    void pingsOverTheLimitWithinASecond_stopReadingAndFireTheLimitEventOnce() {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+        try (KhameleonServer limited = KhameleonServer.builder().seed(1).maxPingsPerSecond(5).clock(clock::get)
+                .application(Application.builder("app").blockSource(TestApps.inMemory(4, 1, 16)).build()).build()) {
+            Events events = new Events();
+            ch = new EmbeddedChannel(new ControlFrameHandler(limited.runtime()), events);
+            for (int i = 0; i < 5; i++) {
+                ch.writeInbound(ping(i));
+            }
+            assertEquals(5, pongsWritten(), "pings up to the limit are answered");
+            clock.set(TimeUnit.MILLISECONDS.toNanos(1_000));
+            for (int i = 0; i < 5; i++) {
+                ch.writeInbound(ping(i));
+            }
+            assertEquals(5, pongsWritten(), "a new second starts a new count");
+            assertTrue(ch.config().isAutoRead());
+            assertEquals(List.of(), events.seen);
+            for (int i = 0; i < 100; i++) {
+                ch.writeInbound(ping(i));
+            }
+            assertEquals(0, pongsWritten(), "pings past the limit are not answered");
+            assertFalse(ch.config().isAutoRead(), "nothing more is read from a flooding client");
+            assertEquals(List.of(new ControlFrameHandler.PingLimitExceeded(5)), events.seen, "one event, naming the limit");
         }
     }
 }

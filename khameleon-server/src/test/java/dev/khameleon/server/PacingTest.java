@@ -73,4 +73,17 @@ class PacingTest {
         assertEquals(100_000_000L, wait, 1000, "100 bytes at 1000 B/s take 100 ms");
         assertEquals(0, p.tryAcquire(100, wait));
     }
+
+    @Test
+    void pacer_onCredit_takesAFrameAtOnceUpToTheDebtLimit_andTheDebtIsRepaidBeforeTheNextFrame() {
+        Pacer p = new Pacer(1000, 100, 0);
+        assertEquals(0, p.tryAcquire(100, 0), "the initial burst");
+        assertTrue(p.tryAcquire(100, 0) > 0, "the bucket is empty");
+        assertEquals(0, p.acquireOnCredit(100, 200, 0), "on credit: one frame into debt");
+        assertEquals(0, p.acquireOnCredit(100, 200, 0), "a second frame: 200 bytes of debt, the limit");
+        long wait = p.acquireOnCredit(100, 200, 0);
+        assertEquals(100_000_000L, wait, 1000, "beyond the limit: wait until 100 bytes of debt are repaid");
+        assertEquals(300_000_000L, p.tryAcquire(100, 0), 1000, "a paced frame waits out the debt and its own tokens");
+        assertEquals(0, p.tryAcquire(100, 300_000_000L));
+    }
 }

@@ -115,7 +115,8 @@ class ServerLimitsTest {
     @Test
     void pingFloodWithoutReading_isClosedAsSlowConsumerBeforeHello() throws Exception {
         start(KhameleonServer.builder().writeBufferWaterMark(4 * 1024, 8 * 1024).sendBufferBytes(8 * 1024)
-                .writeStallTimeout(Duration.ofMillis(300)).helloTimeout(Duration.ofMinutes(1)));
+                .writeStallTimeout(Duration.ofMillis(300)).helloTimeout(Duration.ofMinutes(1))
+                .maxPingsPerSecond(1_000_000));
         try (RawClient flood = new RawClient(server.port(), "/test", 4096)) {
             byte[] payload = new byte[125];
             for (int i = 0; i < 50_000 && server.metrics().errorsByCode().get("slow_consumer") == null; i++) {
@@ -128,6 +129,24 @@ class ServerLimitsTest {
             TestClient.await(() -> server.metrics().errorsByCode().getOrDefault("slow_consumer", 0L) == 1,
                     "the flooding connection is closed as a slow consumer");
             TestClient.await(flood::serverClosed, "the server drops the connection");
+        }
+    }
+
+    @Test
+    void pingsOverTheLimit_closeTheSessionWithLimitExceeded_andOtherSessionsGoOn() {
+        URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(100_000).maxPingsPerSecond(8));
+        try (TestClient healthy = TestClient.open(uri, "test", 100); TestClient flood = TestClient.open(uri, "test", 100)) {
+            for (int i = 0; i < 9; i++) {
+                flood.sendPing();
+            }
+            ControlMessage.ErrorMessage e = flood.awaitError();
+            assertEquals("limit_exceeded", e.code());
+            assertTrue(e.message().contains("8 pings"), e.message());
+            assertEquals(1008, flood.awaitClose().status());
+            healthy.blocks.clear();
+            healthy.nextBlock();
+            assertFalse(healthy.closed.isDone(), "the other session is unaffected");
+            assertEquals(1L, server.metrics().errorsByCode().get("limit_exceeded"));
         }
     }
 

@@ -234,4 +234,62 @@ class SessionReplanTest {
         }
         return fail("no block within " + TestClient.TIMEOUT);
     }
+
+    /**
+     * A state that arrives while its session's previous state re-plan still waits in the scheduler
+     * queue takes that job's place: only the newest state is decoded and planned. Before, the newer
+     * state waited for the queued job to run first, a second queue wait under load.
+     */
+    @org.junit.jupiter.api.Test
+    void stateArrivingWhileTheSessionsReplanIsQueued_replacesIt() throws InterruptedException {
+        CountDownLatch occupied = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        List<Integer> decoded = new CopyOnWriteArrayList<>();
+        ServerPredictor point = ServerPredictor.point(N, HORIZONS);
+        Application app = Application.builder("test")
+                .blockSource(TestApps.inMemory(N, BLOCKS, BLOCK_SIZE))
+                .predictor(state -> {
+                    decoded.add(state.path("request").asInt());
+                    return point.decode(state);
+                })
+                .horizons(HORIZONS)
+                .scheduler(c -> new Recording(Schedulers.greedy(DefaultScheduler.config(c)), List.of()) {
+                    @Override
+                    public void replan(Distribution distribution, long fromSeq, double slotMillis) {
+                        // The session with a 64-block cache holds the only scheduler thread once armed.
+                        if (c.cacheBlocks() == 64 && armed.get()) {
+                            occupied.countDown();
+                            try {
+                                release.await(10, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+                        super.replan(distribution, fromSeq, slotMillis);
+                    }
+                })
+                .build();
+        server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(11).fixedBytesPerSecond(20_000)
+                .schedulerThreads(1).stateInterval(java.time.Duration.ZERO).application(app).build().start();
+        URI uri = URI.create("ws://127.0.0.1:" + server.port() + "/test");
+        try (TestClient blocker = TestClient.open(uri, "test", 64); TestClient c = TestClient.open(uri, "test", 100)) {
+            blocker.nextBlock();
+            c.nextBlock();
+            armed.set(true);
+            blocker.sendState(1, "{\"request\": 7}");
+            assertTrue(occupied.await(10, TimeUnit.SECONDS), "the blocking session holds the scheduler thread");
+            c.sendState(1, "{\"request\": 11}");
+            c.sendState(2, "{\"request\": 12}");
+            TestClient.await(() -> server.sessionMetrics().stream().anyMatch(m -> m.statesReceived() == 2),
+                    "both states reached the server while the first one's job was queued");
+            release.countDown();
+            while (c.nextBlock().frame().block().requestId() != 12) {
+                // blocks from before the re-plan
+            }
+            assertEquals(List.of(7, 12), decoded, "the queued job for request 11 was replaced, not run");
+        } finally {
+            release.countDown();
+        }
+    }
 }

@@ -118,6 +118,11 @@ final class TestClient implements AutoCloseable {
         sendText("{\"type\":\"state\",\"time\":" + time + ",\"state\":" + stateJson + "}");
     }
 
+    /** Sends a ping with an 8-byte payload and waits until it is sent. */
+    void sendPing() {
+        ws.sendPing(ByteBuffer.allocate(8)).join();
+    }
+
     ControlMessage nextControl() {
         return poll(control, "control message");
     }

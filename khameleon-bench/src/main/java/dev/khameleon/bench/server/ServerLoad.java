@@ -32,11 +32,23 @@ import java.util.concurrent.ScheduledExecutorService;
  * [--sessions 1,100,1000] [--seconds 5] [--warmup 2] [--mode both] [--total-rate 20e6]}.
  */
 public final class ServerLoad {
+    /** What {@code --help} prints. */
+    static final String USAGE = """
+            Usage: java -cp khameleon-bench/target/khameleon-bench.jar dev.khameleon.bench.server.ServerLoad \
+                [--sessions 1,100,1000] [--seconds 5] [--warmup 2] [--mode both|throughput|latency] \
+                [--total-rate 20e6]
+            Loopback load on one in-process server: pushed and received throughput per session count,
+            and the delay from a new distribution to its first block. Defaults as shown.""";
+
     private ServerLoad() {
     }
 
-    /** Entry point; see the class comment for the arguments. */
+    /** Entry point; see the class comment for the arguments; {@code --help} prints them and exits 0. */
     public static void main(String[] args) throws Exception {
+        if (List.of(args).contains("--help")) {
+            System.out.println(USAGE);
+            return;
+        }
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         Map<String, String> opts = new HashMap<>();
         for (int i = 0; i + 1 < args.length; i += 2) {

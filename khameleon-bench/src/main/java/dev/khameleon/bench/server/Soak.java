@@ -173,17 +173,23 @@ public final class Soak {
                                             SoakOptions options, Escapes escapes) throws InterruptedException {
         long b0 = LoadClient.totalBytes(clients);
         Map<Long, Long> cpu0 = ServerCpu.snapshot();
+        Map<Long, Long> clientCpu0 = ServerCpu.snapshot(ServerCpu.HEALTHY_CLIENTS);
+        Map<Long, Long> hostileCpu0 = ServerCpu.snapshot(ServerCpu.HOSTILE_CLIENTS);
         long t0 = System.nanoTime();
         Thread.sleep(options.seconds() * 1000L);
         long bytes = LoadClient.totalBytes(clients) - b0;
         double wall = (System.nanoTime() - t0) / 1e9;
         double cores = ServerCpu.nanosBetween(cpu0, ServerCpu.snapshot()) / 1e9 / wall;
+        double clientCores = ServerCpu.nanosBetween(clientCpu0, ServerCpu.snapshot(ServerCpu.HEALTHY_CLIENTS)) / 1e9 / wall;
+        // Hostile threads that ended during the phase are missed: a lower bound, exact for long-lived ones.
+        double hostileCores = ServerCpu.nanosBetween(hostileCpu0, ServerCpu.snapshot(ServerCpu.HOSTILE_CLIENTS)) / 1e9
+                / wall;
         Histogram h = latency.snapshot();
         long closed = clients.stream().filter(c -> c.closeStatus >= 0).count();
         System.gc();
         long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
         return new SoakReport.Phase(name, clients.size(), wall, bytes, options.ratePerSession(), h.getTotalCount(),
-                latency.missed().get(), h.getValueAtPercentile(50), h.getValueAtPercentile(99), cores, closed, heap,
+                latency.missed().get(), h.getValueAtPercentile(50), h.getValueAtPercentile(99), cores, clientCores, hostileCores, closed, heap,
                 jdkDirect(), nettyDirect(), escapes.errors.get(), escapes.others.get());
     }
 

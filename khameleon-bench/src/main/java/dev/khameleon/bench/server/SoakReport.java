@@ -40,6 +40,8 @@ record SoakReport(Phase baseline, Phase loaded, Map<HostileKind, HostileCounts> 
      * @param p50Nanos       median state → first-block delay
      * @param p99Nanos       99th percentile of it
      * @param serverCores    CPU the server's threads used, in cores
+     * @param clientCores    CPU the healthy clients' threads used, in cores
+     * @param hostileCores   CPU the hostile clients' threads used, in cores
      * @param healthyClosed  healthy sessions closed by the end of the phase
      * @param heapBytes      heap used after a GC at the end of the phase
      * @param directBytes    the JDK's "direct" buffer pool at the end of the phase
@@ -48,7 +50,7 @@ record SoakReport(Phase baseline, Phase loaded, Map<HostileKind, HostileCounts> 
      * @param escapedOthers  other throwables that reached it so far
      */
     record Phase(String name, int sessions, double seconds, long bytes, double rate, long statesTimed,
-                 long missed, long p50Nanos, long p99Nanos, double serverCores, long healthyClosed, long heapBytes,
+                 long missed, long p50Nanos, long p99Nanos, double serverCores, double clientCores, double hostileCores, long healthyClosed, long heapBytes,
                  long directBytes, long nettyDirectBytes, long escapedErrors, long escapedOthers) {
         /** Received MB/s per healthy session. */
         double mbPerSession() {
@@ -111,13 +113,14 @@ record SoakReport(Phase baseline, Phase loaded, Map<HostileKind, HostileCounts> 
     String markdown() {
         StringBuilder s = new StringBuilder();
         s.append("| phase | healthy sessions | pace KB/s | MB/s per session | vs unloaded | states timed | not reflected"
-                + " | p50 ms | p99 ms | p99 slots | server CPU (cores) | healthy closed | heap MB after GC | direct MB (JDK / Netty) | uncaught errors |\n");
+                + " | p50 ms | p99 ms | p99 slots | CPU cores: server / healthy clients / hostile clients | healthy closed"
+                + " | heap MB after GC | direct MB (JDK / Netty) | uncaught errors |\n");
         s.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Phase p : loaded == null ? List.of(baseline) : List.of(baseline, loaded)) {
-            s.append(String.format(Locale.ROOT, "| %s | %d | %.0f | %.4f | %s | %d | %d | %.1f | %.1f | %.2f | %.2f | %d | %s | %s / %s | %d |%n",
+            s.append(String.format(Locale.ROOT, "| %s | %d | %.0f | %.4f | %s | %d | %d | %.1f | %.1f | %.2f | %.2f / %.2f / %.2f | %d | %s | %s / %s | %d |%n",
                     p.name(), p.sessions(), p.rate() / 1e3, p.mbPerSession(),
                     p == baseline ? "100 %" : pct(throughputRatio()), p.statesTimed(), p.missed(),
-                    p.p50Nanos() / 1e6, p.p99Nanos() / 1e6, p.p99Slots(), p.serverCores(), p.healthyClosed(), mb(p.heapBytes()),
+                    p.p50Nanos() / 1e6, p.p99Nanos() / 1e6, p.p99Slots(), p.serverCores(), p.clientCores(), p.hostileCores(), p.healthyClosed(), mb(p.heapBytes()),
                     mb(p.directBytes()), p.nettyDirectBytes() < 0 ? "n/a" : mb(p.nettyDirectBytes()),
                     p.escapedErrors() + p.escapedOthers()));
         }

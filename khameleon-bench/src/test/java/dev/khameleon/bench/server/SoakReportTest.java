@@ -19,8 +19,8 @@ class SoakReportTest {
     private static SoakReport.Phase phase(String name, long bytes, double p99Slots, long heap, long direct,
                                           long errors, long closed) {
         long p99 = Math.round(p99Slots * SLOT_MS * 1e6);
-        return new SoakReport.Phase(name, 200, 20, bytes, RATE, 1000, 3, p99 / 2, p99, 0.75, closed, heap, direct, -1,
-                errors, 0);
+        return new SoakReport.Phase(name, 200, 20, bytes, RATE, 1000, 3, p99 / 2, p99, 0.75, 0.5, 0.25, closed, heap,
+                direct, -1, errors, 0);
     }
 
     private static SoakReport report(SoakReport.Phase baseline, SoakReport.Phase loaded) {
@@ -45,7 +45,7 @@ class SoakReportTest {
 
     @Test
     void p99Slots_dividesByTheSlotAtThePace() {
-        SoakReport.Phase p = new SoakReport.Phase("x", 1, 1, 1, 1e6, 1, 0, 0, 8_000_000, 0, 0, 0, 0, -1, 0, 0);
+        SoakReport.Phase p = new SoakReport.Phase("x", 1, 1, 1, 1e6, 1, 0, 0, 8_000_000, 0, 0, 0, 0, 0, 0, -1, 0, 0);
         // a 4,096-byte block with its header at 1 MB/s; 8 ms is 8 ms / slot
         assertEquals(8.0 / (LoadApp.FRAME_BYTES / 1e3), p.p99Slots(), 1e-12);
     }
@@ -74,7 +74,7 @@ class SoakReportTest {
 
     @Test
     void direct_judgesTheLargerOfTheJdkAndNettyCounts() {
-        SoakReport.Phase p = new SoakReport.Phase("x", 1, 1, 1, RATE, 1, 0, 0, 0, 0, 0, 0, 5, 9, 0, 0);
+        SoakReport.Phase p = new SoakReport.Phase("x", 1, 1, 1, RATE, 1, 0, 0, 0, 0, 0, 0, 0, 0, 5, 9, 0, 0);
         assertEquals(9, p.direct());
     }
 
@@ -116,7 +116,7 @@ class SoakReportTest {
                 phase("loaded", 200_000_000L, 3, 100, 10, 0, 0));
         String md = r.markdown();
         assertTrue(md.contains("| unloaded | 200 | 100 | 0.1000 | 100 % | 1000 | 3 |"), md);
-        assertTrue(md.contains("| 0.75 | 0 | 0.0 |"), md); // server CPU, healthy closed, heap MB
+        assertTrue(md.contains("| 0.75 / 0.50 / 0.25 | 0 | 0.0 |"), md); // CPU, healthy closed, heap MB
         assertTrue(md.contains("| loaded | 200 | 100 | 0.0500 | 50.0 % |"), md);
         assertTrue(md.contains("| huge-cache | 1 | 7 | 0 | 0 | close 1008 ×7, error limit_exceeded ×7 |"), md);
         assertTrue(md.contains("limit_exceeded ×7; connections refused before a session: 12."), md);

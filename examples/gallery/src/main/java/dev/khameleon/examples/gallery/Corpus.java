@@ -61,7 +61,7 @@ final class Corpus {
                         IntFunction<BufferedImage> pictures, ProgressiveJpegEncoder encoder) {
         int n = rows * cols;
         BufferedImage[] thumbs = new BufferedImage[n];
-        @SuppressWarnings("unchecked")
+        @SuppressWarnings({"unchecked", "rawtypes"})
         List<Block>[] encoded = new List[n];
         List<BufferedImage> samples = new ArrayList<>();
         IntStream.range(0, n).parallel().forEach(id -> {

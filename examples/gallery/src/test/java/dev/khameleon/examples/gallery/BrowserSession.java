@@ -7,6 +7,8 @@ import org.openqa.selenium.chrome.ChromeOptions;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * A headless Chromium driven through Debian's chromedriver, with the flags CI needs and a fresh
@@ -15,6 +17,15 @@ import java.nio.file.Path;
 final class BrowserSession implements AutoCloseable {
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    /**
+     * Selenium warns that it has no DevTools bindings for Debian's (newer) Chromium; the tests use
+     * WebDriver only. Held here because java.util.logging keeps loggers weakly.
+     */
+    private static final Logger DEVTOOLS_LOG = Logger.getLogger("org.openqa.selenium.devtools");
+
+    static {
+        DEVTOOLS_LOG.setLevel(Level.SEVERE);
+    }
 
     private final ChromeDriverService service;
     private final ChromeDriver driver;

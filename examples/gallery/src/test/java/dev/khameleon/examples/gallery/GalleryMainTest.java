@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The command line's answers to bad input: one line on stderr and exit status 2. */
+/** The command line's answers to bad input (one line on stderr and exit status 2) and to --help. */
 @Timeout(60)
 class GalleryMainTest {
 
@@ -33,6 +33,18 @@ class GalleryMainTest {
     private static void assertOneLineError(Run run, String expected) {
         assertEquals(2, run.status(), run.err());
         assertEquals("khameleon-gallery: " + expected + System.lineSeparator(), run.err());
+    }
+
+    @Test
+    void help_printsUsageAndExitsZeroWithoutStarting() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int status = new CommandLine(new GalleryMain()).setOut(new PrintWriter(out, true))
+                .setErr(new PrintWriter(err, true)).execute("--help");
+        assertEquals(0, status, err::toString);
+        assertTrue(out.toString().startsWith("Usage: khameleon-gallery"), out::toString);
+        assertTrue(out.toString().contains("--replay"), out::toString);
+        assertEquals("", err.toString());
     }
 
     @Test

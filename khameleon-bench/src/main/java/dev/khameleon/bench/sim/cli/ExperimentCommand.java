@@ -75,7 +75,11 @@ public final class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "1", description = "Runs in parallel (default ${DEFAULT-VALUE}).")
     int threads;
 
-    @Option(names = "--out", defaultValue = "docs/results", description = "Output directory (default ${DEFAULT-VALUE}).")
+    /** Default output directory: under the git-ignored {@code out/}, never over the committed docs/results. */
+    static final String DEFAULT_OUT = "out/experiments";
+
+    @Option(names = "--out", defaultValue = DEFAULT_OUT,
+            description = "Output directory (default ${DEFAULT-VALUE}; pass --out docs/results to regenerate the committed results).")
     Path out;
 
     @Override
@@ -114,7 +118,8 @@ public final class ExperimentCommand implements Callable<Integer> {
                 + " --segment-s " + CsvReporter.num(segmentSeconds, 0) + (exp.convergence() ? " --pauses " + pauses : "")
                 + (systems != null ? " --systems " + String.join(",", systems) : "")
                 + " --request-mode " + String.join(",", modes.stream().map(RequestMode::label).toList())
-                + (sampleMillis != 20 ? " --sample-ms " + CsvReporter.num(sampleMillis, 1) : "") + " --seed " + seed;
+                + (sampleMillis != 20 ? " --sample-ms " + CsvReporter.num(sampleMillis, 1) : "") + " --seed " + seed
+                + (out.equals(Path.of(DEFAULT_OUT)) ? "" : " --out " + out);
         Cells cells = new Cells(exp, sys, modes, results, settingOfJob);
         String md;
         String svg;

@@ -1,0 +1,78 @@
+package dev.khameleon.examples.crossfilter;
+
+import java.sql.SQLException;
+
+/**
+ * A database holding the flights table that answers the crossfilter's two kinds of query, each
+ * with one SQL {@code GROUP BY}: a {@link Slice} of a tile (Falcon) and a single histogram
+ * (on-demand).
+ *
+ * <p>Implementations are thread-safe and hold a fixed pool of connections; a call blocks (off
+ * any event loop) until a connection is free, so at most {@link #connections()} queries run at
+ * once. Callers that need a tighter bound (the {@link TileCache}) impose it themselves.
+ */
+public interface TileBackend extends AutoCloseable {
+
+    /**
+     * An embedded, in-memory DuckDB database holding the table that {@code sample} (row numbers
+     * of {@code table}, see {@link FlightsTable#sample}) makes, with {@code connections}
+     * connections. Needs no set-up; the database disappears on {@link #close()}.
+     *
+     * @throws IllegalArgumentException if {@code connections < 1}
+     * @throws SQLException if loading fails
+     */
+    static TileBackend duckDb(FlightsTable table, int[] sample, int connections) throws SQLException {
+        return JdbcTileBackend.duckDb(table, sample, connections);
+    }
+
+    /**
+     * A PostgreSQL database at {@code jdbcUrl} (e.g. a {@link PostgresCluster}) into which the
+     * table is loaded, replacing tables named {@code flights}, {@code flights_base} and
+     * {@code flights_sample}; {@code connections} connections as {@code user} without password.
+     *
+     * @throws IllegalArgumentException if {@code connections < 1}
+     * @throws SQLException if connecting or loading fails
+     */
+    static TileBackend postgres(String jdbcUrl, String user, FlightsTable table, int[] sample, int connections)
+            throws SQLException {
+        return JdbcTileBackend.postgres(jdbcUrl, user, table, sample, connections);
+    }
+
+    /** A short name for reports ("duckdb", "postgresql"). */
+    String name();
+
+    /** Number of rows in the flights table. */
+    long rows();
+
+    /** Size of the connection pool: the most queries this backend runs at once. */
+    int connections();
+
+    /**
+     * The concurrency this kind of database sustains before its queries slow each other down,
+     * the default bound of a {@link TileCache} over it: 4 for DuckDB (it already parallelises
+     * one query over the cores), 15 for PostgreSQL (the Khameleon paper's measurement).
+     */
+    int defaultConcurrency();
+
+    /**
+     * Computes the slice of passive view {@code passive} for the tile {@code key}: one query
+     * grouping by (active pixel, passive bin) over the rows that pass every brush except those
+     * of the active and the passive view.
+     *
+     * @throws IllegalArgumentException if {@code passive} is the active view
+     * @throws SQLException on a database error
+     */
+    Slice slice(TileKey key, View passive) throws SQLException;
+
+    /**
+     * The histogram {@code passive} shows under {@code filters}: counts per bin of the rows that
+     * pass every brush except {@code passive}'s own (the on-demand query).
+     *
+     * @throws SQLException on a database error
+     */
+    int[] histogram(View passive, Filters filters) throws SQLException;
+
+    /** Closes every connection (and, for an embedded database, drops it). */
+    @Override
+    void close() throws SQLException;
+}

@@ -1,0 +1,208 @@
+package dev.khameleon.examples.crossfilter;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Tiles shared by every session, each computed at most once per key at a time: concurrent
+ * requests for one {@link TileKey} wait for the same computation (single flight), and at most
+ * {@code maxConcurrentQueries} slice queries run on the backend at once.
+ *
+ * <p>Limits, each validated at creation:
+ * <ul>
+ *   <li>{@code maxConcurrentQueries}: slice queries running at once; default
+ *       {@link TileBackend#defaultConcurrency()} (4 for DuckDB, 15 for PostgreSQL).</li>
+ *   <li>{@code maxTiles}: tiles kept, least recently used evicted first; default
+ *       {@value #DEFAULT_MAX_TILES} (a tile of the flights views is about 160 KB).</li>
+ *   <li>{@code maxQueuedQueries}: slice queries waiting for the backend; beyond it a request
+ *       fails at once with a {@link RejectedExecutionException} instead of queueing without
+ *       bound; default {@value #DEFAULT_MAX_QUEUED_QUERIES}.</li>
+ * </ul>
+ *
+ * <p>Thread-safe; {@link #get} never blocks (the queries run on the cache's own threads). A
+ * failed computation is not cached: the next request for the key tries again.
+ */
+public final class TileCache implements AutoCloseable {
+    /** Default of {@code maxTiles}. */
+    public static final int DEFAULT_MAX_TILES = 64;
+    /** Default of {@code maxQueuedQueries}. */
+    public static final int DEFAULT_MAX_QUEUED_QUERIES = 1024;
+
+    private final TileBackend backend;
+    private final int maxTiles;
+    private final ThreadPoolExecutor queries;
+    private final Map<TileKey, CompletableFuture<Tile>> tiles = new LinkedHashMap<>(16, 0.75f, true);
+    private final AtomicLong computations = new AtomicLong();
+
+    private TileCache(TileBackend backend, int maxConcurrentQueries, int maxTiles, int maxQueuedQueries) {
+        this.backend = backend;
+        this.maxTiles = maxTiles;
+        AtomicInteger threads = new AtomicInteger();
+        this.queries = new ThreadPoolExecutor(maxConcurrentQueries, maxConcurrentQueries, 30, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(maxQueuedQueries), r -> {
+                    Thread t = new Thread(r, "tile-query-" + threads.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        queries.allowCoreThreadTimeOut(true);
+    }
+
+    /** A cache over {@code backend} with its default concurrency and the default limits. */
+    public static TileCache create(TileBackend backend) {
+        return create(backend, backend.defaultConcurrency(), DEFAULT_MAX_TILES, DEFAULT_MAX_QUEUED_QUERIES);
+    }
+
+    /**
+     * A cache over {@code backend} with the given limits (see the class comment).
+     *
+     * @throws IllegalArgumentException if a limit is below 1, naming it
+     */
+    public static TileCache create(TileBackend backend, int maxConcurrentQueries, int maxTiles, int maxQueuedQueries) {
+        check("maxConcurrentQueries", maxConcurrentQueries);
+        check("maxTiles", maxTiles);
+        check("maxQueuedQueries", maxQueuedQueries);
+        return new TileCache(backend, maxConcurrentQueries, maxTiles, maxQueuedQueries);
+    }
+
+    private static void check(String name, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(name + " must be >= 1, was " + value);
+        }
+    }
+
+    /**
+     * The tile for {@code key}: the cached one, the computation already under way, or a new
+     * computation of its slices (one query per passive view). Never blocks. The future fails
+     * with the backend's error, or with a {@link RejectedExecutionException} when the query queue
+     * is full or the cache is closed.
+     */
+    public CompletableFuture<Tile> get(TileKey key) {
+        CompletableFuture<Tile> result;
+        synchronized (tiles) {
+            CompletableFuture<Tile> known = tiles.get(key);
+            if (known != null) {
+                return known;
+            }
+            result = new CompletableFuture<>();
+            tiles.put(key, result);
+            evict();
+        }
+        computations.incrementAndGet();
+        compute(key, result);
+        return result;
+    }
+
+    /** The tile for {@code key} if it is computed and cached, else null; never starts a computation. */
+    public Tile getIfPresent(TileKey key) {
+        CompletableFuture<Tile> f;
+        synchronized (tiles) {
+            f = tiles.get(key);
+        }
+        return f != null && f.isDone() && !f.isCompletedExceptionally() ? f.join() : null;
+    }
+
+    /** How many tile computations this cache has started (hits and joined requests start none). */
+    public long computations() {
+        return computations.get();
+    }
+
+    /** How many tiles (computed or under way) the cache holds. */
+    public int size() {
+        synchronized (tiles) {
+            return tiles.size();
+        }
+    }
+
+    private void evict() {
+        Iterator<CompletableFuture<Tile>> it = tiles.values().iterator();
+        while (tiles.size() > maxTiles && it.hasNext()) {
+            it.next();
+            it.remove(); // waiters keep their future; only the cache forgets it
+        }
+    }
+
+    /** One slice query; a named task so that {@link #close()} can fail the queries it drops. */
+    private final class SliceQuery implements Runnable {
+        final TileKey key;
+        final View passive;
+        final CompletableFuture<Slice> part = new CompletableFuture<>();
+
+        SliceQuery(TileKey key, View passive) {
+            this.key = key;
+            this.passive = passive;
+        }
+
+        @Override
+        public void run() {
+            if (part.isDone()) {
+                return;
+            }
+            try {
+                part.complete(backend.slice(key, passive));
+            } catch (Exception | Error e) {
+                part.completeExceptionally(e);
+            }
+        }
+    }
+
+    private void compute(TileKey key, CompletableFuture<Tile> result) {
+        List<CompletableFuture<Slice>> parts = new ArrayList<>();
+        try {
+            for (View passive : Tile.passives(key.active())) {
+                SliceQuery q = new SliceQuery(key, passive);
+                parts.add(q.part);
+                queries.execute(q);
+            }
+        } catch (RejectedExecutionException e) {
+            RejectedExecutionException error =
+                    new RejectedExecutionException("tile query queue full or cache closed: " + key, e);
+            parts.forEach(p -> p.completeExceptionally(error)); // the queued ones then do nothing
+            fail(key, result, error);
+            return;
+        }
+        CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).whenComplete((ignored, error) -> {
+            if (error != null) {
+                fail(key, result, error instanceof CompletionException && error.getCause() != null
+                        ? error.getCause() : error);
+            } else {
+                try {
+                    result.complete(new Tile(key, parts.stream().map(CompletableFuture::join).toList()));
+                } catch (RuntimeException e) {
+                    fail(key, result, e);
+                }
+            }
+        });
+    }
+
+    private void fail(TileKey key, CompletableFuture<Tile> result, Throwable error) {
+        synchronized (tiles) {
+            tiles.remove(key, result);
+        }
+        result.completeExceptionally(error);
+    }
+
+    /**
+     * Stops the query threads: running queries are interrupted, queued ones dropped, and the
+     * tiles waiting for them fail; later requests fail at once. Does not close the backend.
+     */
+    @Override
+    public void close() {
+        List<Runnable> dropped = queries.shutdownNow();
+        for (Runnable r : dropped) {
+            if (r instanceof SliceQuery q) {
+                q.part.completeExceptionally(new RejectedExecutionException("tile cache closed"));
+            }
+        }
+    }
+}

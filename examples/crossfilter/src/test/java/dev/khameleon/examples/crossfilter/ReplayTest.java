@@ -1,0 +1,76 @@
+package dev.khameleon.examples.crossfilter;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class ReplayTest {
+    private static Workflow workflow(BrushEvent... events) {
+        return new Workflow("t", List.of(events));
+    }
+
+    @Test
+    void onDemand_eachEventWaitsForItsFiveQueries() {
+        Workflow w = workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1), new BrushEvent(10, View.DISTANCE, 1, 3, 1),
+                new BrushEvent(20, View.DISTANCE, 1, 4, 1));
+        // 5 servers, 15 ms: event 0 done at 15; event 1 starts at 15, done 30; event 2 starts 30, done 45.
+        assertArrayEquals(new double[] {15, 20, 25}, Replay.onDemand(w, 5, () -> 15), 1e-9);
+    }
+
+    @Test
+    void onDemand_dropsStaleQueries_andServesTheEventByTheNewerAnswer() {
+        Workflow w = workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1), new BrushEvent(10, View.DISTANCE, 1, 3, 1),
+                new BrushEvent(20, View.DISTANCE, 1, 4, 1));
+        // 30 ms: event 1's queries are still queued at 20 and dropped; event 2 runs 30..60.
+        assertArrayEquals(new double[] {30, 50, 40}, Replay.onDemand(w, 5, () -> 30), 1e-9);
+    }
+
+    @Test
+    void onDemand_fewerServersThanQueries_queueTheRest() {
+        Workflow w = workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1));
+        // 2 servers, 5 queries of 10 ms: rounds end at 10, 20, 30.
+        assertArrayEquals(new double[] {30}, Replay.onDemand(w, 2, () -> 10), 1e-9);
+    }
+
+    @Test
+    void falconOnHover_waitsForTheTileOncePerView_andReusesATileOfTheSameKey() {
+        Workflow w = workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1), new BrushEvent(10, View.DISTANCE, 1, 3, 1),
+                new BrushEvent(100, View.DISTANCE, 1, 4, 1), new BrushEvent(200, View.AIR_TIME, 5, 9, 2),
+                new BrushEvent(250, View.AIR_TIME, 5, 10, 2), new BrushEvent(400, View.AIR_TIME, 5, 5, 2),
+                new BrushEvent(500, View.DISTANCE, 1, 4, 1));
+        // Tile of DISTANCE (no other brush) ready at 50; tile of AIR_TIME (DISTANCE [1,4)) at 250.
+        // Back on DISTANCE at 500 with AIR_TIME's brush emptied: the first tile's key again, no wait.
+        assertArrayEquals(new double[] {50, 40, 0, 50, 0, 0, 0}, Replay.falconOnHover(w, 5, () -> 50), 1e-9);
+    }
+
+    @Test
+    void predictedPrefetch_aRightPrediction_hidesTheSwitch_aWrongOneDoesNot() {
+        Workflow session = workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1),
+                new BrushEvent(10, View.DISTANCE, 1, 3, 1), new BrushEvent(500, View.AIR_TIME, 5, 9, 2));
+        MarkovPrior right = MarkovPrior.learn(List.of(workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1),
+                new BrushEvent(5, View.AIR_TIME, 1, 2, 2))), null);
+        MarkovPrior wrong = MarkovPrior.learn(List.of(workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1),
+                new BrushEvent(5, View.ARR_TIME, 1, 2, 2))), null);
+        assertEquals(List.of(View.AIR_TIME), right.likelyNext(View.DISTANCE, 1));
+        // The pause after the event at 10 starts AIR_TIME's tile at 110 (ready at 160), before the switch at 500.
+        assertArrayEquals(new double[] {50, 40, 0}, Replay.predictedPrefetch(session, 5, () -> 50, right, 1, 100), 1e-9);
+        assertArrayEquals(new double[] {50, 40, 50}, Replay.predictedPrefetch(session, 5, () -> 50, wrong, 1, 100), 1e-9);
+        assertArrayEquals(new double[] {50, 40, 50}, Replay.falconOnHover(session, 5, () -> 50), 1e-9);
+    }
+
+    @Test
+    void markovPrior_leavesTheReplayedSessionOut_andSmooths() {
+        Workflow a = workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1), new BrushEvent(5, View.AIR_TIME, 1, 2, 2));
+        Workflow b = workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1), new BrushEvent(5, View.ARR_TIME, 1, 2, 2),
+                new BrushEvent(9, View.DISTANCE, 1, 2, 1), new BrushEvent(12, View.ARR_TIME, 1, 2, 2));
+        MarkovPrior withoutB = MarkovPrior.learn(List.of(a, b), b);
+        // Only a's DISTANCE -> AIR_TIME is counted: (1 + 1) / (1 + 5).
+        assertEquals(2.0 / 6, withoutB.probability(View.DISTANCE, View.AIR_TIME), 1e-12);
+        assertEquals(1.0 / 6, withoutB.probability(View.DISTANCE, View.ARR_TIME), 1e-12);
+        assertEquals(List.of(View.ARR_TIME), MarkovPrior.learn(List.of(a, b), null).likelyNext(View.DISTANCE, 1));
+        assertEquals(0.0, withoutB.probability(View.DISTANCE, View.DISTANCE));
+    }
+}

@@ -1,0 +1,111 @@
+package dev.khameleon.server;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The shared scheduler queue: re-plans (a state's above all) run before jobs that only plan ahead,
+ * first come first served within each kind; a queued plan-ahead job can be withdrawn; the queue
+ * stays within the session cap.
+ */
+class SchedulerQueueTest {
+    private final KhameleonServer server = KhameleonServer.builder().seed(1).schedulerThreads(1).maxSessions(4)
+            .application(Application.builder("app").blockSource(TestApps.inMemory(4, 1, 16)).build()).build();
+    private final ServerRuntime runtime = server.runtime();
+    private final CountDownLatch release = new CountDownLatch(1);
+    private final CountDownLatch busy = new CountDownLatch(1);
+
+    @AfterEach
+    void tearDown() {
+        release.countDown();
+        server.close();
+    }
+
+    /** Occupies the only scheduler thread until {@link #release} opens. */
+    private SchedulerTask occupy() throws InterruptedException {
+        SchedulerTask t = runtime.schedule(true, () -> {
+            busy.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(busy.await(10, TimeUnit.SECONDS), "the scheduler thread started");
+        return t;
+    }
+
+    @Test
+    void replans_runBeforeQueuedPlanAheadJobs_inArrivalOrderWithinEachKind() throws InterruptedException {
+        occupy();
+        List<String> ran = new CopyOnWriteArrayList<>();
+        CountDownLatch done = new CountDownLatch(4);
+        for (String name : List.of("ahead-1", "replan-1", "ahead-2", "replan-2")) {
+            runtime.schedule(name.startsWith("replan"), () -> {
+                ran.add(name);
+                done.countDown();
+            });
+        }
+        release.countDown();
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+        assertEquals(List.of("replan-1", "replan-2", "ahead-1", "ahead-2"), ran);
+    }
+
+    @Test
+    void aJobScheduledWithAWithdrawnJobsOrder_keepsThatTurn() throws InterruptedException {
+        occupy();
+        List<String> ran = new CopyOnWriteArrayList<>();
+        CountDownLatch done = new CountDownLatch(3);
+        SchedulerTask first = runtime.schedule(true, () -> ran.add("withdrawn"));
+        runtime.schedule(true, () -> {
+            ran.add("second");
+            done.countDown();
+        });
+        runtime.schedule(false, () -> {
+            ran.add("ahead");
+            done.countDown();
+        });
+        assertTrue(runtime.withdraw(first));
+        runtime.schedule(true, first.order(), () -> {
+            ran.add("replacement");
+            done.countDown();
+        });
+        release.countDown();
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+        assertEquals(List.of("replacement", "second", "ahead"), ran);
+    }
+
+    @Test
+    void withdraw_removesAQueuedJobSoItNeverRuns_butNotARunningOne() throws InterruptedException {
+        SchedulerTask running = occupy();
+        List<String> ran = new CopyOnWriteArrayList<>();
+        SchedulerTask ahead = runtime.schedule(false, () -> ran.add("ahead"));
+        CountDownLatch after = new CountDownLatch(1);
+        runtime.schedule(true, after::countDown);
+        assertTrue(runtime.withdraw(ahead));
+        assertFalse(runtime.withdraw(running), "a running job cannot be withdrawn");
+        release.countDown();
+        assertTrue(after.await(10, TimeUnit.SECONDS));
+        assertEquals(List.of(), ran, "the withdrawn job never ran");
+    }
+
+    @Test
+    void schedule_beyondTheSessionCapPlusSlack_isRejected() throws InterruptedException {
+        occupy();
+        for (int i = 0; i < 4 + 16; i++) {
+            runtime.schedule(false, () -> { });
+        }
+        assertThrows(RejectedExecutionException.class, () -> runtime.schedule(true, () -> { }));
+    }
+}
