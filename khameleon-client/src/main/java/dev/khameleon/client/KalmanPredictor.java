@@ -475,7 +475,7 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
         }
 
         /**
-         * The longest time without an event before the pointer is taken to be at rest; it rests
+         * The longest time without a movement before the pointer is taken to be at rest; it rests
          * sooner when its events come often (see the class comment). Default 250 ms.
          *
          * @throws IllegalArgumentException if negative

@@ -433,7 +433,7 @@ export class CacheManager {
  * `measurementNoise` (px^2, default 4). Deterministic start: the first event sets the position,
  * velocity 0 with standard deviation `initialVelocitySigma` (px/s, default 1000). A gap longer
  * than `resetAfterMillis` (1000) starts afresh; an event at the same instant as the previous
- * one supersedes it; when no event has come for two typical intervals between events (at least
+ * one supersedes it; when the pointer has not moved for two typical intervals between events (at least
  * 30 ms, at most `idleMillis`, 250) the pointer is at rest and the forecast keeps it where it
  * is. Forecasts are anchored on the last observed position, which is also the state's `x, y`.
  */
