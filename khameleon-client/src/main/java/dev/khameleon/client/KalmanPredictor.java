@@ -40,11 +40,13 @@ import java.util.Optional;
  * not to the filtered mean: the filter trails a pointer that stops dead by a few pixels, enough
  * to forecast the neighbouring thumbnail.
  *
- * <p><b>Rest.</b> A pointer sends no events while still, so when no event has come for two
- * typical intervals between events (smoothed over the events of the moving pointer; at least
- * 30 ms, at most {@code idleMillis}), the forecast keeps the pointer where it is with the current
- * position covariance: a 60 Hz mouse is taken to rest about 32 ms after it stops, a remote
- * desktop that batches events every ~110 ms after about 220 ms.
+ * <p><b>Rest.</b> When the pointer has not moved for two typical intervals between events
+ * (smoothed over the events of the moving pointer; at least 30 ms, at most {@code idleMillis}),
+ * the forecast keeps the pointer where it is with the current position covariance: a 60 Hz mouse
+ * is taken to rest about 32 ms after it stops, a remote desktop that batches events every ~110 ms
+ * after about 220 ms. Rest counts from the last event that changed the position, so an
+ * application that polls the pointer (and reports the same position every few milliseconds) or
+ * re-reports it on clicks is seen at rest as soon as one that reports movements only.
  *
  * <p><b>Calibrated for cache hits.</b> The defaults (q = {@value #DEFAULT_PROCESS_NOISE} px²/s³,
  * decay {@value #DEFAULT_VELOCITY_DECAY_MILLIS} ms) were chosen by simulating the whole push
@@ -115,6 +117,8 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
     /** The last observed position: where the pointer is, which the filtered mean may lag. */
     private double lastX;
     private double lastY;
+    /** Time of the last event that moved the pointer (a repeat of the same position does not). */
+    private long lastMoveMillis;
     /** Smoothed interval between events while the pointer moves, in ms; NaN until measured. */
     private double gapMillis = Double.NaN;
 
@@ -156,8 +160,12 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
     @Override
     public void onEvent(PointerEvent event) {
         long t = event.timeMillis();
+        boolean moved = !started || event.x() != lastX || event.y() != lastY;
         lastX = event.x();
         lastY = event.y();
+        if (moved) {
+            lastMoveMillis = t;
+        }
         if (!started || t - lastMillis > resetAfterMillis) {
             initialise(event);
             return;
@@ -199,7 +207,9 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
         if (!started) {
             return Optional.empty();
         }
-        boolean resting = nowMillis - lastMillis > restAfterMillis();
+        // Rest is measured from the last movement, not the last event: a pointer that is polled
+        // (or re-reported on clicks) keeps sending events at one position.
+        boolean resting = nowMillis - lastMoveMillis > restAfterMillis();
         double elapsed = Math.max(0, nowMillis - lastMillis) / 1000.0;
         // The filter's mean trails a pointer that just stopped by a few pixels, enough to sit in
         // the neighbouring cell; the forecast is the filter's predicted displacement added to
@@ -223,7 +233,7 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
     }
 
     /**
-     * How long without an event means the pointer is at rest: two typical (smoothed) intervals
+     * How long without a movement means the pointer is at rest: two typical (smoothed) intervals
      * between the events of a moving pointer — a 60 Hz pointer rests after about 32 ms, a remote
      * desktop that batches events every ~110 ms after about 220 ms — at least 30 ms and at most
      * {@code idleMillis}; {@code idleMillis} until an interval has been seen.
@@ -465,7 +475,7 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
         }
 
         /**
-         * The longest time without an event before the pointer is taken to be at rest; it rests
+         * The longest time without a movement before the pointer is taken to be at rest; it rests
          * sooner when its events come often (see the class comment). Default 250 ms.
          *
          * @throws IllegalArgumentException if negative

@@ -535,7 +535,7 @@ export class CacheManager {
  * `measurementNoise` (px^2, default 4). Deterministic start: the first event sets the position,
  * velocity 0 with standard deviation `initialVelocitySigma` (px/s, default 1000). A gap longer
  * than `resetAfterMillis` (1000) starts afresh; an event at the same instant as the previous
- * one supersedes it; when no event has come for two typical intervals between events (at least
+ * one supersedes it; when the pointer has not moved for two typical intervals between events (at least
  * 30 ms, at most `idleMillis`, 250) the pointer is at rest and the forecast keeps it where it
  * is. Forecasts are anchored on the last observed position, which is also the state's `x, y`.
  */
@@ -577,6 +577,8 @@ export class KalmanPredictor {
     /** the last observed position, which the filtered mean may trail */
     this.lastX = 0;
     this.lastY = 0;
+    /** time of the last event that moved the pointer (a repeat of the same position does not) */
+    this.lastMoveMillis = 0;
     /** smoothed interval between events of a moving pointer, ms; NaN until measured */
     this.gapMillis = NaN;
   }
@@ -585,6 +587,9 @@ export class KalmanPredictor {
   onEvent(e) {
     if (!Number.isFinite(e.x) || !Number.isFinite(e.y) || !Number.isFinite(e.timeMillis)) {
       return; // a broken event must not poison the filter
+    }
+    if (this.ax === null || e.x !== this.lastX || e.y !== this.lastY) {
+      this.lastMoveMillis = e.timeMillis;
     }
     this.lastX = e.x;
     this.lastY = e.y;
@@ -620,7 +625,9 @@ export class KalmanPredictor {
     if (this.ax === null) {
       return {};
     }
-    const resting = nowMillis - this.t > this.restAfterMillis();
+    // Rest is measured from the last movement, not the last event: a pointer that is polled
+    // (or re-reported on clicks) keeps sending events at one position.
+    const resting = nowMillis - this.lastMoveMillis > this.restAfterMillis();
     const elapsed = Math.max(0, nowMillis - this.t) / 1000;
     // The filtered mean trails a pointer that just stopped: forecast the filter's predicted
     // displacement from the last observed position.
@@ -638,7 +645,7 @@ export class KalmanPredictor {
   }
 
   /**
-   * How long without an event means the pointer is at rest: two typical intervals between
+   * How long without a movement means the pointer is at rest: two typical intervals between
    * events (smoothed), at least 30 ms and at most `idleMillis`.
    * @returns {number}
    */

@@ -183,6 +183,32 @@ class KalmanPredictorTest {
     }
 
     @Test
+    void polledPointer_thatRepeatsItsPosition_isAtRestAsSoonAsOneThatFallsSilent() {
+        // The same stroke twice, then a stop at x = 312: one client falls silent, the other keeps
+        // reporting the unchanged position every 20 ms (a page that polls the pointer).
+        KalmanPredictor silent = KalmanPredictor.create();
+        KalmanPredictor polled = KalmanPredictor.create();
+        for (int i = 0; i < 40; i++) {
+            silent.onEvent(new PointerEvent(i * 8.0, 0, i * 20L));
+            polled.onEvent(new PointerEvent(i * 8.0, 0, i * 20L));
+        }
+        long stoppedAt = 39 * 20L;
+        for (long t = stoppedAt + 20; t <= stoppedAt + 100; t += 20) {
+            polled.onEvent(new PointerEvent(39 * 8.0, 0, t));
+        }
+        long now = stoppedAt + 100;
+        assertEquals(39 * 8.0, silent.forecast(now).orElseThrow().horizons().get(3).meanX(), 1e-9);
+        assertEquals(39 * 8.0, polled.forecast(now).orElseThrow().horizons().get(3).meanX(), 1e-9,
+                "100 ms without a movement is rest, whether or not events keep coming");
+        // Still moving: 10 ms after a movement neither is at rest.
+        KalmanPredictor moving = KalmanPredictor.create();
+        for (int i = 0; i < 40; i++) {
+            moving.onEvent(new PointerEvent(i * 8.0, 0, i * 20L));
+        }
+        assertTrue(moving.forecast(stoppedAt + 10).orElseThrow().horizons().get(3).meanX() > 39 * 8.0 + 5);
+    }
+
+    @Test
     void sameInstantSamples_laterSupersedesEarlier() {
         KalmanPredictor k = KalmanPredictor.create();
         k.onEvent(new PointerEvent(0, 0, 0));

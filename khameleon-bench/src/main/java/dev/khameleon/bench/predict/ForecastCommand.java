@@ -56,7 +56,7 @@ public final class ForecastCommand implements Callable<Integer> {
             description = "Velocity decay time constant, ms; 0 for none (default: the library's).")
     Double velocityDecayMillis;
 
-    @Option(names = "--idle-ms", description = "No event for longer than this: the predictor holds the pointer still, ms (default: the library's).")
+    @Option(names = "--idle-ms", description = "No movement for longer than this: the predictor holds the pointer still, ms (default: the library's).")
     Long idleMillis;
 
     @Option(names = "--reset-after-ms", description = "A gap between events longer than this restarts the filter, ms (default: the library's).")
