@@ -1,11 +1,10 @@
 package dev.khameleon.examples.gallery;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.khameleon.client.ClientMetrics;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
 
 import java.io.IOException;
 import java.io.PrintWriter;
