@@ -1,11 +1,15 @@
 package dev.khameleon.examples.gallery;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.khameleon.client.ClientMetrics;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
+import java.io.PrintWriter;
 import java.net.BindException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +22,7 @@ import java.util.concurrent.CountDownLatch;
  * The gallery's command line: builds the corpus, starts the servers, prints the page's address
  * and runs until interrupted (Ctrl-C).
  */
-@Command(name = "khameleon-gallery", mixinStandardHelpOptions = true,
+@Command(name = "khameleon-gallery", mixinStandardHelpOptions = true, versionProvider = GalleryVersion.class,
         description = "Image gallery pushed by Khameleon: open the printed address and hover over the mosaic.")
 public final class GalleryMain implements Callable<Integer> {
     @CommandLine.Spec
@@ -64,9 +68,27 @@ public final class GalleryMain implements Callable<Integer> {
                     + " and exit")
     Path replay;
 
-    /** Runs the gallery; see {@code --help}. */
+    /** Runs the gallery; see {@code --help}. Exits 0 when done, 2 on a user error (one line on stderr). */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new GalleryMain()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * The command line that {@link #main} executes: a user's mistake (an unknown option, a bad value) is one
+     * line on stderr and exit status 2, not a stack trace or the whole usage text.
+     */
+    static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new GalleryMain());
+        cli.setParameterExceptionHandler((e, args) ->
+                userError(e.getCommandLine().getErr(), e.getMessage() + " (see --help)"));
+        return cli;
+    }
+
+    /** Prints {@code message} as the one line of a user error and returns its exit status, 2. */
+    private static int userError(PrintWriter err, String message) {
+        err.println("khameleon-gallery: " + message.strip().replaceAll("\\s*\\R\\s*", " "));
+        err.flush();
+        return 2;
     }
 
     @Override
@@ -82,17 +104,27 @@ public final class GalleryMain implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-        PointerTrace trace = replay == null ? null : PointerTrace.read(replay);
+        PointerTrace trace = null;
+        if (replay != null) {
+            if (!Files.isRegularFile(replay)) {
+                return userError(spec.commandLine().getErr(), "cannot replay " + replay + ": no such file");
+            }
+            try {
+                trace = PointerTrace.read(replay);
+            } catch (IOException | IllegalArgumentException e) {
+                String why = e instanceof JsonProcessingException json ? "not JSON (" + json.getOriginalMessage() + ")"
+                        : e.getMessage();
+                return userError(spec.commandLine().getErr(), "cannot replay " + replay + ": " + why);
+            }
+        }
         System.out.println("Building the gallery (" + rows + " x " + cols + " pictures) ...");
         GalleryServer started;
         try {
             started = builder.start();
         } catch (BindException | TileImages.BadImagesException e) {
             // The user's input, not a bug: one line, no stack trace.
-            spec.commandLine().getErr().println("khameleon-gallery: " + e.getMessage()
+            return userError(spec.commandLine().getErr(), e.getMessage()
                     + (e instanceof BindException ? " (choose another with --port, or 0 for any free one)" : ""));
-            spec.commandLine().getErr().flush();
-            return 2;
         }
         if (trace != null) {
             try (GalleryServer gallery = started) {

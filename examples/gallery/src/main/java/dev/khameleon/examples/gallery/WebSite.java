@@ -22,7 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The gallery's web site on the JDK's built-in HTTP server: the page and its script, the
+ * The gallery's web site on the JDK's built-in HTTP server: the page, its script and icon, the
  * browser client module (a resource of {@code khameleon-client}), the thumbnail mosaic, the
  * gallery's description as JSON, and each full image at {@code /full/<id>.jpg} for the plain
  * request/response mode. Requests are served by a small bounded pool; only GET and HEAD, and
@@ -35,7 +35,10 @@ final class WebSite implements AutoCloseable {
             "/", "site/index.html",
             "/index.html", "site/index.html",
             "/gallery.js", "site/gallery.js",
-            "/gallery.css", "site/gallery.css");
+            "/gallery.css", "site/gallery.css",
+            // Browsers ask for /favicon.ico when a page names no icon; the page names favicon.svg.
+            "/favicon.svg", "site/favicon.svg",
+            "/favicon.ico", "site/favicon.svg");
     private static final String CLIENT_MODULE = "/khameleon/khameleon.js";
 
     private final HttpServer server;
@@ -131,6 +134,9 @@ final class WebSite implements AutoCloseable {
         }
         if (name.endsWith(".js")) {
             return "text/javascript";
+        }
+        if (name.endsWith(".svg")) {
+            return "image/svg+xml";
         }
         return name.endsWith(".css") ? "text/css" : "application/octet-stream";
     }

@@ -13,6 +13,8 @@ import org.openqa.selenium.Rectangle;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.interactions.PointerInput;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.interactions.Sequence;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -53,6 +55,7 @@ class GalleryBrowserTest {
                 driver.get(gallery.pageUri().toString());
                 new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> Boolean.TRUE.equals(
                         ((JavascriptExecutor) d).executeScript("return !!(window.gallery && window.gallery.ready)")));
+                checkIconAndTooltips(driver);
                 WebElement mosaic = driver.findElement(By.id("mosaic"));
                 Rectangle area = mosaic.getRect();
                 replay(driver, area, replayed.scaledTo(area.getWidth(), area.getHeight()));
@@ -73,7 +76,48 @@ class GalleryBrowserTest {
                 JsonNode r = JSON.valueToTree(result);
                 check(r);
                 checkPlainMode(driver, area, PointerTrace.read(trace).first(4_000));
+                List<String> notFound = driver.manage().logs().get(LogType.BROWSER).getAll().stream()
+                        .map(LogEntry::getMessage).filter(m -> m.contains("404")).toList();
+                assertEquals(List.of(), notFound, "requests answered 404, from the browser console");
             }
+        }
+    }
+
+    /**
+     * The page's icon (the one it names, and /favicon.ico that browsers ask for otherwise) is served, and
+     * every panel figure explains itself in a tooltip.
+     */
+    private static void checkIconAndTooltips(ChromeDriver driver) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> page = (Map<String, Object>) driver.executeAsyncScript("""
+                const done = arguments[arguments.length - 1];
+                const icon = document.querySelector('link[rel=icon]');
+                const probe = async (url) => {
+                  const r = await fetch(url);
+                  return {status: r.status, type: r.headers.get('Content-Type'), body: await r.text()};
+                };
+                Promise.all([probe(icon.href), probe('/favicon.ico')]).then(([named, ico]) => done({
+                  named, ico,
+                  titles: Array.from(document.querySelectorAll('#panel td')).map((td) => [td.id, td.title]),
+                  guide: document.getElementById('guide').textContent,
+                }), (e) => done({error: String(e)}));
+                """);
+        JsonNode r = JSON.valueToTree(page);
+        assertTrue(r.get("error") == null, () -> "fetching the icon failed: " + r.get("error"));
+        for (String which : List.of("named", "ico")) {
+            JsonNode icon = r.get(which);
+            assertEquals(200, icon.get("status").asInt(), which + " icon: " + icon);
+            assertEquals("image/svg+xml", icon.get("type").asText(), which + " icon: " + icon);
+            assertTrue(icon.get("body").asText().startsWith("<svg"), which + " icon: " + icon);
+        }
+        JsonNode titles = r.get("titles");
+        assertEquals(6, titles.size(), "panel figures: " + titles);
+        for (JsonNode t : titles) {
+            assertTrue(t.get(0).asText().startsWith("m-"), "panel figure without an id: " + t);
+            assertTrue(!t.get(1).asText().isBlank(), "panel figure " + t.get(0) + " has no tooltip");
+        }
+        for (String figure : List.of("hit rate", "response latency", "utility")) {
+            assertTrue(r.get("guide").asText().contains(figure), "the guide explains " + figure + ": " + r.get("guide"));
         }
     }
 

@@ -3,7 +3,8 @@ package dev.khameleon.examples.gallery;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -16,8 +17,9 @@ import java.nio.file.Path;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** The command line's answers to bad input (one line on stderr and exit status 2) and to --help. */
+/** The command line's answers to bad input (one line on stderr and exit status 2), to --help and to --version. */
 @Timeout(60)
 class GalleryMainTest {
 
@@ -26,7 +28,7 @@ class GalleryMainTest {
 
     private static Run run(String... args) {
         StringWriter err = new StringWriter();
-        int status = new CommandLine(new GalleryMain()).setErr(new PrintWriter(err, true)).execute(args);
+        int status = GalleryMain.commandLine().setErr(new PrintWriter(err, true)).execute(args);
         return new Run(status, err.toString());
     }
 
@@ -39,12 +41,67 @@ class GalleryMainTest {
     void help_printsUsageAndExitsZeroWithoutStarting() {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int status = new CommandLine(new GalleryMain()).setOut(new PrintWriter(out, true))
+        int status = GalleryMain.commandLine().setOut(new PrintWriter(out, true))
                 .setErr(new PrintWriter(err, true)).execute("--help");
         assertEquals(0, status, err::toString);
         assertTrue(out.toString().startsWith("Usage: khameleon-gallery"), out::toString);
         assertTrue(out.toString().contains("--replay"), out::toString);
+        assertTrue(out.toString().contains("--version"), out::toString);
         assertEquals("", err.toString());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--version", "-V"})
+    void version_printsTheProjectVersionAndExitsZeroWithoutStarting(String option) {
+        String expected = System.getProperty("khameleon.gallery.expectedVersion");
+        assumeTrue(expected != null, "system property khameleon.gallery.expectedVersion (set by the POM) is absent");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int status = GalleryMain.commandLine().setOut(new PrintWriter(out, true))
+                .setErr(new PrintWriter(err, true)).execute(option, "--port", "1"); // port 1 would fail to bind
+        assertEquals(0, status, err::toString);
+        assertEquals("khameleon-gallery " + expected + System.lineSeparator(), out.toString());
+        assertEquals("", err.toString());
+    }
+
+    @Test
+    void badOptionValue_isOneLineAndStatus2() {
+        assertOneLineError(run("--rows", "many"),
+                "Invalid value for option '--rows': 'many' is not an int (see --help)");
+    }
+
+    @Test
+    void unknownOption_isOneLineAndStatus2() {
+        assertOneLineError(run("--colour", "red"), "Unknown options: '--colour', 'red' (see --help)");
+    }
+
+    @Test
+    void outOfRangeValue_isOneLineAndStatus2() {
+        assertOneLineError(run("--port", "0", "--block-size", "10"),
+                "blockSize must be in [512, 65536], was 10 (see --help)");
+    }
+
+    @Test
+    void missingImagesFolder_isOneLineAndStatus2(@TempDir Path dir) {
+        Path missing = dir.resolve("no-such-folder");
+        assertOneLineError(run("--port", "0", "--images", missing.toString()),
+                "images must be a directory, was " + missing.toAbsolutePath() + " (see --help)");
+    }
+
+    @Test
+    void missingReplayTrace_isOneLineAndStatus2(@TempDir Path dir) {
+        Path missing = dir.resolve("no-such-trace.json");
+        assertOneLineError(run("--port", "0", "--rows", "1", "--cols", "1", "--replay", missing.toString()),
+                "cannot replay " + missing + ": no such file");
+    }
+
+    @Test
+    void replayTraceThatIsNotJson_isOneLineAndStatus2(@TempDir Path dir) throws IOException {
+        Path trace = Files.writeString(dir.resolve("trace.json"), "[{\"e\": [1, 2,\n");
+        Run run = run("--port", "0", "--rows", "1", "--cols", "1", "--replay", trace.toString());
+        assertEquals(2, run.status(), run.err());
+        assertTrue(run.err().startsWith("khameleon-gallery: cannot replay " + trace + ": not JSON ("), run.err());
+        assertEquals(1, run.err().lines().count(), run.err());
     }
 
     @Test
