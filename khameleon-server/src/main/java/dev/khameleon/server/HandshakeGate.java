@@ -43,6 +43,8 @@ import java.util.concurrent.TimeUnit;
 final class HandshakeGate extends ChannelInboundHandlerAdapter {
     /** The only WebSocket version served: RFC 6455. Older drafts lack masking and UTF-8 checks. */
     static final String WEBSOCKET_VERSION = "13";
+    /** The health-check path, answered here unless an application is mounted at it. */
+    static final String HEALTH_PATH = "/healthz";
 
     private final ServerRuntime server;
     private ScheduledFuture<?> timeout;
@@ -83,8 +85,14 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof FullHttpRequest req)) {
+        if (!(msg instanceof FullHttpRequest req) || refused) {
+            // After an answer that closes the connection, pipelined requests are not read.
             ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (HEALTH_PATH.equals(rawPath(req.uri())) && server.appAt(HEALTH_PATH) == null) {
+            ReferenceCountUtil.release(req);
+            answerHealth(ctx, req.method());
             return;
         }
         ServerRuntime.App app = server.appAt(rawPath(req.uri()));
@@ -147,6 +155,10 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
             refuse(ctx, HttpResponseStatus.NOT_FOUND, "not_found", "no application at " + rawPath(req.uri()));
             return false;
         }
+        if (server.draining) {
+            refuse(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "draining", "the server is draining");
+            return false;
+        }
         HttpHeaders h = req.headers();
         String origin = h.get(HttpHeaderNames.ORIGIN);
         if (origin != null && !originAllowed(origin, h.get(HttpHeaderNames.HOST))) {
@@ -187,6 +199,26 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
         } catch (java.net.URISyntaxException e) {
             return false;
         }
+    }
+
+    /**
+     * {@code GET /healthz}: 200 {@code ok} while the server takes sessions, 503 {@code draining}
+     * after {@link KhameleonServer#drain}; for a load balancer's health check. Not a refusal, so
+     * not logged or counted; the connection closes after the answer.
+     */
+    private void answerHealth(ChannelHandlerContext ctx, HttpMethod method) {
+        refused = true;
+        boolean get = HttpMethod.GET.equals(method) || HttpMethod.HEAD.equals(method);
+        HttpResponseStatus status = !get ? HttpResponseStatus.METHOD_NOT_ALLOWED
+                : server.draining ? HttpResponseStatus.SERVICE_UNAVAILABLE : HttpResponseStatus.OK;
+        String body = !get ? "GET only\n" : server.draining ? "draining\n" : "ok\n";
+        FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+                HttpMethod.HEAD.equals(method) ? Unpooled.EMPTY_BUFFER : Unpooled.copiedBuffer(body, CharsetUtil.UTF_8));
+        res.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=UTF-8");
+        res.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length());
+        res.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+        res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
     }
 
     private void refuse(ChannelHandlerContext ctx, HttpResponseStatus status, String code, String reason) {

@@ -70,6 +70,8 @@ public final class KhameleonServer implements AutoCloseable {
     private final ServerRuntime runtime;
     private final Object lock = new Object();
     private State state = State.NEW;
+    /** What {@link #drain} returned, once called. */
+    private java.util.concurrent.CompletableFuture<Void> drained;
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private Channel serverChannel;
@@ -177,6 +179,54 @@ public final class KhameleonServer implements AutoCloseable {
             out.add(s.metrics());
         }
         return out;
+    }
+
+    /**
+     * Starts draining this node, for a rolling restart or scale-in behind a load balancer: from now
+     * on {@code GET /healthz} answers 503 and new WebSocket upgrades are refused with 503, and the
+     * sessions open now are closed with the error {@code shutdown} (WebSocket status 1001) one after
+     * another, spread evenly over {@code window}, so that their clients (which reconnect with
+     * back-off) reach other nodes without arriving all at once. The server keeps running; call
+     * {@link #close()} once the returned future completes. Non-blocking. A second call returns a
+     * future for the sessions of the first.
+     *
+     * @param window how long to spread the closes over; {@code Duration.ZERO} closes them all at once
+     * @return completes when every session open at the first call has closed
+     * @throws IllegalArgumentException if {@code window} is negative
+     * @throws IllegalStateException if the server is not running
+     */
+    public java.util.concurrent.CompletableFuture<Void> drain(Duration window) {
+        if (window == null || window.isNegative()) {
+            throw new IllegalArgumentException("drain window must be >= 0, was " + window);
+        }
+        synchronized (lock) {
+            if (state != State.STARTED) {
+                throw new IllegalStateException("drain needs a running server; it is " + state);
+            }
+            if (drained != null) {
+                return drained;
+            }
+            runtime.draining = true;
+            List<Session> open = runtime.sessions();
+            log.info("Khameleon server draining {} sessions over {} ms", open.size(), window.toMillis());
+            java.util.concurrent.CompletableFuture<?>[] closed = new java.util.concurrent.CompletableFuture<?>[open.size()];
+            long step = open.isEmpty() ? 0 : window.toNanos() / open.size();
+            for (int i = 0; i < open.size(); i++) {
+                Session s = open.get(i);
+                java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+                s.closeFuture().addListener(f -> done.complete(null));
+                closed[i] = done;
+                workerGroup.next().schedule(() -> s.requestShutdown("the server is draining; connect again to reach"
+                        + " another one"), i * step, TimeUnit.NANOSECONDS);
+            }
+            drained = java.util.concurrent.CompletableFuture.allOf(closed);
+            return drained;
+        }
+    }
+
+    /** Whether {@link #drain} has been called. */
+    public boolean isDraining() {
+        return runtime != null && runtime.draining;
     }
 
     /**

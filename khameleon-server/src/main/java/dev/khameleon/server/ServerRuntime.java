@@ -36,13 +36,15 @@ final class ServerRuntime {
     private final AtomicLong schedulerOrder = new AtomicLong();
     final ThreadPoolExecutor fetchExecutor;
     /** Why {@link #tryRegister} refused a session. */
-    enum Registration { REGISTERED, SESSION_CAP, CACHE_BUDGET }
+    enum Registration { REGISTERED, SESSION_CAP, CACHE_BUDGET, DRAINING }
 
     final AddressLimits addressLimits;
     final RefusalLog refusals;
     private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
     private final AtomicInteger active = new AtomicInteger();
     private final Object registry = new Object();
+    /** Set once by {@link KhameleonServer#drain}: no new session from then on. */
+    volatile boolean draining;
     private long cacheBlocksInUse;
     private final SplittableRandom random;
     private final AtomicLong sessionCounter = new AtomicLong();
@@ -149,6 +151,10 @@ final class ServerRuntime {
      */
     Registration tryRegister(Session s, int cacheBlocks) {
         synchronized (registry) {
+            if (draining) {
+                sessionsRejected.increment();
+                return Registration.DRAINING;
+            }
             if (active.get() >= config.maxSessions()) {
                 sessionsRejected.increment();
                 return Registration.SESSION_CAP;

@@ -319,6 +319,10 @@ final class Session {
                         + " or with a smaller cache");
                 return;
             }
+            case DRAINING -> {
+                closeWithError(ErrorCode.SHUTDOWN, "the server is draining; connect again to reach another one");
+                return;
+            }
             case REGISTERED -> {
             }
         }
@@ -465,8 +469,13 @@ final class Session {
 
     /** Asks the session, from any thread, to close with {@code shutdown}. */
     void requestShutdown() {
+        requestShutdown("the server is shutting down");
+    }
+
+    /** Closes this session with {@code shutdown} and {@code reason}, from any thread. */
+    void requestShutdown(String reason) {
         try {
-            loop.execute(() -> closeWithError(ErrorCode.SHUTDOWN, "the server is shutting down"));
+            loop.execute(() -> closeWithError(ErrorCode.SHUTDOWN, reason));
         } catch (RejectedExecutionException e) {
             channel.close();
         }
