@@ -52,6 +52,19 @@ class KhameleonAutoConfigurationTest {
     }
 
     @Configuration(proxyBeanMethods = false)
+    static class SamePathTwice {
+        @Bean
+        Application one() {
+            return TestApplications.named("same");
+        }
+
+        @Bean
+        Application other() {
+            return TestApplications.named("same");
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
     static class UserServer {
         @Bean
         KhameleonServer myServer(Application gallery) {
@@ -159,6 +172,15 @@ class KhameleonAutoConfigurationTest {
             }
             assertTrue(cause instanceof IllegalArgumentException && cause.getMessage().startsWith(messageStart),
                     "expected a message starting with '" + messageStart + "', got " + failure);
+        });
+    }
+
+    @Test
+    void twoApplicationsWithOnePath_failStartupNamingThePath() {
+        runner.withUserConfiguration(SamePathTwice.class).run(context -> {
+            Throwable failure = context.getStartupFailure();
+            assertTrue(failure != null, "two applications at /same must fail startup");
+            assertTrue(String.valueOf(failure.getMessage()).contains("path /same is already taken"), failure.toString());
         });
     }
 

@@ -4,6 +4,8 @@ import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.client.Response;
 import dev.khameleon.core.Block;
 import dev.khameleon.core.PointerEvent;
+import dev.khameleon.core.spi.BlockSource;
+import dev.khameleon.core.testkit.DocSnippets;
 import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
 import org.junit.jupiter.api.Test;
@@ -12,6 +14,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
@@ -32,16 +35,29 @@ class KhameleonServerEndToEndTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(KhameleonAutoConfiguration.class))
-            .withUserConfiguration(GalleryApp.class)
+            .withUserConfiguration(Thumbnails.class, GalleryConfig.class)
             .withPropertyValues("khameleon.host=127.0.0.1", "khameleon.port=0",
                     "khameleon.max-cache-blocks=" + MAX_CACHE_BLOCKS, "khameleon.max-total-cache-blocks=1000");
 
     @Configuration(proxyBeanMethods = false)
-    static class GalleryApp {
+    static class Thumbnails {
         @Bean
-        Application gallery() {
-            return TestApplications.named("gallery");
+        BlockSource thumbnails() {
+            return TestApplications.blocks();
         }
+    }
+
+    /** docs/spring-boot.md quotes the tagged region. */
+    @Configuration(proxyBeanMethods = false)
+    static class GalleryConfig {
+        // tag::application[]
+        @Bean
+        Application gallery(BlockSource thumbnails) {   // your blocks: a FileBlockStore, BlockSource.inMemory(...)
+            return Application.builder("gallery")       // served at ws://127.0.0.1:8090/gallery
+                    .blockSource(thumbnails)
+                    .build();
+        }
+        // end::application[]
     }
 
     private static KhameleonClient<PointerEvent> client(KhameleonServer server, int cacheBlocks) {
@@ -94,5 +110,14 @@ class KhameleonServerEndToEndTest {
             }
             assertEquals(0, server.metrics().sessionsOpened());
         });
+    }
+
+    @Test
+    void springBootDoc_quotesTheApplicationBeanAsCompiled() throws IOException {
+        String region = DocSnippets.regions(DocSnippets.read(
+                "khameleon-spring-boot-starter/src/test/java/dev/khameleon/spring/KhameleonServerEndToEndTest.java"))
+                .get("application");
+        assertTrue(DocSnippets.read("docs/spring-boot.md").contains(region),
+                "docs/spring-boot.md does not quote the application bean as compiled:\n" + region);
     }
 }

@@ -25,8 +25,13 @@ final class TestApplications {
         return p;
     }
 
-    /** An application called {@code name} at {@code /name} serving {@link #payload} blocks. */
+    /** An application called {@code name} at {@code /name} serving {@link #blocks()}. */
     static Application named(String name) {
+        return Application.builder(name).blockSource(blocks()).build();
+    }
+
+    /** {@link #REQUESTS} responses of {@link #BLOCKS} blocks of {@link #payload}s each. */
+    static BlockSource blocks() {
         List<List<Block>> responses = new ArrayList<>();
         for (int r = 0; r < REQUESTS; r++) {
             List<Block> blocks = new ArrayList<>();
@@ -35,6 +40,6 @@ final class TestApplications {
             }
             responses.add(blocks);
         }
-        return Application.builder(name).blockSource(BlockSource.inMemory(BLOCK_SIZE, responses)).build();
+        return BlockSource.inMemory(BLOCK_SIZE, responses);
     }
 }
