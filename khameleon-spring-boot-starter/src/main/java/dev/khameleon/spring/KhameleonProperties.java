@@ -1,0 +1,306 @@
+package dev.khameleon.spring;
+
+import dev.khameleon.server.KhameleonServer;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@code khameleon.*} properties: the auto-configured server's address and limits. Each
+ * default is the one {@link KhameleonServer.Builder} documents, except the port (8090, so that the
+ * server does not collide with Boot's web server on 8080). The values are checked by the
+ * builder's rules when the server bean is created; a rejected value fails the context with an
+ * {@link IllegalArgumentException} whose message starts with the property's name, e.g.
+ * {@code khameleon.max-sessions: maxSessions must be in [1, 1000000], was 0}. Not thread-safe:
+ * Spring binds it once at startup.
+ */
+@ConfigurationProperties("khameleon")
+public class KhameleonProperties {
+    /** The address to bind; "0.0.0.0" binds every interface. */
+    private String host = "127.0.0.1";
+    /** The TCP port, in [0, 65535]; 0 picks a free one (read it from KhameleonServer.port()). */
+    private int port = 8090;
+    /** The most sessions open at once, in [1, 1000000]; more are closed with too_many_sessions. */
+    private int maxSessions = 10_000;
+    /** Browser origins allowed besides the server's own, e.g. https://app.example.com. */
+    private List<String> allowedOrigins = new ArrayList<>();
+    /** Whether pages of any origin may connect; only when every application checks a token. */
+    private boolean allowAnyOrigin;
+    /** The most connections one client address (an IPv6 /64) may hold open, in [1, 1000000]. */
+    private int maxConnectionsPerAddress = 64;
+    /** The most connections one client address may have in their handshake at once, in [1, 1000000]. */
+    private int maxHandshakesPerAddress = 16;
+    /** Time from accepting a connection to a completed WebSocket handshake, in [1 ms, 5 min]. */
+    private Duration handshakeTimeout = Duration.ofSeconds(10);
+    /** Time from the WebSocket handshake to the client's hello, in [1 ms, 5 min]. */
+    private Duration helloTimeout = Duration.ofSeconds(5);
+    /** A session that receives nothing for this long is closed, in [0, 1 day]; 0 disables it. */
+    private Duration readIdleTimeout = Duration.ofSeconds(60);
+    /** A session that cannot write anything for this long is closed (slow_consumer), in [1 ms, 1 hour]. */
+    private Duration writeStallTimeout = Duration.ofSeconds(30);
+    /** How long a closing session waits for its close frame to be written, in [1 ms, 1 min]. */
+    private Duration closeTimeout = Duration.ofSeconds(2);
+    /** How long shutdown waits for sessions and threads, in [0, 10 min]. */
+    private Duration shutdownTimeout = Duration.ofSeconds(5);
+    /** The largest client frame or reassembled message, in bytes, in [256, 16777216]. */
+    private int maxFramePayloadBytes = 65_536;
+    /** The most pings a client may send within a second, in [1, 1000000]. */
+    private int maxPingsPerSecond = 16;
+    /** The largest client cache a hello may announce, in blocks, at least 1. */
+    private int maxCacheBlocks = 16_384;
+    /** The most cache blocks all open sessions may announce together, in [1, 2^40]; at least max-cache-blocks. */
+    private long maxTotalCacheBlocks = 2_097_152;
+    /** The least time between two re-plans of one session for new states, in [0, 10 s]. */
+    private Duration stateInterval = Duration.ofMillis(10);
+    /** A per-session rate cap in bytes/s, in [1000, 1e12]; unset means none. */
+    private Double maxBytesPerSecond;
+
+    /** Properties at their defaults; Spring binds the configured values over them. */
+    public KhameleonProperties() {
+    }
+
+    /**
+     * A server builder with every property applied.
+     *
+     * @throws IllegalArgumentException naming the first property the builder rejects
+     */
+    KhameleonServer.Builder toBuilder() {
+        KhameleonServer.Builder b = KhameleonServer.builder();
+        apply("host", () -> b.host(host));
+        apply("port", () -> b.port(port));
+        apply("max-sessions", () -> b.maxSessions(maxSessions));
+        apply("allowed-origins", () -> b.allowedOrigins(allowedOrigins.toArray(String[]::new)));
+        b.allowAnyOrigin(allowAnyOrigin);
+        apply("max-connections-per-address", () -> b.maxConnectionsPerAddress(maxConnectionsPerAddress));
+        apply("max-handshakes-per-address", () -> b.maxHandshakesPerAddress(maxHandshakesPerAddress));
+        apply("handshake-timeout", () -> b.handshakeTimeout(handshakeTimeout));
+        apply("hello-timeout", () -> b.helloTimeout(helloTimeout));
+        apply("read-idle-timeout", () -> b.readIdleTimeout(readIdleTimeout));
+        apply("write-stall-timeout", () -> b.writeStallTimeout(writeStallTimeout));
+        apply("close-timeout", () -> b.closeTimeout(closeTimeout));
+        apply("shutdown-timeout", () -> b.shutdownTimeout(shutdownTimeout));
+        apply("max-frame-payload-bytes", () -> b.maxFramePayloadBytes(maxFramePayloadBytes));
+        apply("max-pings-per-second", () -> b.maxPingsPerSecond(maxPingsPerSecond));
+        apply("max-cache-blocks", () -> b.maxCacheBlocks(maxCacheBlocks));
+        apply("max-total-cache-blocks", () -> b.maxTotalCacheBlocks(maxTotalCacheBlocks));
+        apply("state-interval", () -> b.stateInterval(stateInterval));
+        if (maxBytesPerSecond != null) {
+            apply("max-bytes-per-second", () -> b.maxBytesPerSecond(maxBytesPerSecond));
+        }
+        return b;
+    }
+
+    /**
+     * Builds the server, naming the properties when their combination is rejected.
+     *
+     * @throws IllegalArgumentException if max-cache-blocks exceeds max-total-cache-blocks
+     */
+    KhameleonServer build(KhameleonServer.Builder builder) {
+        if (maxCacheBlocks > maxTotalCacheBlocks) {
+            throw new IllegalArgumentException("khameleon.max-cache-blocks (" + maxCacheBlocks
+                    + ") must not exceed khameleon.max-total-cache-blocks (" + maxTotalCacheBlocks + ")");
+        }
+        return builder.build();
+    }
+
+    private static void apply(String property, Runnable setter) {
+        try {
+            setter.run();
+        } catch (IllegalArgumentException | NullPointerException e) {
+            // The builder names its setting (maxSessions); users wrote the property (khameleon.max-sessions).
+            throw new IllegalArgumentException("khameleon." + property + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The address to bind (default {@code 127.0.0.1}). */
+    public String getHost() {
+        return host;
+    }
+
+    /** Sets the address to bind. */
+    public void setHost(String host) {
+        this.host = host;
+    }
+
+    /** The TCP port (default 8090; 0 picks a free one). */
+    public int getPort() {
+        return port;
+    }
+
+    /** Sets the TCP port. */
+    public void setPort(int port) {
+        this.port = port;
+    }
+
+    /** The most sessions open at once (default 10,000). */
+    public int getMaxSessions() {
+        return maxSessions;
+    }
+
+    /** Sets the most sessions open at once. */
+    public void setMaxSessions(int maxSessions) {
+        this.maxSessions = maxSessions;
+    }
+
+    /** Browser origins allowed besides the server's own (default none). */
+    public List<String> getAllowedOrigins() {
+        return allowedOrigins;
+    }
+
+    /** Sets the browser origins allowed besides the server's own. */
+    public void setAllowedOrigins(List<String> allowedOrigins) {
+        this.allowedOrigins = allowedOrigins;
+    }
+
+    /** Whether pages of any origin may connect (default false). */
+    public boolean isAllowAnyOrigin() {
+        return allowAnyOrigin;
+    }
+
+    /** Sets whether pages of any origin may connect. */
+    public void setAllowAnyOrigin(boolean allowAnyOrigin) {
+        this.allowAnyOrigin = allowAnyOrigin;
+    }
+
+    /** The most connections per client address (default 64). */
+    public int getMaxConnectionsPerAddress() {
+        return maxConnectionsPerAddress;
+    }
+
+    /** Sets the most connections per client address. */
+    public void setMaxConnectionsPerAddress(int maxConnectionsPerAddress) {
+        this.maxConnectionsPerAddress = maxConnectionsPerAddress;
+    }
+
+    /** The most handshakes in progress per client address (default 16). */
+    public int getMaxHandshakesPerAddress() {
+        return maxHandshakesPerAddress;
+    }
+
+    /** Sets the most handshakes in progress per client address. */
+    public void setMaxHandshakesPerAddress(int maxHandshakesPerAddress) {
+        this.maxHandshakesPerAddress = maxHandshakesPerAddress;
+    }
+
+    /** The WebSocket handshake timeout (default 10 s). */
+    public Duration getHandshakeTimeout() {
+        return handshakeTimeout;
+    }
+
+    /** Sets the WebSocket handshake timeout. */
+    public void setHandshakeTimeout(Duration handshakeTimeout) {
+        this.handshakeTimeout = handshakeTimeout;
+    }
+
+    /** The time allowed from handshake to hello (default 5 s). */
+    public Duration getHelloTimeout() {
+        return helloTimeout;
+    }
+
+    /** Sets the time allowed from handshake to hello. */
+    public void setHelloTimeout(Duration helloTimeout) {
+        this.helloTimeout = helloTimeout;
+    }
+
+    /** The read idle timeout (default 60 s; 0 disables it). */
+    public Duration getReadIdleTimeout() {
+        return readIdleTimeout;
+    }
+
+    /** Sets the read idle timeout. */
+    public void setReadIdleTimeout(Duration readIdleTimeout) {
+        this.readIdleTimeout = readIdleTimeout;
+    }
+
+    /** The write stall timeout (default 30 s). */
+    public Duration getWriteStallTimeout() {
+        return writeStallTimeout;
+    }
+
+    /** Sets the write stall timeout. */
+    public void setWriteStallTimeout(Duration writeStallTimeout) {
+        this.writeStallTimeout = writeStallTimeout;
+    }
+
+    /** The close timeout (default 2 s). */
+    public Duration getCloseTimeout() {
+        return closeTimeout;
+    }
+
+    /** Sets the close timeout. */
+    public void setCloseTimeout(Duration closeTimeout) {
+        this.closeTimeout = closeTimeout;
+    }
+
+    /** How long shutdown waits for sessions and threads (default 5 s). */
+    public Duration getShutdownTimeout() {
+        return shutdownTimeout;
+    }
+
+    /** Sets how long shutdown waits for sessions and threads. */
+    public void setShutdownTimeout(Duration shutdownTimeout) {
+        this.shutdownTimeout = shutdownTimeout;
+    }
+
+    /** The largest client frame in bytes (default 65,536). */
+    public int getMaxFramePayloadBytes() {
+        return maxFramePayloadBytes;
+    }
+
+    /** Sets the largest client frame in bytes. */
+    public void setMaxFramePayloadBytes(int maxFramePayloadBytes) {
+        this.maxFramePayloadBytes = maxFramePayloadBytes;
+    }
+
+    /** The most pings per client per second (default 16). */
+    public int getMaxPingsPerSecond() {
+        return maxPingsPerSecond;
+    }
+
+    /** Sets the most pings per client per second. */
+    public void setMaxPingsPerSecond(int maxPingsPerSecond) {
+        this.maxPingsPerSecond = maxPingsPerSecond;
+    }
+
+    /** The largest cache a client may announce, in blocks (default 16,384). */
+    public int getMaxCacheBlocks() {
+        return maxCacheBlocks;
+    }
+
+    /** Sets the largest cache a client may announce, in blocks. */
+    public void setMaxCacheBlocks(int maxCacheBlocks) {
+        this.maxCacheBlocks = maxCacheBlocks;
+    }
+
+    /** The cache-block budget over all sessions (default 2,097,152). */
+    public long getMaxTotalCacheBlocks() {
+        return maxTotalCacheBlocks;
+    }
+
+    /** Sets the cache-block budget over all sessions. */
+    public void setMaxTotalCacheBlocks(long maxTotalCacheBlocks) {
+        this.maxTotalCacheBlocks = maxTotalCacheBlocks;
+    }
+
+    /** The least time between two re-plans of one session (default 10 ms). */
+    public Duration getStateInterval() {
+        return stateInterval;
+    }
+
+    /** Sets the least time between two re-plans of one session. */
+    public void setStateInterval(Duration stateInterval) {
+        this.stateInterval = stateInterval;
+    }
+
+    /** The per-session rate cap in bytes/s, or null for none (the default). */
+    public Double getMaxBytesPerSecond() {
+        return maxBytesPerSecond;
+    }
+
+    /** Sets the per-session rate cap in bytes/s; null for none. */
+    public void setMaxBytesPerSecond(Double maxBytesPerSecond) {
+        this.maxBytesPerSecond = maxBytesPerSecond;
+    }
+}

@@ -1,0 +1,75 @@
+package dev.khameleon.spring;
+
+import dev.khameleon.client.ClientListener;
+import dev.khameleon.client.KhameleonClient;
+import dev.khameleon.core.PointerEvent;
+import dev.khameleon.core.protocol.ControlMessage.ErrorMessage;
+import dev.khameleon.server.Application;
+import dev.khameleon.server.KhameleonServer;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+import java.net.URI;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A whole Spring Boot application, with the auto-configuration found through
+ * {@code AutoConfiguration.imports}: the server serves once the application has started, and
+ * closing the application closes the connected client's session with {@code shutdown} (1001).
+ */
+class SpringApplicationShutdownTest {
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class GalleryApplication {
+        @Bean
+        Application gallery() {
+            return TestApplications.named("gallery");
+        }
+    }
+
+    @Test
+    void closingTheApplication_closesSessionsWithShutdown() throws Exception {
+        CompletableFuture<Integer> disconnected = new CompletableFuture<>();
+        CompletableFuture<String> serverError = new CompletableFuture<>();
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(GalleryApplication.class)
+                .web(WebApplicationType.NONE)
+                .run("--khameleon.port=0", "--spring.main.banner-mode=off");
+        try {
+            KhameleonServer server = context.getBean(KhameleonServer.class);
+            try (KhameleonClient<PointerEvent> client = KhameleonClient.builder()
+                    .uri(URI.create("ws://127.0.0.1:" + server.port() + "/gallery"))
+                    .application("gallery")
+                    .cacheBlocks(64)
+                    .reconnect(false)
+                    .listener(new ClientListener() {
+                        @Override
+                        public void onServerError(ErrorMessage error) {
+                            serverError.complete(error.code());
+                        }
+
+                        @Override
+                        public void onDisconnected(int status, String reason, boolean willReconnect) {
+                            disconnected.complete(status);
+                        }
+                    })
+                    .build()) {
+                client.connect().get(10, TimeUnit.SECONDS);
+                assertEquals(1, server.metrics().activeSessions());
+                context.close();
+                assertEquals("shutdown", serverError.get(10, TimeUnit.SECONDS));
+                assertEquals(1001, disconnected.get(10, TimeUnit.SECONDS));
+            }
+        } finally {
+            context.close();
+        }
+    }
+}
