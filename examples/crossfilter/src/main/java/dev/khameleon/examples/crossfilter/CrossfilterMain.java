@@ -6,18 +6,22 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The crossfilter example's command line. {@code evaluate} loads the flights table (resampled to
  * {@code --rows}) into DuckDB or a throw-away PostgreSQL cluster, measures query latencies and
  * the progressive tiles' utility, replays the benchmark's recorded sessions (Khameleon's push on a
- * modelled link among the systems) and prints Markdown tables.
+ * modelled link among the systems) and prints Markdown tables. {@code serve} serves the tiles live
+ * over a Khameleon WebSocket ({@link CrossfilterServer}).
  */
 @Command(name = "khameleon-crossfilter", mixinStandardHelpOptions = true,
         description = "Linked histograms over the flights data on a real database.",
-        subcommands = CrossfilterMain.Evaluate.class)
+        subcommands = {CrossfilterMain.Evaluate.class, CrossfilterMain.Serve.class})
 public final class CrossfilterMain implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -131,15 +135,8 @@ public final class CrossfilterMain implements Callable<Integer> {
             FlightsTable table = FlightsTable.read(data.resolve("datasets/flights/flights-10k.csv"));
             List<Workflow> workflows = Workflows.readAll(data.resolve("crossfilter/flights/workflows"));
             int[] sample = table.sample(rows, seed);
-            PostgresCluster cluster = null;
-            TileBackend db = null;
-            try {
-                if (backend == Backend.duckdb) {
-                    db = TileBackend.duckDb(table, sample, 1);
-                } else {
-                    cluster = PostgresCluster.start(pgBin);
-                    db = TileBackend.postgres(cluster.jdbcUrl(), PostgresCluster.USER, table, sample, 1);
-                }
+            try (Database database = Database.open(backend, table, sample, pgBin)) {
+                TileBackend db = database.backend;
                 int c = concurrency != null ? concurrency : db.defaultConcurrency();
                 if (c < 1) {
                     throw new CommandLine.ParameterException(spec.commandLine(), "--concurrency must be >= 1, was " + c);
@@ -147,13 +144,121 @@ public final class CrossfilterMain implements Callable<Integer> {
                 new Evaluation(db, workflows, new Evaluation.Settings(queryEvents, tiles, utilityStates, c,
                         blockSize, seed, predictTop, pauseMs, new Evaluation.Push(bandwidthMbps, rttMs, cacheMb, stay,
                         selection)), System.out).run();
+            }
+            return 0;
+        }
+    }
+
+    /** A loaded backend and the throw-away PostgreSQL cluster under it, if any; closes both. */
+    private static final class Database implements AutoCloseable {
+        final PostgresCluster cluster;
+        final TileBackend backend;
+
+        private Database(PostgresCluster cluster, TileBackend backend) {
+            this.cluster = cluster;
+            this.backend = backend;
+        }
+
+        static Database open(Backend kind, FlightsTable table, int[] sample, Path pgBin) throws Exception {
+            if (kind == Backend.duckdb) {
+                return new Database(null, TileBackend.duckDb(table, sample, 1));
+            }
+            PostgresCluster cluster = PostgresCluster.start(pgBin);
+            try {
+                return new Database(cluster, TileBackend.postgres(cluster.jdbcUrl(), PostgresCluster.USER, table,
+                        sample, 1));
+            } catch (SQLException | RuntimeException e) {
+                cluster.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            try {
+                backend.close();
             } finally {
-                if (db != null) {
-                    db.close();
-                }
                 if (cluster != null) {
                     cluster.close();
                 }
+            }
+        }
+    }
+
+    @Command(name = "serve", mixinStandardHelpOptions = true,
+            description = "Serve the six views' progressive tiles over a Khameleon WebSocket on 127.0.0.1 until"
+                    + " stopped.")
+    static final class Serve implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--backend", description = "duckdb or postgresql (default: ${DEFAULT-VALUE})")
+        Backend backend = Backend.duckdb;
+
+        @Option(names = "--rows", description = "rows of the flights table, resampled with replacement from the"
+                + " 10k rows unless equal to their number (default: ${DEFAULT-VALUE})")
+        int rows = 1_000_000;
+
+        @Option(names = "--seed", description = "seed of the resampling (default: ${DEFAULT-VALUE})")
+        long seed = 42;
+
+        @Option(names = "--port", description = "the WebSocket's port on 127.0.0.1, 0 for any free one"
+                + " (default: ${DEFAULT-VALUE})")
+        int port = 8081;
+
+        @Option(names = "--data", paramLabel = "DIR", description = "the shared data folder (default: the system"
+                + " property khameleon.shared.data, else ../shared/data)")
+        Path data = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"));
+
+        @Option(names = "--block-size", description = "bytes per block of a tile (default: ${DEFAULT-VALUE})")
+        int blockSize = TileEncoder.DEFAULT_BLOCK_SIZE;
+
+        @Option(names = "--max-keys", description = "filtered tile keys the key table remembers (default:"
+                + " ${DEFAULT-VALUE})")
+        int maxKeys = CrossfilterServer.DEFAULT_MAX_KEYS;
+
+        @Option(names = "--pg-bin", paramLabel = "DIR", description = "PostgreSQL server binaries (default: ${DEFAULT-VALUE})")
+        Path pgBin = PostgresCluster.DEFAULT_BIN;
+
+        @Override
+        public Integer call() throws Exception {
+            if (rows < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--rows must be >= 1, was " + rows);
+            }
+            if (port < 0 || port > 65535) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--port must be in [0, 65535], was "
+                        + port);
+            }
+            if (maxKeys < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--max-keys must be >= 1, was " + maxKeys);
+            }
+            TileEncoder encoder;
+            try {
+                encoder = TileEncoder.withBlockSize(blockSize);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--block-size: " + e.getMessage());
+            }
+            FlightsTable table = FlightsTable.read(data.resolve("datasets/flights/flights-10k.csv"));
+            CountDownLatch stopping = new CountDownLatch(1);
+            CountDownLatch closed = new CountDownLatch(1);
+            // The JVM halts when its hooks return: this one waits for the server and database to close.
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                stopping.countDown();
+                try {
+                    closed.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+            try (Database database = Database.open(backend, table, table.sample(rows, seed), pgBin);
+                    TileCache cache = TileCache.create(database.backend);
+                    CrossfilterServer server = CrossfilterServer.start(cache, encoder, port, maxKeys)) {
+                spec.commandLine().getOut().println("serving " + rows + " rows (" + backend + ") at "
+                        + server.webSocketUri() + "; stop with Ctrl-C");
+                spec.commandLine().getOut().flush();
+                stopping.await();
+            } finally {
+                closed.countDown();
             }
             return 0;
         }
