@@ -202,9 +202,9 @@ public final class CrossfilterMain implements Callable<Integer> {
         @Option(names = "--seed", description = "seed of the resampling (default: ${DEFAULT-VALUE})")
         long seed = 42;
 
-        @Option(names = "--port", description = "the WebSocket's port on 127.0.0.1, 0 for any free one"
-                + " (default: ${DEFAULT-VALUE})")
-        int port = 8081;
+        @Option(names = "--port", description = "the page's port on 127.0.0.1, 0 for any free one; the WebSocket"
+                + " takes a free port (default: ${DEFAULT-VALUE})")
+        int port = 8080;
 
         @Option(names = "--data", paramLabel = "DIR", description = "the shared data folder (default: the system"
                 + " property khameleon.shared.data, else ../shared/data)")
@@ -253,8 +253,8 @@ public final class CrossfilterMain implements Callable<Integer> {
             try (Database database = Database.open(backend, table, table.sample(rows, seed), pgBin);
                     TileCache cache = TileCache.create(database.backend);
                     CrossfilterServer server = CrossfilterServer.start(cache, encoder, port, maxKeys)) {
-                spec.commandLine().getOut().println("serving " + rows + " rows (" + backend + ") at "
-                        + server.webSocketUri() + "; stop with Ctrl-C");
+                spec.commandLine().getOut().println("serving " + rows + " rows (" + backend + "): open "
+                        + server.pageUri() + " (WebSocket " + server.webSocketUri() + "); stop with Ctrl-C");
                 spec.commandLine().getOut().flush();
                 stopping.await();
             } finally {

@@ -1,18 +1,28 @@
 package dev.khameleon.examples.crossfilter;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The crossfilter served live: a Khameleon WebSocket on 127.0.0.1 whose six request ids are the
- * views ({@link View} ordinals), request {@code v} meaning "the progressive tile of view {@code v}
- * under the client's current brushes on the other views".
+ * The crossfilter served live: a page of six linked histograms and a Khameleon WebSocket, both on
+ * 127.0.0.1 (the WebSocket on a free port, admitting pages of the site's origin and clients
+ * without an origin). The six request ids are the views ({@link View} ordinals), request
+ * {@code v} meaning "the progressive tile of view {@code v} under the client's current brushes on
+ * the other views".
  *
  * <ul>
  *   <li><b>Scope</b>: the client sends its brushes as {@code {"VIEW": [from, to], ...}} in pixels
@@ -28,7 +38,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       view; uniform before either.</li>
  * </ul>
  *
- * <p>{@link #close()} stops the server and the encoding thread, not the cache. Thread-safe.
+ * <p>{@link #close()} stops the page, the server and the encoding thread, not the cache.
+ * Thread-safe.
  */
 public final class CrossfilterServer implements AutoCloseable {
     /** The Khameleon application's name and WebSocket path. */
@@ -40,25 +51,31 @@ public final class CrossfilterServer implements AutoCloseable {
     /** Tiles kept encoded (about 170 KB each). */
     static final int ENCODED_TILES = 16;
 
+    /** The browser's ring in blocks: room for the six tiles about five times over. */
+    static final int PAGE_CACHE_BLOCKS = 400;
+
+    private final HttpServer site;
     private final KhameleonServer khameleon;
     private final ExecutorService encoding;
     private final ContentKeys keys;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private CrossfilterServer(KhameleonServer khameleon, ExecutorService encoding, ContentKeys keys) {
+    private CrossfilterServer(HttpServer site, KhameleonServer khameleon, ExecutorService encoding, ContentKeys keys) {
+        this.site = site;
         this.khameleon = khameleon;
         this.encoding = encoding;
         this.keys = keys;
     }
 
     /**
-     * Starts the server on 127.0.0.1 at {@code port} (0 for any free port), serving the tiles of
-     * {@code cache} in blocks of {@code encoder}.
+     * Starts the page on 127.0.0.1 at {@code port} (0 for any free port) and the WebSocket on a
+     * free port, serving the tiles of {@code cache} in blocks of {@code encoder}.
      *
      * @throws IllegalArgumentException if {@code port} is not in [0, 65535] or {@code maxKeys < 1}
-     * @throws RuntimeException if the port cannot be bound
+     * @throws IOException if the page's port cannot be bound
      */
-    public static CrossfilterServer start(TileCache cache, TileEncoder encoder, int port, int maxKeys) {
+    public static CrossfilterServer start(TileCache cache, TileEncoder encoder, int port, int maxKeys)
+            throws IOException {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in [0, 65535], was " + port);
         }
@@ -77,13 +94,74 @@ public final class CrossfilterServer implements AutoCloseable {
                 .predictor(ServerPredictor.point(views, HORIZONS))
                 .predictFromRequests(true)
                 .build();
+        HttpServer site;
+        KhameleonServer khameleon;
         try {
-            return new CrossfilterServer(KhameleonServer.builder().host("127.0.0.1").port(port)
-                    .application(application).build().start(), encoding, keys);
-        } catch (RuntimeException e) {
+            // The site is bound first: its port names the one browser origin the WebSocket admits.
+            site = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
+        } catch (IOException | RuntimeException e) {
             encoding.shutdownNow();
             throw e;
         }
+        int sitePort = site.getAddress().getPort();
+        try {
+            khameleon = KhameleonServer.builder().host("127.0.0.1").port(0).application(application)
+                    .allowedOrigins("http://127.0.0.1:" + sitePort, "http://localhost:" + sitePort)
+                    .build().start();
+        } catch (RuntimeException e) {
+            site.stop(0);
+            encoding.shutdownNow();
+            throw e;
+        }
+        byte[] info = info(khameleon.port());
+        site.createContext("/", exchange -> serve(exchange, info));
+        site.start(); // no executor: one dispatcher thread answers, each answer is a ready array
+        return new CrossfilterServer(site, khameleon, encoding, keys);
+    }
+
+    /** What the page needs: where the WebSocket is, and each view's axis and bins. */
+    private static byte[] info(int wsPort) throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode o = json.createObjectNode().put("application", APPLICATION).put("wsPort", wsPort)
+                .put("wsPath", "/" + APPLICATION).put("cacheBlocks", PAGE_CACHE_BLOCKS).put("pixels", View.PIXELS);
+        for (View v : View.values()) {
+            o.withArray("views").addObject().put("name", v.name()).put("start", v.start()).put("stop", v.stop())
+                    .put("step", v.step()).put("bins", v.bins());
+        }
+        return json.writeValueAsBytes(o);
+    }
+
+    private static void serve(HttpExchange exchange, byte[] info) throws IOException {
+        try (exchange) {
+            String path = exchange.getRequestURI().getPath();
+            byte[] body = switch (path) {
+                case "/", "/index.html" -> resource("dev/khameleon/examples/crossfilter/index.html");
+                case "/khameleon/khameleon.js" -> resource("META-INF/resources/khameleon/khameleon.js");
+                case "/info.json" -> info;
+                default -> null;
+            };
+            int status = !exchange.getRequestMethod().equals("GET") ? 405 : body == null ? 404 : 200;
+            String type = path.endsWith(".js") ? "text/javascript" : path.endsWith(".json") ? "application/json"
+                    : "text/html; charset=utf-8";
+            exchange.getResponseHeaders().set("Content-Type", status == 200 ? type : "text/plain");
+            body = status == 200 ? body : (status + "\n").getBytes();
+            exchange.sendResponseHeaders(status, body.length);
+            exchange.getResponseBody().write(body);
+        }
+    }
+
+    private static byte[] resource(String name) throws IOException {
+        try (InputStream in = CrossfilterServer.class.getClassLoader().getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IOException("resource missing from the class path: " + name);
+            }
+            return in.readAllBytes();
+        }
+    }
+
+    /** The page's address, e.g. {@code http://127.0.0.1:8080/}. */
+    public URI pageUri() {
+        return URI.create("http://127.0.0.1:" + site.getAddress().getPort() + "/");
     }
 
     /** The port the WebSocket listens on. */
@@ -101,10 +179,11 @@ public final class CrossfilterServer implements AutoCloseable {
         return keys.size();
     }
 
-    /** Stops the WebSocket server and the encoding thread; idempotent. Does not close the cache. */
+    /** Stops the page, the WebSocket server and the encoding thread; idempotent. Does not close the cache. */
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            site.stop(0);
             khameleon.close();
             encoding.shutdownNow();
         }
