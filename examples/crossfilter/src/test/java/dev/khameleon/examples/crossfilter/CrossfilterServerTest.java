@@ -120,24 +120,25 @@ class CrossfilterServerTest {
                 })
                 .build();
         client.connect().get(30, TimeUnit.SECONDS);
-        int[] othersThanDistance = Arrays.stream(View.values()).filter(v -> v != View.DISTANCE)
-                .mapToInt(View::ordinal).toArray();
 
-        client.scope(JSON.readTree("{\"DISTANCE\": [0, 100]}"));
-        int[] first = rebinds.poll(30, TimeUnit.SECONDS);
-        assertNotNull(first, "the brush rebinds the other views");
-        assertArrayEquals(othersThanDistance, first);
-        TileKey before = new TileKey(View.ARR_DELAY, Filters.none().with(View.DISTANCE, 0, 100));
-        Tile tileBefore = hoverAndRead(View.ARR_DELAY, before);
-        assertEquals(expected(before), tileBefore);
-
-        client.scope(JSON.readTree("{\"DISTANCE\": [100, 200]}"));
-        int[] second = rebinds.poll(30, TimeUnit.SECONDS);
-        assertNotNull(second, "moving the brush rebinds the other views again");
-        assertArrayEquals(othersThanDistance, second);
-        TileKey after = new TileKey(View.ARR_DELAY, Filters.none().with(View.DISTANCE, 100, 200));
-        Tile tileAfter = hoverAndRead(View.ARR_DELAY, after);
-        assertEquals(expected(after), tileAfter);
+        Tile tileBefore = brushDistanceAndReadArrDelay(rebinds, 0, 100);
+        Tile tileAfter = brushDistanceAndReadArrDelay(rebinds, 100, 200);
         assertNotEquals(tileBefore, tileAfter, "the two brushes select different flights");
+    }
+
+    /**
+     * Brushes DISTANCE over {@code [from, to)}; asserts the other five views are rebound and that
+     * ARR_DELAY's pushed tile is exactly the database's for that brush; returns that tile.
+     */
+    private Tile brushDistanceAndReadArrDelay(LinkedBlockingQueue<int[]> rebinds, int from, int to) throws Exception {
+        client.scope(JSON.readTree("{\"DISTANCE\": [" + from + ", " + to + "]}"));
+        int[] rebound = rebinds.poll(30, TimeUnit.SECONDS);
+        assertNotNull(rebound, "the brush " + from + ".." + to + " rebinds the other views");
+        assertArrayEquals(Arrays.stream(View.values()).filter(v -> v != View.DISTANCE).mapToInt(View::ordinal)
+                .toArray(), rebound);
+        TileKey key = new TileKey(View.ARR_DELAY, Filters.none().with(View.DISTANCE, from, to));
+        Tile tile = hoverAndRead(View.ARR_DELAY, key);
+        assertEquals(expected(key), tile);
+        return tile;
     }
 }
