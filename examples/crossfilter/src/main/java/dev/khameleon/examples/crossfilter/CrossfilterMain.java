@@ -6,18 +6,22 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The crossfilter example's command line. {@code evaluate} loads the flights table (resampled to
  * {@code --rows}) into DuckDB or a throw-away PostgreSQL cluster, measures query latencies and
  * the progressive tiles' utility, replays the benchmark's recorded sessions (Khameleon's push on a
- * modelled link among the systems) and prints Markdown tables.
+ * modelled link among the systems) and prints Markdown tables. {@code serve} serves the tiles live
+ * over a Khameleon WebSocket ({@link CrossfilterServer}).
  */
 @Command(name = "khameleon-crossfilter", mixinStandardHelpOptions = true,
         description = "Linked histograms over the flights data on a real database.",
-        subcommands = CrossfilterMain.Evaluate.class)
+        subcommands = {CrossfilterMain.Evaluate.class, CrossfilterMain.Serve.class})
 public final class CrossfilterMain implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -42,19 +46,8 @@ public final class CrossfilterMain implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
-        @Option(names = "--backend", description = "duckdb or postgresql (default: ${DEFAULT-VALUE})")
-        Backend backend = Backend.duckdb;
-
-        @Option(names = "--rows", description = "rows of the flights table, resampled with replacement from the"
-                + " 10k rows unless equal to their number (default: ${DEFAULT-VALUE})")
-        int rows = 1_000_000;
-
-        @Option(names = "--seed", description = "seed of the resampling and of every sample drawn (default: ${DEFAULT-VALUE})")
-        long seed = 42;
-
-        @Option(names = "--data", paramLabel = "DIR", description = "the shared data folder (default: the system"
-                + " property khameleon.shared.data, else ../shared/data)")
-        Path data = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"));
+        @CommandLine.Mixin
+        TableOptions source;
 
         @Option(names = "--concurrency", description = "queries the backend runs at once in the replay"
                 + " (default: the backend's, 4 for DuckDB, 15 for PostgreSQL)")
@@ -98,12 +91,9 @@ public final class CrossfilterMain implements Callable<Integer> {
                 + " ${DEFAULT-VALUE})")
         Selection selection = Evaluation.Push.defaults().selection();
 
-        @Option(names = "--pg-bin", paramLabel = "DIR", description = "PostgreSQL server binaries (default: ${DEFAULT-VALUE})")
-        Path pgBin = PostgresCluster.DEFAULT_BIN;
-
         @Override
         public Integer call() throws Exception {
-            for (String[] check : new String[][] {{"--rows", String.valueOf(rows)}, {"--query-events",
+            for (String[] check : new String[][] {{"--rows", String.valueOf(source.rows)}, {"--query-events",
                     String.valueOf(queryEvents)}, {"--tiles", String.valueOf(tiles)}, {"--utility-states",
                     String.valueOf(utilityStates)}}) {
                 if (Integer.parseInt(check[1]) < 1) {
@@ -128,32 +118,142 @@ public final class CrossfilterMain implements Callable<Integer> {
             if (pauseMs < 0) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--pause-ms must be >= 0, was " + pauseMs);
             }
-            FlightsTable table = FlightsTable.read(data.resolve("datasets/flights/flights-10k.csv"));
-            List<Workflow> workflows = Workflows.readAll(data.resolve("crossfilter/flights/workflows"));
-            int[] sample = table.sample(rows, seed);
-            PostgresCluster cluster = null;
-            TileBackend db = null;
-            try {
-                if (backend == Backend.duckdb) {
-                    db = TileBackend.duckDb(table, sample, 1);
-                } else {
-                    cluster = PostgresCluster.start(pgBin);
-                    db = TileBackend.postgres(cluster.jdbcUrl(), PostgresCluster.USER, table, sample, 1);
-                }
+            List<Workflow> workflows = Workflows.readAll(source.data.resolve("crossfilter/flights/workflows"));
+            try (Database database = source.open()) {
+                TileBackend db = database.backend;
                 int c = concurrency != null ? concurrency : db.defaultConcurrency();
                 if (c < 1) {
                     throw new CommandLine.ParameterException(spec.commandLine(), "--concurrency must be >= 1, was " + c);
                 }
                 new Evaluation(db, workflows, new Evaluation.Settings(queryEvents, tiles, utilityStates, c,
-                        blockSize, seed, predictTop, pauseMs, new Evaluation.Push(bandwidthMbps, rttMs, cacheMb, stay,
+                        blockSize, source.seed, predictTop, pauseMs, new Evaluation.Push(bandwidthMbps, rttMs, cacheMb, stay,
                         selection)), System.out).run();
+            }
+            return 0;
+        }
+    }
+
+    /** The options naming the flights table and the database that holds it, shared by the subcommands. */
+    static final class TableOptions {
+        @Option(names = "--backend", description = "duckdb or postgresql (default: ${DEFAULT-VALUE})")
+        Backend backend = Backend.duckdb;
+
+        @Option(names = "--rows", description = "rows of the flights table, resampled with replacement from the"
+                + " 10k rows unless equal to their number (default: ${DEFAULT-VALUE})")
+        int rows = 1_000_000;
+
+        @Option(names = "--seed", description = "seed of the resampling and of every sample drawn (default: ${DEFAULT-VALUE})")
+        long seed = 42;
+
+        @Option(names = "--data", paramLabel = "DIR", description = "the shared data folder (default: the system"
+                + " property khameleon.shared.data, else ../shared/data)")
+        Path data = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"));
+
+        @Option(names = "--pg-bin", paramLabel = "DIR", description = "PostgreSQL server binaries (default: ${DEFAULT-VALUE})")
+        Path pgBin = PostgresCluster.DEFAULT_BIN;
+
+        /** Reads the flights file, resamples it to {@code rows} and loads it into the chosen database. */
+        Database open() throws Exception {
+            FlightsTable table = FlightsTable.read(data.resolve("datasets/flights/flights-10k.csv"));
+            return Database.open(backend, table, table.sample(rows, seed), pgBin);
+        }
+    }
+
+    /** A loaded backend and the throw-away PostgreSQL cluster under it, if any; closes both. */
+    private static final class Database implements AutoCloseable {
+        final PostgresCluster cluster;
+        final TileBackend backend;
+
+        private Database(PostgresCluster cluster, TileBackend backend) {
+            this.cluster = cluster;
+            this.backend = backend;
+        }
+
+        static Database open(Backend kind, FlightsTable table, int[] sample, Path pgBin) throws Exception {
+            if (kind == Backend.duckdb) {
+                return new Database(null, TileBackend.duckDb(table, sample, 1));
+            }
+            PostgresCluster cluster = PostgresCluster.start(pgBin);
+            try {
+                return new Database(cluster, TileBackend.postgres(cluster.jdbcUrl(), PostgresCluster.USER, table,
+                        sample, 1));
+            } catch (SQLException | RuntimeException e) {
+                cluster.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            try {
+                backend.close();
             } finally {
-                if (db != null) {
-                    db.close();
-                }
                 if (cluster != null) {
                     cluster.close();
                 }
+            }
+        }
+    }
+
+    @Command(name = "serve", mixinStandardHelpOptions = true,
+            description = "Serve the six views' progressive tiles over a Khameleon WebSocket on 127.0.0.1 until"
+                    + " stopped.")
+    static final class Serve implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @CommandLine.Mixin
+        TableOptions source;
+
+        @Option(names = "--port", description = "the page's port on 127.0.0.1, 0 for any free one; the WebSocket"
+                + " takes a free port (default: ${DEFAULT-VALUE})")
+        int port = 8080;
+
+        @Option(names = "--block-size", description = "bytes per block of a tile (default: ${DEFAULT-VALUE})")
+        int blockSize = TileEncoder.DEFAULT_BLOCK_SIZE;
+
+        @Option(names = "--max-keys", description = "filtered tile keys the key table remembers (default:"
+                + " ${DEFAULT-VALUE})")
+        int maxKeys = CrossfilterServer.DEFAULT_MAX_KEYS;
+
+        @Override
+        public Integer call() throws Exception {
+            if (source.rows < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--rows must be >= 1, was " + source.rows);
+            }
+            if (port < 0 || port > 65535) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--port must be in [0, 65535], was "
+                        + port);
+            }
+            if (maxKeys < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--max-keys must be >= 1, was " + maxKeys);
+            }
+            TileEncoder encoder;
+            try {
+                encoder = TileEncoder.withBlockSize(blockSize);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--block-size: " + e.getMessage());
+            }
+            CountDownLatch stopping = new CountDownLatch(1);
+            CountDownLatch closed = new CountDownLatch(1);
+            // The JVM halts when its hooks return: this one waits for the server and database to close.
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                stopping.countDown();
+                try {
+                    closed.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+            try (Database database = source.open();
+                    TileCache cache = TileCache.create(database.backend);
+                    CrossfilterServer server = CrossfilterServer.start(cache, encoder, port, maxKeys)) {
+                spec.commandLine().getOut().println("serving " + source.rows + " rows (" + source.backend + "): open "
+                        + server.pageUri() + " (WebSocket " + server.webSocketUri() + "); stop with Ctrl-C");
+                spec.commandLine().getOut().flush();
+                stopping.await();
+            } finally {
+                closed.countDown();
             }
             return 0;
         }

@@ -12,5 +12,8 @@
  * (coarse rows first); {@link dev.khameleon.examples.crossfilter.Workflows} reads the crossfilter
  * benchmark's recorded sessions, and {@link dev.khameleon.examples.crossfilter.CrossfilterMain}
  * replays them to compare on-demand queries with Falcon's tiles.
+ * {@link dev.khameleon.examples.crossfilter.CrossfilterServer} serves the tiles live: a page and a
+ * Khameleon WebSocket whose requests are the views, bound per session to the tiles of the
+ * client's brushes.
  */
 package dev.khameleon.examples.crossfilter;

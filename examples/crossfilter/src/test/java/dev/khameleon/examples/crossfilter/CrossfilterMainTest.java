@@ -17,13 +17,33 @@ class CrossfilterMainTest {
 
     /** Runs {@code evaluate} with {@code args}; asserts exit status 2 and {@code message} on stderr. */
     private static void assertRefused(String message, String... args) {
+        assertRefusedBy("evaluate", message, args);
+    }
+
+    /** Runs {@code subcommand} with {@code args}; asserts exit status 2 and {@code message} on stderr. */
+    private static void assertRefusedBy(String subcommand, String message, String... args) {
         StringWriter err = new StringWriter();
         CommandLine cl = new CommandLine(new CrossfilterMain()).setErr(new PrintWriter(err));
         String[] command = new String[args.length + 1];
-        command[0] = "evaluate";
+        command[0] = subcommand;
         System.arraycopy(args, 0, command, 1, args.length);
         assertEquals(2, cl.execute(command));
         assertTrue(err.toString().contains(message), err.toString());
+    }
+
+    @Test
+    void serve_rejectsAPortOutOfRange() {
+        assertRefusedBy("serve", "--port must be in [0, 65535], was 70000", "--port", "70000");
+    }
+
+    @Test
+    void serve_rejectsAKeyTableBelowOne() {
+        assertRefusedBy("serve", "--max-keys must be >= 1, was 0", "--max-keys", "0");
+    }
+
+    @Test
+    void serve_rejectsABlockTooSmallForTheFirstBlock() {
+        assertRefusedBy("serve", "--block-size: blockSize must be >= ", "--block-size", "1024");
     }
 
     @Test
