@@ -2,6 +2,7 @@ package dev.khameleon.client;
 
 import dev.khameleon.core.Block;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -31,5 +32,22 @@ public record Response(int requestId, List<Block> blocks, int blockCount, double
     /** The fraction of the response's blocks present, in {@code (0, 1]}. */
     public double fraction() {
         return (double) blocks.size() / blockCount;
+    }
+
+    /**
+     * The bytes of the prefix: each block's content (its payload without padding) in block order,
+     * concatenated — what a progressive decoder reads, the same as khameleon.js's
+     * {@code response.bytes}. A fresh array on every call.
+     */
+    public byte[] content() {
+        int length = 0;
+        for (Block b : blocks) {
+            length += b.content().remaining();
+        }
+        ByteBuffer out = ByteBuffer.allocate(length);
+        for (Block b : blocks) {
+            out.put(b.content());
+        }
+        return out.array();
     }
 }
