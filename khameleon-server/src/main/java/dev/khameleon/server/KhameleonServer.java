@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -71,7 +72,7 @@ public final class KhameleonServer implements AutoCloseable {
     private final Object lock = new Object();
     private State state = State.NEW;
     /** What {@link #drain} returned, once called. */
-    private java.util.concurrent.CompletableFuture<Void> drained;
+    private CompletableFuture<Void> drained;
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private Channel serverChannel;
@@ -195,7 +196,7 @@ public final class KhameleonServer implements AutoCloseable {
      * @throws IllegalArgumentException if {@code window} is negative
      * @throws IllegalStateException if the server is not running
      */
-    public java.util.concurrent.CompletableFuture<Void> drain(Duration window) {
+    public CompletableFuture<Void> drain(Duration window) {
         if (window == null || window.isNegative()) {
             throw new IllegalArgumentException("drain window must be >= 0, was " + window);
         }
@@ -209,17 +210,17 @@ public final class KhameleonServer implements AutoCloseable {
             runtime.draining = true;
             List<Session> open = runtime.sessions();
             log.info("Khameleon server draining {} sessions over {} ms", open.size(), window.toMillis());
-            java.util.concurrent.CompletableFuture<?>[] closed = new java.util.concurrent.CompletableFuture<?>[open.size()];
+            CompletableFuture<?>[] closed = new CompletableFuture<?>[open.size()];
             long step = open.isEmpty() ? 0 : window.toNanos() / open.size();
             for (int i = 0; i < open.size(); i++) {
                 Session s = open.get(i);
-                java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+                CompletableFuture<Void> done = new CompletableFuture<>();
                 s.closeFuture().addListener(f -> done.complete(null));
                 closed[i] = done;
                 workerGroup.next().schedule(() -> s.requestShutdown("the server is draining; connect again to reach"
                         + " another one"), i * step, TimeUnit.NANOSECONDS);
             }
-            drained = java.util.concurrent.CompletableFuture.allOf(closed);
+            drained = CompletableFuture.allOf(closed);
             return drained;
         }
     }

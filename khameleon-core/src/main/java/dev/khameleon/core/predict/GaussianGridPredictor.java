@@ -9,6 +9,11 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 
+import static dev.khameleon.core.predict.ConditionalGaussian.GL_NODES;
+import static dev.khameleon.core.predict.ConditionalGaussian.GL_WEIGHTS;
+import static dev.khameleon.core.predict.ConditionalGaussian.SUPPORT_SIGMAS;
+import static dev.khameleon.core.predict.ConditionalGaussian.subintervals;
+
 /**
  * The server half of a Gaussian pointer predictor (such as the client's Kalman filter): decodes a
  * {@link PointerForecast} state and integrates each horizon's bivariate Gaussian over the cells of
@@ -46,15 +51,6 @@ import java.util.Objects;
 public final class GaussianGridPredictor implements ServerPredictor {
     /** Most Gauss–Legendre sub-intervals per cell column (and 4× that for the grid's total mass). */
     public static final int MAX_SUBINTERVALS = 64;
-    /** Integration support in standard deviations: the mass beyond is below 1e-15. */
-    private static final double SUPPORT_SIGMAS = 8;
-    private static final double MAX_CORRELATION = 0.999999;
-    /** Variance floor in square pixels, so a point-like forecast still integrates. */
-    private static final double MIN_VARIANCE = 1e-6;
-    private static final double[] GL_NODES = {
-        -0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831, 0.9061798459386640};
-    private static final double[] GL_WEIGHTS = {
-        0.2369268850561891, 0.4786286704993665, 0.5688888888888889, 0.4786286704993665, 0.2369268850561891};
 
     private final GridLayout grid;
     private final long[] horizonsMillis;
@@ -185,7 +181,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
      * {@code threshold} goes to {@code sink}; returns the total mass on the grid.
      */
     double integrate(GaussianAtHorizon g, double threshold, CellSink sink) {
-        Conditional c = new Conditional(g);
+        ConditionalGaussian c = new ConditionalGaussian(g);
         double cellArea = grid.cellWidth() * grid.cellHeight();
         double peak = cellArea / (2 * Math.PI * c.sx * c.s);
         double explicitMass = 0;
@@ -196,7 +192,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
         return Math.max(explicitMass, gridMass(c));
     }
 
-    private double integrateCells(Conditional c, double radius, double threshold, CellSink sink) {
+    private double integrateCells(ConditionalGaussian c, double radius, double threshold, CellSink sink) {
         double left = c.mx - radius * c.sx;
         double right = c.mx + radius * c.sx;
         int c0 = clamp(Math.floor((left - grid.originX()) / grid.cellWidth()), grid.cols());
@@ -260,7 +256,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
     }
 
     /** The Gaussian's mass on the whole grid rectangle. */
-    private double gridMass(Conditional c) {
+    private double gridMass(ConditionalGaussian c) {
         double ia = Math.max(grid.originX(), c.mx - SUPPORT_SIGMAS * c.sx);
         double ib = Math.min(grid.originX() + grid.cols() * grid.cellWidth(), c.mx + SUPPORT_SIGMAS * c.sx);
         if (ib <= ia) {
@@ -283,44 +279,8 @@ public final class GaussianGridPredictor implements ServerPredictor {
         return Math.min(1, mass);
     }
 
-    private static int subintervals(double a, double b, double h, int max) {
-        double n = Math.ceil((b - a) / h);
-        return (int) Math.max(1, Math.min(max, n));
-    }
-
     private static int clamp(double index, int size) {
         return (int) Math.max(0, Math.min(size - 1, index));
-    }
-
-    /** y given x for the forecast's Gaussian. */
-    private static final class Conditional {
-        final double mx;
-        final double my;
-        final double sx;
-        /** Standard deviation of y given x. */
-        final double s;
-        /** Slope of E[y | x]. */
-        final double beta;
-        /** Sub-interval width: the standard deviation of x given y. */
-        final double h;
-
-        Conditional(GaussianAtHorizon g) {
-            double vx = Math.max(g.varX(), MIN_VARIANCE);
-            double vy = Math.max(g.varY(), MIN_VARIANCE);
-            double rho = Math.max(-MAX_CORRELATION, Math.min(MAX_CORRELATION, g.covXY() / Math.sqrt(vx * vy)));
-            double root = Math.sqrt(1 - rho * rho);
-            this.mx = g.meanX();
-            this.my = g.meanY();
-            this.sx = Math.sqrt(vx);
-            double sy = Math.sqrt(vy);
-            this.s = sy * root;
-            this.beta = rho * sy / sx;
-            this.h = sx * root;
-        }
-
-        double condMean(double x) {
-            return my + beta * (x - mx);
-        }
     }
 
     /** Collects the explicit cells of one horizon. */

@@ -26,22 +26,14 @@ import java.util.function.IntFunction;
  * {@code (1 − w)·forecast + w·prior(current)}. {@link TransitionPrior} learns one from recorded
  * sessions.
  *
- * <p>Work per state: {@code O(horizons × regions × 40)} density evaluations; meant for tens to a
+ * <p>Work per state: at most {@code horizons × regions × 320} density evaluations; meant for tens to a
  * few thousand regions (use {@link GaussianGridPredictor} for large grids). Immutable and
  * thread-safe if the prior function is. States are untrusted: malformed ones are rejected with
  * {@link IllegalArgumentException}, as by {@link PointerForecast#fromJson}.
  */
 public final class GaussianLayoutPredictor implements ServerPredictor {
-    /** Support of the integration in standard deviations: the mass beyond is below 1e-15. */
-    private static final double SUPPORT_SIGMAS = 8;
-    private static final double MIN_VARIANCE = 1e-6;
-    private static final double MAX_CORRELATION = 0.999999;
-    /** Gauss–Legendre panels per region (5 nodes each). */
-    private static final int PANELS = 8;
-    private static final double[] GL_NODES = {
-        -0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831, 0.9061798459386640};
-    private static final double[] GL_WEIGHTS = {
-        0.2369268850561891, 0.4786286704993665, 0.5688888888888889, 0.4786286704993665, 0.2369268850561891};
+    /** Most Gauss–Legendre sub-intervals per region. */
+    private static final int MAX_SUBINTERVALS = GaussianGridPredictor.MAX_SUBINTERVALS;
 
     private final Layout layout;
     private final long[] horizonsMillis;
@@ -155,35 +147,13 @@ public final class GaussianLayoutPredictor implements ServerPredictor {
 
     /** The Gaussian's mass over each region, scaled back to at most 1 in total. */
     private double[] regionMasses(GaussianAtHorizon g) {
-        double sx = Math.sqrt(Math.max(g.varX(), MIN_VARIANCE));
-        double sy = Math.sqrt(Math.max(g.varY(), MIN_VARIANCE));
-        double rho = Math.max(-MAX_CORRELATION, Math.min(MAX_CORRELATION, g.covXY() / (sx * sy)));
-        double sCond = sy * Math.sqrt(1 - rho * rho);
+        ConditionalGaussian c = new ConditionalGaussian(g);
         double[] out = new double[regions.length];
         double total = 0;
         for (int i = 0; i < regions.length; i++) {
             Rect r = regions[i];
-            double x0 = Math.max(r.x(), g.meanX() - SUPPORT_SIGMAS * sx);
-            double x1 = Math.min(r.x() + r.width(), g.meanX() + SUPPORT_SIGMAS * sx);
-            if (x1 <= x0 || r.height() == 0) {
-                continue;
-            }
-            double y0 = r.y();
-            double y1 = r.y() + r.height();
-            // ∫ φ_x(x) · P(y0 <= Y < y1 | X = x) dx, Gauss–Legendre over panels of the clipped range.
-            double width = (x1 - x0) / PANELS;
-            double sum = 0;
-            for (int k = 0; k < PANELS; k++) {
-                double mid = x0 + (k + 0.5) * width;
-                for (int q = 0; q < GL_NODES.length; q++) {
-                    double x = mid + GL_NODES[q] * width / 2;
-                    double zx = (x - g.meanX()) / sx;
-                    double muY = g.meanY() + rho * sy * zx;
-                    double py = Normal.cdf((y1 - muY) / sCond) - Normal.cdf((y0 - muY) / sCond);
-                    sum += GL_WEIGHTS[q] * width / 2 * Normal.pdf(zx) / sx * py;
-                }
-            }
-            out[i] = Math.max(0, Math.min(1, sum));
+            out[i] = Math.max(0, Math.min(1, c.rectangleMass(r.x(), r.x() + r.width(), r.y(), r.y() + r.height(),
+                    MAX_SUBINTERVALS)));
             total += out[i];
         }
         if (total > 1) {
