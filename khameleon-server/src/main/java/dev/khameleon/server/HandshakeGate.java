@@ -22,6 +22,8 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.CharsetUtil;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 import java.net.URI;
@@ -45,6 +47,7 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
     static final String WEBSOCKET_VERSION = "13";
     /** The health-check path, answered here unless an application is mounted at it. */
     static final String HEALTH_PATH = "/healthz";
+    private static final Logger log = LoggerFactory.getLogger(HandshakeGate.class);
 
     private final ServerRuntime server;
     private ScheduledFuture<?> timeout;
@@ -137,6 +140,17 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
         handedOver = true;
         p.remove(this);
         ctx.fireChannelRead(req);
+    }
+
+    /**
+     * An error before the upgrade completed, e.g. the connection closed in the middle of a request
+     * body: the client's doing, so one DEBUG line and no stack trace, and the connection is closed.
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("connection from {}: error before the WebSocket handshake: {}", ctx.channel().remoteAddress(),
+                cause.toString());
+        ctx.close();
     }
 
     /** The request URI's path as sent (not percent-decoded), without its query string. */

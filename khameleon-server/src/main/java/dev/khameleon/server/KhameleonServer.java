@@ -2,6 +2,7 @@ package dev.khameleon.server;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -39,6 +40,10 @@ import java.util.function.LongSupplier;
  * }
  * }</pre>
  *
+ * <p><b>On your own port.</b> To serve Khameleon from an HTTP server of your own, on its port and
+ * its event loops, next to your other routes, call {@link #mount()} instead of {@link #start()} and
+ * add {@link #newHandler()} to each connection's pipeline after your {@code HttpServerCodec}.
+ *
  * <p><b>Threading.</b> Network I/O, protocol handling and the paced sender run on Netty event
  * loops; scheduling runs on a bounded pool of scheduler threads and block fetches start on a
  * bounded pool of fetch threads, never on an event loop. {@link #start()}, {@link #close()} and
@@ -65,7 +70,7 @@ public final class KhameleonServer implements AutoCloseable {
         EPOLL
     }
 
-    private enum State { NEW, STARTED, CLOSED }
+    private enum State { NEW, STARTED, MOUNTED, CLOSED }
 
     private final ServerConfig config;
     private final ServerRuntime runtime;
@@ -92,7 +97,7 @@ public final class KhameleonServer implements AutoCloseable {
      * Binds the port and starts accepting connections; returns when the server is listening.
      *
      * @return this server
-     * @throws IllegalStateException if the server was already started or closed, or the requested
+     * @throws IllegalStateException if the server was already started, mounted or closed, or the requested
      *     transport is not available
      * @throws UncheckedIOException if the address cannot be bound
      */
@@ -137,17 +142,77 @@ public final class KhameleonServer implements AutoCloseable {
         }
     }
 
-    /** The address the server listens on; the actual port when it was configured as 0. */
+    /**
+     * Makes this server serve its applications through handlers you add to your own Netty HTTP
+     * pipeline ({@link #newHandler()}), on your port and your event loops, instead of binding a port
+     * of its own. The scheduler and fetch threads start here; {@code host}, {@code port},
+     * {@code transport} and {@code ioThreads} do not apply. Every other setting and limit applies
+     * to the connections the handlers take over; see "Mounting on your own Netty server" in
+     * {@code docs/server.md}. {@link #drain}, {@link #metrics()} and {@link #close()} work as for a
+     * started server; {@code close()} leaves your server and its other connections running.
+     *
+     * @return this server
+     * @throws IllegalStateException if the server was already started, mounted or closed, or an
+     *     {@code sslContext} was set (TLS then belongs in your pipeline, before the HTTP codec)
+     */
+    public KhameleonServer mount() {
+        synchronized (lock) {
+            if (state != State.NEW) {
+                throw new IllegalStateException("the server was already " + state.name().toLowerCase());
+            }
+            if (config.sslContext().isPresent()) {
+                throw new IllegalStateException("sslContext does not apply to a mounted server: add your SslHandler"
+                        + " to your pipeline before the HTTP codec");
+            }
+            state = State.MOUNTED;
+            log.info("Khameleon server mounted, applications {}", config.applicationsByPath().keySet());
+            return this;
+        }
+    }
+
+    /**
+     * A new handler that serves this server's applications on one connection of your Netty HTTP
+     * server; add one to each connection's pipeline, right after your {@code HttpServerCodec} (or
+     * {@code HttpRequestDecoder} and {@code HttpResponseEncoder}) and before your own request
+     * handlers. For each request it sees, the handler either takes the connection over — a
+     * request for an application's path, or {@code GET /healthz} when no application is mounted
+     * at {@code /healthz} — or passes the request and its content on unchanged. A connection it
+     * takes over counts against the per-address limits from then on, gets the handshake timeout
+     * and the rest of the limits, and belongs to Khameleon until it closes: the handlers after this
+     * one see no more messages from it.
+     *
+     * <p>Not sharable: call this once per channel, e.g. in your {@code ChannelInitializer}. Any
+     * thread. After {@link #close()} it still returns handlers, which refuse upgrades with 503 and
+     * answer {@code /healthz} with 503, so your server keeps working unchanged.
+     *
+     * @throws IllegalStateException if the server was neither mounted ({@link #mount()}) nor started
+     */
+    public ChannelHandler newHandler() {
+        synchronized (lock) {
+            if (state == State.NEW) {
+                throw new IllegalStateException("call mount() before newHandler()");
+            }
+            return new MountRouter(runtime);
+        }
+    }
+
+    /**
+     * The address the server listens on; the actual port when it was configured as 0.
+     *
+     * @throws IllegalStateException if the server is not started, e.g. mounted on your own server
+     */
     public InetSocketAddress localAddress() {
         synchronized (lock) {
             if (serverChannel == null) {
-                throw new IllegalStateException("the server is not started");
+                throw new IllegalStateException(state == State.MOUNTED
+                        ? "the server is mounted: it serves on your server's port, not one of its own"
+                        : "the server is not started");
             }
             return (InetSocketAddress) serverChannel.localAddress();
         }
     }
 
-    /** The port the server listens on; see {@link #localAddress()}. */
+    /** The port the server listens on; see {@link #localAddress()} (and its exceptions). */
     public int port() {
         return localAddress().getPort();
     }
@@ -194,14 +259,14 @@ public final class KhameleonServer implements AutoCloseable {
      * @param window how long to spread the closes over; {@code Duration.ZERO} closes them all at once
      * @return completes when every session open at the first call has closed
      * @throws IllegalArgumentException if {@code window} is negative
-     * @throws IllegalStateException if the server is not running
+     * @throws IllegalStateException if the server is not running (started or mounted)
      */
     public CompletableFuture<Void> drain(Duration window) {
         if (window == null || window.isNegative()) {
             throw new IllegalArgumentException("drain window must be >= 0, was " + window);
         }
         synchronized (lock) {
-            if (state != State.STARTED) {
+            if (state != State.STARTED && state != State.MOUNTED) {
                 throw new IllegalStateException("drain needs a running server; it is " + state);
             }
             if (drained != null) {
@@ -217,15 +282,17 @@ public final class KhameleonServer implements AutoCloseable {
                 CompletableFuture<Void> done = new CompletableFuture<>();
                 s.closeFuture().addListener(f -> done.complete(null));
                 closed[i] = done;
-                workerGroup.next().schedule(() -> s.requestShutdown("the server is draining; connect again to reach"
-                        + " another one"), i * step, TimeUnit.NANOSECONDS);
+                // A timer outside the event loops, which a mounted server does not own; the close
+                // itself runs on the session's loop.
+                CompletableFuture.delayedExecutor(i * step, TimeUnit.NANOSECONDS).execute(() -> s.requestShutdown(
+                        "the server is draining; connect again to reach another one"));
             }
             drained = CompletableFuture.allOf(closed);
             return drained;
         }
     }
 
-    /** Whether {@link #drain} has been called. */
+    /** Whether the server refuses new sessions: {@link #drain} has been called, or {@link #close()}. */
     public boolean isDraining() {
         return runtime != null && runtime.draining;
     }
@@ -233,7 +300,9 @@ public final class KhameleonServer implements AutoCloseable {
     /**
      * Shuts down gracefully: stops accepting connections, closes every session with the error
      * {@code shutdown} (WebSocket status 1001), waits up to the shutdown timeout for them to
-     * close, then stops the threads. Idempotent; blocks the caller, so do not call it from an
+     * close, then stops the threads. A mounted server stops only its own threads: your server and
+     * its other connections keep running, and the handlers from {@link #newHandler()} refuse
+     * upgrades with 503 from then on. Idempotent; blocks the caller, so do not call it from an
      * event loop.
      */
     @Override
@@ -242,14 +311,18 @@ public final class KhameleonServer implements AutoCloseable {
             if (state == State.CLOSED) {
                 return;
             }
-            boolean started = state == State.STARTED;
+            boolean running = state == State.STARTED || state == State.MOUNTED;
             state = State.CLOSED;
-            if (!started) {
+            // Mounted handlers live on in the user's pipelines: from now on they refuse upgrades with 503.
+            runtime.draining = true;
+            if (!running) {
                 shutdownGroupsAndExecutors();
                 return;
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.shutdownTimeoutMillis());
-            serverChannel.close().awaitUninterruptibly(config.shutdownTimeoutMillis());
+            if (serverChannel != null) {
+                serverChannel.close().awaitUninterruptibly(config.shutdownTimeoutMillis());
+            }
             List<Session> open = runtime.sessions();
             log.info("Khameleon server closing {} sessions", open.size());
             List<Future<?>> closing = new ArrayList<>();
