@@ -196,9 +196,12 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
         return true;
     }
 
-    /** Same-origin (the origin's host and port are the request's {@code Host}), listed, or any if so configured. */
     private boolean originAllowed(String origin, String host) {
-        ServerConfig c = server.config;
+        return originAllowed(server.config, origin, host);
+    }
+
+    /** Same-origin (the origin's host and port are the request's {@code Host}), listed, or any if so configured. */
+    static boolean originAllowed(ServerConfig c, String origin, String host) {
         if (c.allowAnyOrigin() || c.allowedOrigins().contains(origin)) {
             return true;
         }

@@ -1,20 +1,28 @@
 package dev.khameleon.server;
 
+import dev.khameleon.server.spi.WebSocketPeer;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultEventLoopGroup;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,6 +36,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -82,6 +91,9 @@ public final class KhameleonServer implements AutoCloseable {
     private EventLoopGroup workerGroup;
     private Channel serverChannel;
     private Transport transport;
+    /** Event loops of attached connections ({@link #attach}), made at the first one. */
+    private EventLoopGroup attachedGroup;
+    private final AtomicLong attachedCounter = new AtomicLong();
 
     private KhameleonServer(ServerConfig config) {
         this.config = config;
@@ -194,6 +206,95 @@ public final class KhameleonServer implements AutoCloseable {
             }
             return new MountRouter(runtime);
         }
+    }
+
+    /**
+     * Attaches a WebSocket connection that another WebSocket stack accepted at {@code path} (for
+     * example a Jakarta WebSocket container, see the {@code khameleon-jakarta} module): from now on
+     * it is a Khameleon connection as if its upgrade had reached the server's own port. The
+     * adapter passes what the client sends to the returned connection and the server answers
+     * through {@code peer}. The stack owns the handshake, framing, pings and the largest message
+     * (set it to {@code maxFramePayloadBytes}); the server applies the rest: the per-address
+     * limits (when the peer tells its address), the origin check (when it tells the
+     * {@code Origin}), draining, the hello deadline, the session cap and cache budget, the idle and
+     * write-stall timeouts and the write-buffer water marks (on the peer's pending sends).
+     *
+     * <p>A connection refused by those checks is closed at once through {@code peer} — 1008 for
+     * the per-address limits and a forbidden origin, 1013 while draining or after {@link #close()}
+     * — counted as a refused handshake, and returned already closed. Any thread; returns at once.
+     * Attached connections run on event loops of the server's own ({@code khameleon-attached-*},
+     * {@code ioThreads} of them, default the number of processors), made at the first call.
+     *
+     * @param path the application's path, as in {@link Application.Builder#path}
+     * @throws IllegalArgumentException if no application is mounted at {@code path}
+     * @throws IllegalStateException if the server was neither mounted ({@link #mount()}) nor started
+     */
+    public AttachedConnection attach(String path, WebSocketPeer peer) {
+        Objects.requireNonNull(peer, "peer");
+        ServerRuntime.App app = runtime.appAt(Objects.requireNonNull(path, "path"));
+        if (app == null) {
+            throw new IllegalArgumentException("no application at path " + LogText.clean(path));
+        }
+        EventLoopGroup loops;
+        synchronized (lock) {
+            if (state == State.NEW) {
+                throw new IllegalStateException("call mount() or start() before attach()");
+            }
+            if (attachedGroup == null && state != State.CLOSED) {
+                attachedGroup = new DefaultEventLoopGroup(config.ioThreads() > 0 ? config.ioThreads()
+                        : Runtime.getRuntime().availableProcessors(), new DefaultThreadFactory("khameleon-attached", true));
+            }
+            loops = attachedGroup;
+        }
+        SocketAddress remote = peer.remoteAddress().orElseGet(
+                () -> new AttachedChannel.PeerAddress("attached-" + attachedCounter.incrementAndGet()));
+        AddressLimits.Admission admission = runtime.addressLimits.tryOpen(remote);
+        if (admission.ticket() == null) {
+            return refuseAttached(peer, remote, 1008, admission.refusal().code, "per-address limit reached");
+        }
+        String origin = peer.origin().orElse(null);
+        if (loops == null || runtime.draining) {
+            admission.ticket().close();
+            return refuseAttached(peer, remote, 1013, "draining", "the server is draining");
+        }
+        if (origin != null && !HandshakeGate.originAllowed(config, origin, peer.host().orElse(null))) {
+            admission.ticket().close();
+            return refuseAttached(peer, remote, 1008, "forbidden_origin", "origin " + origin + " is not allowed");
+        }
+        AttachedChannel ch = new AttachedChannel(peer, remote,
+                new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes()));
+        AddressLimits.Ticket ticket = admission.ticket();
+        ch.attr(AddressLimits.TICKET).set(ticket);
+        ch.closeFuture().addListener(f -> ticket.close());
+        if (config.readIdleTimeoutMillis() > 0) {
+            ch.pipeline().addLast("ws-idle", new IdleStateHandler(config.readIdleTimeoutMillis(), 0, 0,
+                    TimeUnit.MILLISECONDS));
+        }
+        ch.pipeline().addLast("ws-session", new SessionHandler(runtime, app, null));
+        EventLoop loop = loops.next();
+        // The handshake is done (by the other stack): start the session as the protocol handler would.
+        loop.register(ch).addListener(f -> {
+            if (f.isSuccess()) {
+                ch.pipeline().fireUserEventTriggered(new WebSocketServerProtocolHandler.HandshakeComplete(
+                        app.application().path(), EmptyHttpHeaders.INSTANCE, null));
+            } else {
+                ticket.close();
+                peer.close(1011, "internal_error");
+            }
+        });
+        return ch.connection();
+    }
+
+    private AttachedConnection refuseAttached(WebSocketPeer peer, SocketAddress remote, int status, String code,
+                                              String reason) {
+        runtime.handshakesRefused.increment();
+        runtime.refusals.log(Level.INFO, "refused connection from " + remote, code, "close " + status + ", " + reason);
+        try {
+            peer.close(status, code);
+        } catch (RuntimeException e) {
+            log.debug("refused attached connection from {}: the adapter failed to close: {}", remote, e.toString());
+        }
+        return AttachedChannel.CLOSED;
     }
 
     /**
@@ -349,8 +450,14 @@ public final class KhameleonServer implements AutoCloseable {
         if (workerGroup != null) {
             workerGroup.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
         }
+        if (attachedGroup != null) {
+            attachedGroup.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
+        }
         runtime.schedulerExecutor.shutdownNow();
         runtime.fetchExecutor.shutdownNow();
+        if (attachedGroup != null) {
+            attachedGroup.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
+        }
         if (bossGroup != null) {
             bossGroup.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
             workerGroup.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
