@@ -1,7 +1,7 @@
 package dev.khameleon.server;
 
 import dev.khameleon.server.spi.WebSocketPeer;
-import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.AbstractChannel;
 import io.netty.channel.ChannelConfig;
@@ -15,7 +15,6 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
-import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -162,38 +161,34 @@ final class AttachedChannel extends AbstractChannel {
                 continue;
             }
             CompletionStage<Void> sent;
-            ByteBuf held = null;
             try {
                 if (msg instanceof TextWebSocketFrame text) {
                     sent = peer.sendText(text.text());
                 } else if (msg instanceof BinaryWebSocketFrame binary) {
-                    // Held past the channel's own release (a close fails queued writes) until the peer is done.
-                    held = binary.content().retain();
-                    sent = peer.sendBinary(held.nioBuffer());
+                    // A copy: the frame is released when the channel closes, which may be before the
+                    // peer is done with the bytes.
+                    sent = peer.sendBinary(ByteBuffer.wrap(ByteBufUtil.getBytes(binary.content())));
                 } else {
                     in.remove(new UnsupportedOperationException("an attached connection sends WebSocket text,"
                             + " binary and close frames only, not " + msg.getClass().getSimpleName()));
                     continue;
                 }
             } catch (RuntimeException e) { // an adapter's bug: the connection cannot go on
-                ReferenceCountUtil.safeRelease(held);
                 in.remove(e);
                 continue;
             }
             sending = true;
-            ByteBuf release = held;
             sent.whenComplete((v, error) -> {
                 try {
-                    eventLoop().execute(() -> sendDone(release, error));
-                } catch (RejectedExecutionException e) { // the server is closed
-                    ReferenceCountUtil.safeRelease(release);
+                    eventLoop().execute(() -> sendDone(error));
+                } catch (RejectedExecutionException e) {
+                    // The server is closed: the channel has released what was queued.
                 }
             });
         }
     }
 
-    private void sendDone(ByteBuf held, Throwable error) {
-        ReferenceCountUtil.safeRelease(held);
+    private void sendDone(Throwable error) {
         sending = false;
         ChannelOutboundBuffer in = unsafe().outboundBuffer();
         if (in == null || in.current() == null) {

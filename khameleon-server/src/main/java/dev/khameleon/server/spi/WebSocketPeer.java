@@ -15,18 +15,15 @@ import java.util.concurrent.CompletionStage;
  * time, and never starts a send before the previous one's stage has completed, so an adapter need
  * not queue (some stacks refuse a second asynchronous send while one is in progress). Sends must
  * not block: they return at once and complete the stage when the message is written, or
- * exceptionally when it cannot be; the server's back-pressure (its write-buffer water marks) works
- * on these completions.
+ * exceptionally when it cannot be (also when the connection closes meanwhile); the server's
+ * back-pressure (its write-buffer water marks) works on these completions.
  */
 public interface WebSocketPeer {
 
     /** Sends one whole text message. */
     CompletionStage<Void> sendText(String text);
 
-    /**
-     * Sends one whole binary message. {@code data} stays valid until the returned stage completes,
-     * and not after: a stack that keeps the bytes longer must copy them.
-     */
+    /** Sends one whole binary message; {@code data} is the adapter's to keep (a heap buffer of its own). */
     CompletionStage<Void> sendBinary(ByteBuffer data);
 
     /**
