@@ -9,7 +9,6 @@ import io.netty.channel.socket.SocketChannelConfig;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.util.ReferenceCountUtil;
-import org.slf4j.event.Level;
 
 /**
  * Serves a mounted server's applications on a connection of the application's own Netty HTTP
@@ -57,19 +56,11 @@ final class MountRouter extends ChannelInboundHandlerAdapter {
 
     private void takeOver(ChannelHandlerContext ctx, Object request) {
         Channel ch = ctx.channel();
-        AddressLimits.Admission admission = server.addressLimits.tryOpen(ch.remoteAddress());
-        if (admission.ticket() == null) {
+        if (!server.admit(ch)) {
             refused = true;
             ReferenceCountUtil.release(request);
-            server.handshakesRefused.increment();
-            server.refusals.log(Level.INFO, "refused connection from " + ch.remoteAddress(), admission.refusal().code,
-                    "per-address limit reached");
-            ch.close();
             return;
         }
-        AddressLimits.Ticket ticket = admission.ticket();
-        ch.attr(AddressLimits.TICKET).set(ticket);
-        ch.closeFuture().addListener(f -> ticket.close());
         ServerConfig c = server.config;
         // The session's back-pressure works on these marks; the user's server may have set others.
         ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(c.writeBufferLowBytes(), c.writeBufferHighBytes()));
