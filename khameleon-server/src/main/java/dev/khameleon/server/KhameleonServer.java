@@ -84,15 +84,19 @@ public final class KhameleonServer implements AutoCloseable {
     private final ServerConfig config;
     private final ServerRuntime runtime;
     private final Object lock = new Object();
-    private State state = State.NEW;
+    /** Written under {@code lock}; read without it where waiting for {@link #close()} must be avoided. */
+    private volatile State state = State.NEW;
     /** What {@link #drain} returned, once called. */
     private CompletableFuture<Void> drained;
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private Channel serverChannel;
     private Transport transport;
-    /** Event loops of attached connections ({@link #attach}), made at the first one. */
+    private final Object attachLock = new Object();
+    /** Event loops of attached connections ({@link #attach}), made at the first one; under attachLock. */
     private EventLoopGroup attachedGroup;
+    /** Set by {@link #close()}: no attached group is made from then on; under attachLock. */
+    private boolean attachClosed;
     private final AtomicLong attachedCounter = new AtomicLong();
 
     private KhameleonServer(ServerConfig config) {
@@ -200,12 +204,11 @@ public final class KhameleonServer implements AutoCloseable {
      * @throws IllegalStateException if the server was neither mounted ({@link #mount()}) nor started
      */
     public ChannelHandler newHandler() {
-        synchronized (lock) {
-            if (state == State.NEW) {
-                throw new IllegalStateException("call mount() before newHandler()");
-            }
-            return new MountRouter(runtime);
+        // No lock: called on event loops, which must not wait while close() waits for sessions.
+        if (state == State.NEW) {
+            throw new IllegalStateException("call mount() before newHandler()");
         }
+        return new MountRouter(runtime);
     }
 
     /**
@@ -235,16 +238,16 @@ public final class KhameleonServer implements AutoCloseable {
         if (app == null) {
             throw new IllegalArgumentException("no application at path " + LogText.clean(path));
         }
+        if (state == State.NEW) {
+            throw new IllegalStateException("call mount() or start() before attach()");
+        }
         EventLoopGroup loops;
-        synchronized (lock) {
-            if (state == State.NEW) {
-                throw new IllegalStateException("call mount() or start() before attach()");
-            }
-            if (attachedGroup == null && state != State.CLOSED) {
+        synchronized (attachLock) { // not the server's lock: close() holds that while sessions close
+            if (attachedGroup == null && !attachClosed) {
                 attachedGroup = new DefaultEventLoopGroup(config.ioThreads() > 0 ? config.ioThreads()
                         : Runtime.getRuntime().availableProcessors(), new DefaultThreadFactory("khameleon-attached", true));
             }
-            loops = attachedGroup;
+            loops = attachClosed ? null : attachedGroup;
         }
         SocketAddress remote = peer.remoteAddress().orElseGet(
                 () -> new AttachedChannel.PeerAddress("attached-" + attachedCounter.incrementAndGet()));
@@ -450,13 +453,18 @@ public final class KhameleonServer implements AutoCloseable {
         if (workerGroup != null) {
             workerGroup.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
         }
-        if (attachedGroup != null) {
-            attachedGroup.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
+        EventLoopGroup attached;
+        synchronized (attachLock) {
+            attachClosed = true;
+            attached = attachedGroup;
+        }
+        if (attached != null) {
+            attached.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
         }
         runtime.schedulerExecutor.shutdownNow();
         runtime.fetchExecutor.shutdownNow();
-        if (attachedGroup != null) {
-            attachedGroup.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
+        if (attached != null) {
+            attached.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
         }
         if (bossGroup != null) {
             bossGroup.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
