@@ -22,7 +22,7 @@ import java.util.concurrent.CompletionStage;
  */
 final class JakartaPeer implements WebSocketPeer {
     private static final Logger log = LoggerFactory.getLogger(JakartaPeer.class);
-    /** Where Tomcat, Jetty and others publish the client's address (Jakarta WebSocket 2.1 implementations). */
+    /** Where Jetty (and some other containers) publish the client's address; the API itself has no accessor. */
     static final String REMOTE_ADDRESS = "jakarta.websocket.endpoint.remoteAddress";
 
     private final Session session;
