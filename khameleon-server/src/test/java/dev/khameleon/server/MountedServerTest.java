@@ -40,6 +40,7 @@ import java.net.http.WebSocketHandshakeException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
@@ -272,6 +273,31 @@ class MountedServerTest {
         assertEquals("hello from the app\n", get("/hello").body());
         // New connections of the application still get a handler, which refuses upgrades.
         assertEquals(503, refusedStatus(uri));
+    }
+
+    /**
+     * Regression: newHandler() took the server's lock, which close() holds while sessions close, so
+     * a connection accepted during close() stalled its event loop (and every connection on it)
+     * until close() returned.
+     */
+    @Test
+    void newConnectionsDuringClose_areServedWhileASlowSessionHoldsCloseUp() throws Exception {
+        mount(KhameleonServer.builder().fixedBytesPerSecond(1e8).writeBufferWaterMark(4 * 1024, 8 * 1024)
+                .sendBufferBytes(8 * 1024).closeTimeout(Duration.ofSeconds(3)).shutdownTimeout(Duration.ofSeconds(10)));
+        try (RawClient stalled = new RawClient(port(), "/ws", 4096)) {
+            stalled.sendText("{\"type\":\"hello\",\"protocol\":1,\"application\":\"test\",\"cacheBlocks\":100}");
+            TestClient.await(() -> !server.sessionMetrics().isEmpty()
+                    && server.sessionMetrics().get(0).maxQueuedBytes() > 0, "the stalled session fills its buffers");
+            CompletableFuture<Long> closed = CompletableFuture.supplyAsync(() -> {
+                server.close(); // waits up to closeTimeout for the stalled session's close frame
+                return System.nanoTime();
+            });
+            TestClient.await(() -> server.isDraining(), "close() has begun");
+            assertEquals("hello from the app\n", get("/hello").body());
+            long helloDone = System.nanoTime();
+            long closeDone = closed.get(20, TimeUnit.SECONDS);
+            assertTrue(helloDone < closeDone, "a new connection was served while close() was still waiting");
+        }
     }
 
     @Test
