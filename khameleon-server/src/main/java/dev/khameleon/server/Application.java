@@ -42,6 +42,12 @@ public final class Application {
     private final BlockCounts blockCounts;
     private final Optional<RequestScope> requestScope;
     private final int maxBoundRequests;
+    // The SPIs as sessions call them, wrapped once here so that no session needs its own try/catch.
+    private final GuardedBlockSource guardedSource;
+    private final GuardedPredictor guardedPredictor;
+    private final GuardedSchedulerFactory guardedSchedulerFactory;
+    /** Null without a request scope. */
+    private final GuardedRequestScope guardedScope;
 
     private Application(Builder b) {
         this.name = b.name;
@@ -65,6 +71,10 @@ public final class Application {
         this.maxBoundRequests = b.maxBoundRequests;
         // Fail at build time, not per session, on a utility that is not a utility.
         utility.marginalGains(Math.max(1, blockCounts.defaultCount()));
+        this.guardedSource = new GuardedBlockSource(source, name, b.requestScope != null);
+        this.guardedPredictor = new GuardedPredictor(predictor, name, n);
+        this.guardedSchedulerFactory = new GuardedSchedulerFactory(schedulerFactory, name);
+        this.guardedScope = b.requestScope == null ? null : new GuardedRequestScope(b.requestScope, name);
     }
 
     /** Starts a builder for an application called {@code name} (the name clients put in their hello). */
@@ -150,6 +160,26 @@ public final class Application {
 
     BlockCounts blockCounts() {
         return blockCounts;
+    }
+
+    /** The block source, guarded: its failures stay within the fetch or session that called it. */
+    GuardedBlockSource guardedSource() {
+        return guardedSource;
+    }
+
+    /** The predictor, guarded: its failures close only the session whose state it decoded. */
+    GuardedPredictor guardedPredictor() {
+        return guardedPredictor;
+    }
+
+    /** The scheduler factory, guarded, making guarded schedulers. */
+    GuardedSchedulerFactory guardedSchedulerFactory() {
+        return guardedSchedulerFactory;
+    }
+
+    /** The request scope, guarded; null for an application without one. */
+    GuardedRequestScope guardedScope() {
+        return guardedScope;
     }
 
     @Override

@@ -10,7 +10,6 @@ import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.protocol.Protocol;
 import dev.khameleon.core.protocol.ProtocolException;
-import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.RequestScope;
 import dev.khameleon.core.spi.Scheduler;
 import dev.khameleon.server.Plan.Slot;
@@ -29,7 +28,6 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -82,14 +80,14 @@ final class Session {
     private final ServerRuntime server;
     private final ServerRuntime.App app;
     private final Application application;
-    private final BlockSource source;
+    private final GuardedBlockSource source;
     private final ServerConfig config;
     private final Channel channel;
     private final EventLoop loop;
     private final int blockSize;
     private final int frameBytes;
     /** Null for an application whose request ids mean the same for every session. */
-    private final RequestScope scope;
+    private final GuardedRequestScope scope;
     private final BandwidthEstimator bandwidth;
     private final Pacer pacer;
 
@@ -127,12 +125,12 @@ final class Session {
         this.server = server;
         this.app = app;
         this.application = app.application();
-        this.source = application.blockSource();
+        this.source = application.guardedSource();
         this.config = server.config;
         this.channel = channel;
         this.loop = channel.eventLoop();
         this.blockSize = source.blockSize();
-        this.scope = application.requestScope().orElse(null);
+        this.scope = application.guardedScope();
         this.frameBytes = (scope == null ? BlockFrame.HEADER_LENGTH : BlockFrame.GENERATION_HEADER_LENGTH) + blockSize;
         this.bandwidth = new BandwidthEstimator(config.initialBytesPerSecond(), config.maxBytesPerSecond(),
                 config.fixedBytesPerSecond());
@@ -583,48 +581,24 @@ final class Session {
 
     /**
      * Runs on the scheduler executor; touches only the scheduler and the job. Always returns a
-     * result: anything user code throws, {@code Error}s included, becomes an error result that
-     * closes only this session (logged once, by {@link #closeWithError}); without a result the
-     * session would wait for its job forever, and the scheduler thread lives on.
+     * result: the guarded SPIs turn anything user code throws, {@code Error}s included, into a
+     * {@link ProtocolException} that becomes an error result closing only this session (logged
+     * once, by {@link #closeWithError}); without a result the session would wait for its job
+     * forever, and the scheduler thread lives on.
      */
     private Result runJob(Job job) {
-        try {
-            if (scheduler == null) {
+        if (scheduler == null) {
+            try {
                 // Creation is O(n) once per session; it is not counted as scheduling time per chunk.
-                scheduler = application.schedulerFactory().create(schedulerContext());
-                if (scheduler == null) {
-                    return error(job, now(), ErrorCode.INTERNAL_ERROR, "the scheduler factory returned null");
-                }
+                scheduler = application.guardedSchedulerFactory().create(schedulerContext());
+            } catch (ProtocolException e) {
+                return error(job, now(), e.code(), e.getMessage());
             }
-        } catch (Throwable e) {
-            log.debug("session {}: creating the scheduler failed", id, e);
-            return error(job, now(), ErrorCode.INTERNAL_ERROR, "creating the scheduler failed: " + e);
         }
         long t0 = now();
         try {
-            Distribution installed = null;
-            if (job.state() != null) {
-                try {
-                    installed = application.predictor().decode(job.state());
-                } catch (RuntimeException e) {
-                    return error(job, t0, ErrorCode.INVALID_STATE, "state rejected by the predictor: "
-                            + e.getMessage());
-                }
-                // An Error from the predictor is a bug, not a bad state: the catch below makes it internal_error.
-                if (installed == null || installed.requestCount() != source.requestCount()) {
-                    return error(job, t0, ErrorCode.INTERNAL_ERROR, "the predictor returned "
-                            + (installed == null ? "no distribution" : "a distribution over "
-                            + installed.requestCount() + " requests instead of " + source.requestCount()));
-                }
-            }
-            BindingTable.Changes rebound = null;
-            if (job.scope() != null) {
-                try {
-                    rebound = applyScope(job.scope());
-                } catch (ProtocolException e) {
-                    return error(job, t0, e.code(), e.getMessage());
-                }
-            }
+            Distribution installed = job.state() == null ? null : application.guardedPredictor().decode(job.state());
+            BindingTable.Changes rebound = job.scope() == null ? null : applyScope(job.scope());
             long from = -1;
             Distribution d = installed != null ? installed : job.current();
             // Without any distribution yet (waitForState) nothing was planned: a scope alone has nothing to re-plan.
@@ -637,16 +611,14 @@ final class Session {
             }
             ScheduleChunk chunk = scheduler.next(job.maxBlocks());
             if (!chunk.isEmpty()) {
-                try {
-                    source.prefetch(chunk);
-                } catch (Throwable e) { // only a hint: the fetches will tell whether the source works
-                    log.debug("session {}: prefetch hint failed", id, e);
-                }
+                source.prefetch(chunk);
             }
             return new Result(job, installed, from, chunk, now() - t0, null, null,
                     rebound == null ? null : rebound.messages(), bindings == null ? null : bindings.annotate(chunk));
-        } catch (Throwable e) {
-            log.debug("session {}: scheduler failed", id, e);
+        } catch (ProtocolException e) {
+            return error(job, t0, e.code(), e.getMessage());
+        } catch (Throwable e) { // a bug of ours, not user code (that is guarded): still close only this session
+            log.warn("session {}: scheduler job failed", id, e);
             return error(job, t0, ErrorCode.INTERNAL_ERROR, "scheduler failed: " + e);
         }
     }
@@ -659,27 +631,19 @@ final class Session {
      * Decodes a client scope with the application's {@link RequestScope} and makes it the
      * session's bindings; scheduler task only.
      *
-     * @throws ProtocolException {@code invalid_scope} if the scope is rejected, or as {@link BindingTable#apply}
+     * @throws ProtocolException as {@link GuardedRequestScope#decode} or {@link BindingTable#apply}
      */
     private BindingTable.Changes applyScope(JsonNode clientScope) {
         if (bindings == null) {
             bindings = new BindingTable(source.requestCount(), application.maxBoundRequests());
         }
-        dev.khameleon.core.Bindings decoded;
-        try {
-            decoded = scope.decode(clientScope);
-        } catch (RuntimeException e) {
-            throw new ProtocolException(ErrorCode.INVALID_SCOPE, "scope rejected by the application: " + e.getMessage());
-        }
-        if (decoded == null) {
-            throw new ProtocolException(ErrorCode.INTERNAL_ERROR, "the request scope returned no bindings");
-        }
-        return bindings.apply(decoded);
+        return bindings.apply(scope.decode(clientScope));
     }
 
     private SchedulerContext schedulerContext() {
         BackendTracker backend = app.backend();
-        return new SchedulerContext(counters.cacheBlocks(), source.requestCount(), source::blockCount, application.utility(),
+        // The scheduler calls the source's own blockCount: a throw there is the guarded scheduler's failure.
+        return new SchedulerContext(counters.cacheBlocks(), source.requestCount(), application.blockSource()::blockCount, application.utility(),
                 application.chunkSize(), application.discount(), server.newSchedulerSeed(),
                 application.backendConcurrency(), backend::inFlight, backend::isFetching);
     }
@@ -713,16 +677,7 @@ final class Session {
 
     /** Runs on the fetch executor. */
     private void fetchOffLoop(Slot s) {
-        CompletionStage<Block> stage;
-        try {
-            stage = scope == null ? source.fetch(s.requestId, s.blockIndex)
-                    : source.fetch(s.requestId, s.contentKey, s.blockIndex);
-            if (stage == null) {
-                stage = CompletableFuture.failedFuture(new NullPointerException("fetch returned null"));
-            }
-        } catch (Throwable e) { // user code; an Error would otherwise leave the slot fetching until its timeout
-            stage = CompletableFuture.failedFuture(e);
-        }
+        CompletionStage<Block> stage = source.fetch(s.requestId, s.contentKey, s.blockIndex);
         stage.whenComplete((b, e) -> {
             try {
                 loop.execute(() -> onFetched(s, b, e));
