@@ -1,6 +1,7 @@
 package dev.khameleon.server;
 
 import dev.khameleon.core.Distribution;
+import dev.khameleon.core.Horizons;
 import dev.khameleon.core.protocol.BlockCounts;
 import dev.khameleon.core.protocol.Protocol;
 import dev.khameleon.core.spi.BlockSource;
@@ -10,7 +11,6 @@ import dev.khameleon.core.spi.UtilityFunction;
 import dev.khameleon.server.spi.Authenticator;
 import dev.khameleon.server.spi.SchedulerFactory;
 
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -23,9 +23,6 @@ import java.util.Optional;
  * block counts of all {@code n} requests once ({@code O(n)}), for the welcome message.
  */
 public final class Application {
-    /** The default horizons, in milliseconds. */
-    static final long[] DEFAULT_HORIZONS = {50, 150, 250, 500};
-
     private final String name;
     private final String path;
     private final BlockSource source;
@@ -198,7 +195,7 @@ public final class Application {
         private BlockSource source;
         private ServerPredictor predictor;
         private UtilityFunction utility = UtilityFunction.linear();
-        private long[] horizonsMillis = DEFAULT_HORIZONS.clone();
+        private long[] horizonsMillis = Horizons.defaults().toArray();
         private int chunkSize = 100;
         private double discount = 1.0;
         private int backendConcurrency;
@@ -260,19 +257,18 @@ public final class Application {
 
         /**
          * The horizons announced to clients in milliseconds: at least one, {@code >= 0}, strictly
-         * increasing (default 50, 150, 250, 500).
+         * increasing (default {@link Horizons#defaults()}, 50, 150, 250, 500).
+         *
+         * @throws IllegalArgumentException as {@link Horizons#check}
          */
         public Builder horizons(long... horizonsMillis) {
-            if (horizonsMillis.length < 1) {
-                throw new IllegalArgumentException("horizons must have at least one entry");
-            }
-            for (int j = 0; j < horizonsMillis.length; j++) {
-                if (horizonsMillis[j] < 0 || (j > 0 && horizonsMillis[j] <= horizonsMillis[j - 1])) {
-                    throw new IllegalArgumentException("horizons must be >= 0 and strictly increasing, were "
-                            + Arrays.toString(horizonsMillis));
-                }
-            }
-            this.horizonsMillis = horizonsMillis.clone();
+            this.horizonsMillis = Horizons.check("horizons", horizonsMillis);
+            return this;
+        }
+
+        /** The horizons announced to clients (default {@link Horizons#defaults()}). */
+        public Builder horizons(Horizons horizons) {
+            this.horizonsMillis = Objects.requireNonNull(horizons, "horizons").toArray();
             return this;
         }
 
