@@ -4,6 +4,7 @@ import dev.khameleon.core.Distribution;
 import dev.khameleon.core.Horizons;
 import dev.khameleon.core.protocol.BlockCounts;
 import dev.khameleon.core.protocol.Protocol;
+import dev.khameleon.core.scheduler.SchedulerConfig;
 import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.RequestScope;
 import dev.khameleon.core.spi.ServerPredictor;
@@ -23,6 +24,7 @@ import java.util.Optional;
  * block counts of all {@code n} requests once ({@code O(n)}), for the welcome message.
  */
 public final class Application {
+    private static final int MAX_CHUNK_SIZE = 100_000;
     private final String name;
     private final String path;
     private final BlockSource source;
@@ -196,8 +198,8 @@ public final class Application {
         private ServerPredictor predictor;
         private UtilityFunction utility = UtilityFunction.linear();
         private long[] horizonsMillis = Horizons.defaults().toArray();
-        private int chunkSize = 100;
-        private double discount = 1.0;
+        private int chunkSize = SchedulerConfig.DEFAULT_CHUNK_SIZE;
+        private double discount = SchedulerConfig.DEFAULT_DISCOUNT;
         private int backendConcurrency;
         private SchedulerFactory schedulerFactory;
         private boolean predictFromRequests;
@@ -274,8 +276,9 @@ public final class Application {
 
         /** How many slots a session plans at a time, in {@code [1, 100000]} (default 100). */
         public Builder chunkSize(int chunkSize) {
-            if (chunkSize < 1 || chunkSize > 100_000) {
-                throw new IllegalArgumentException("chunkSize must be in [1, 100000], was " + chunkSize);
+            // Beyond the scheduler's own rule, a cap on the work and memory of one job.
+            if (SchedulerConfig.checkChunkSize(chunkSize) > MAX_CHUNK_SIZE) {
+                throw new IllegalArgumentException("chunkSize must be in [1, " + MAX_CHUNK_SIZE + "], was " + chunkSize);
             }
             this.chunkSize = chunkSize;
             return this;
@@ -283,10 +286,7 @@ public final class Application {
 
         /** The scheduler's per-slot discount {@code γ}, in {@code (0, 1]} (default 1). */
         public Builder discount(double discount) {
-            if (!(discount > 0 && discount <= 1)) {
-                throw new IllegalArgumentException("discount must be in (0, 1], was " + discount);
-            }
-            this.discount = discount;
+            this.discount = SchedulerConfig.checkDiscount(discount);
             return this;
         }
 
