@@ -15,12 +15,10 @@ import dev.khameleon.core.spi.Scheduler;
 import dev.khameleon.server.Plan.Slot;
 import dev.khameleon.server.Plan.SlotState;
 import dev.khameleon.server.spi.SchedulerContext;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import org.slf4j.Logger;
@@ -131,7 +129,7 @@ final class Session {
         this.loop = channel.eventLoop();
         this.blockSize = source.blockSize();
         this.scope = application.guardedScope();
-        this.frameBytes = (scope == null ? BlockFrame.HEADER_LENGTH : BlockFrame.GENERATION_HEADER_LENGTH) + blockSize;
+        this.frameBytes = BlockFrameEncoder.frameBytes(scope != null, blockSize);
         this.bandwidth = new BandwidthEstimator(config.initialBytesPerSecond(), config.maxBytesPerSecond(),
                 config.fixedBytesPerSecond());
         this.pacer = new Pacer(paceFor(bandwidth.bytesPerSecond()), 2 * frameBytes, now());
@@ -174,15 +172,9 @@ final class Session {
         log.debug("session {}: WebSocket open from {} on {}", id, channel.remoteAddress(), application.path());
     }
 
-    void onText(String text) {
+    /** A control message from the client, decoded by {@link ControlMessageCodec}. */
+    void onMessage(ControlMessage m) {
         if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
-            return;
-        }
-        ControlMessage m;
-        try {
-            m = ControlCodec.decodeFromClient(text);
-        } catch (ProtocolException e) {
-            closeWithError(e.code(), e.getMessage());
             return;
         }
         if (phase == Phase.AWAITING_HELLO) {
@@ -274,7 +266,7 @@ final class Session {
         ControlMessage.Welcome welcome = new ControlMessage.Welcome(Protocol.VERSION, id, application.name(),
                 blockSize, source.requestCount(), cacheBlocks, longList(application.horizonsMillis()), 0,
                 application.blockCounts(), scope == null ? List.of() : List.of(Protocol.FEATURE_SCOPE));
-        channel.writeAndFlush(new TextWebSocketFrame(ControlCodec.encode(welcome)));
+        channel.writeAndFlush(welcome);
         log.info("session {}: {} opened by {}, cache {} blocks", id, application.name(), channel.remoteAddress(),
                 cacheBlocks);
         application.initialDistribution().ifPresent(d -> {
@@ -426,7 +418,7 @@ final class Session {
         server.countError(code);
         stop(Phase.CLOSING);
         if (channel.isActive()) {
-            channel.write(new TextWebSocketFrame(ControlCodec.encode(ControlMessage.ErrorMessage.of(code, message))));
+            channel.write(ControlMessage.ErrorMessage.of(code, message));
             channel.writeAndFlush(new CloseWebSocketFrame(code.closeStatus(), code.wireName()))
                     .addListener(ChannelFutureListener.CLOSE);
             // A client that does not read would keep the close frame queued: do not wait for it.
@@ -788,10 +780,8 @@ final class Session {
     }
 
     private void write(long seq, Block b, int generation) {
-        ByteBuf buf = channel.alloc().buffer(frameBytes, frameBytes);
-        buf.writeBytes(scope == null ? BlockFrame.header(seq, b) : BlockFrame.header(seq, b, generation));
-        buf.writeBytes(b.payload());
-        channel.write(new BinaryWebSocketFrame(buf)).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+        // BlockFrameEncoder, in front of this session's handler, turns it into a binary frame.
+        channel.write(new BlockFrame(seq, b, generation)).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
         counters.blockWritten(frameBytes);
         long delay = plan.written(seq, now());
         if (delay >= 0) {
