@@ -3,18 +3,15 @@ package dev.khameleon.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Block;
 import dev.khameleon.core.Distribution;
-import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.protocol.BlockFrame;
 import dev.khameleon.core.protocol.ControlCodec;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.protocol.Protocol;
-import dev.khameleon.core.protocol.ProtocolException;
-import dev.khameleon.core.spi.RequestScope;
-import dev.khameleon.core.spi.Scheduler;
 import dev.khameleon.server.Plan.Slot;
 import dev.khameleon.server.Plan.SlotState;
-import dev.khameleon.server.spi.SchedulerContext;
+import dev.khameleon.server.SessionScheduler.Job;
+import dev.khameleon.server.SessionScheduler.Result;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -36,8 +33,8 @@ import java.util.concurrent.TimeoutException;
  * One client's session: protocol state, block fetches, the paced sender and the hand-off to the
  * scheduler. What is planned, where the plan is cut and when to re-plan is the {@link Plan}'s.
  *
- * <p><b>Threading.</b> Everything except {@link #runJob} is confined to the channel's event loop.
- * The scheduler runs in {@link #runJob} on the shared scheduler executor, one job per session at a
+ * <p><b>Threading.</b> Everything is confined to the channel's event loop except the jobs, which
+ * {@link SessionScheduler} runs on the shared scheduler executor, one job per session at a
  * time: the event loop decides each job (what to re-plan from, with which state) and applies its
  * result, so the plan, the sequence numbers and the ring model are only ever touched by the event
  * loop. Fetches start on the shared fetch executor and complete back on the event loop. Counters
@@ -52,27 +49,6 @@ final class Session {
     private static final double EWMA = 0.2;
 
     private enum Phase { AWAITING_HELLO, ACTIVE, CLOSING, CLOSED }
-
-    /**
-     * What the scheduler task is to do: decode {@code state} if present, re-plan from
-     * {@code replanFrom} if {@code >= 0} (with the decoded distribution, else {@code current}),
-     * then plan up to {@code maxBlocks} slots. A {@code scope}, if present, is applied at
-     * {@code replanFrom}.
-     */
-    private record Job(JsonNode state, Distribution current, long replanFrom, double slotMillis, int maxBlocks,
-                       long stateArrivalNanos, long stateArrivalSeq, JsonNode scope) {
-    }
-
-    /**
-     * What a job did; {@code error} non-null if the session must close. For an application with a
-     * request scope, {@code rebind} are the encoded {@code rebind} messages for the ids the job's
-     * scope rebound (empty if none) and {@code annotation} what each slot of the chunk answers;
-     * both null otherwise.
-     */
-    private record Result(Job job, Distribution installed, long replanFrom, ScheduleChunk chunk, long nanos,
-                          ErrorCode error, String message, List<String> rebind,
-                          BindingTable.Annotation annotation) {
-    }
 
     private final String id;
     private final ServerRuntime server;
@@ -89,9 +65,8 @@ final class Session {
     private final BandwidthEstimator bandwidth;
     private final Pacer pacer;
 
-    // Confined to the scheduler task (one at a time, handed over through the executor and the loop).
-    private Scheduler scheduler;
-    private BindingTable bindings;
+    /** Runs this session's jobs on the scheduler executor; created by the hello. */
+    private SessionScheduler jobs;
 
     // Confined to the event loop.
     private Phase phase = Phase.AWAITING_HELLO;
@@ -260,6 +235,7 @@ final class Session {
         }
         int cacheBlocks = h.cacheBlocks();
         counters.cacheBlocks(cacheBlocks);
+        jobs = new SessionScheduler(server, app, id, cacheBlocks);
         plan = new Plan(cacheBlocks, application.chunkSize(), TimeUnit.MILLISECONDS.toNanos(config.stateIntervalMillis()),
                 this::abandonFetch);
         phase = Phase.ACTIVE;
@@ -516,7 +492,7 @@ final class Session {
         jobSubmittedNanos = t;
         try {
             Runnable work = () -> {
-                Result r = runJob(job);
+                Result r = jobs.run(job);
                 try {
                     loop.execute(() -> onResult(r));
                 } catch (RejectedExecutionException e) {
@@ -567,77 +543,6 @@ final class Session {
         }
         plan.apply(r.chunk(), r.replanFrom(), r.job().maxBlocks(), r.job().stateArrivalNanos(), r.annotation(), now());
         pump();
-    }
-
-    // ---------------------------------------------------------------- scheduling (scheduler thread)
-
-    /**
-     * Runs on the scheduler executor; touches only the scheduler and the job. Always returns a
-     * result: the guarded SPIs turn anything user code throws, {@code Error}s included, into a
-     * {@link ProtocolException} that becomes an error result closing only this session (logged
-     * once, by {@link #closeWithError}); without a result the session would wait for its job
-     * forever, and the scheduler thread lives on.
-     */
-    private Result runJob(Job job) {
-        if (scheduler == null) {
-            try {
-                // Creation is O(n) once per session; it is not counted as scheduling time per chunk.
-                scheduler = application.guardedSchedulerFactory().create(schedulerContext());
-            } catch (ProtocolException e) {
-                return error(job, now(), e.code(), e.getMessage());
-            }
-        }
-        long t0 = now();
-        try {
-            Distribution installed = job.state() == null ? null : application.guardedPredictor().decode(job.state());
-            BindingTable.Changes rebound = job.scope() == null ? null : applyScope(job.scope());
-            long from = -1;
-            Distribution d = installed != null ? installed : job.current();
-            // Without any distribution yet (waitForState) nothing was planned: a scope alone has nothing to re-plan.
-            if (job.replanFrom() >= 0 && d != null) {
-                from = Math.min(job.replanFrom(), scheduler.nextSeq());
-                scheduler.replan(d, from, job.slotMillis());
-                if (rebound != null && !rebound.isEmpty()) {
-                    scheduler.invalidate(rebound.requestIds());
-                }
-            }
-            ScheduleChunk chunk = scheduler.next(job.maxBlocks());
-            if (!chunk.isEmpty()) {
-                source.prefetch(chunk);
-            }
-            return new Result(job, installed, from, chunk, now() - t0, null, null,
-                    rebound == null ? null : rebound.messages(), bindings == null ? null : bindings.annotate(chunk));
-        } catch (ProtocolException e) {
-            return error(job, t0, e.code(), e.getMessage());
-        } catch (Throwable e) { // a bug of ours, not user code (that is guarded): still close only this session
-            log.warn("session {}: scheduler job failed", id, e);
-            return error(job, t0, ErrorCode.INTERNAL_ERROR, "scheduler failed: " + e);
-        }
-    }
-
-    private Result error(Job job, long t0, ErrorCode code, String message) {
-        return new Result(job, null, -1, ScheduleChunk.empty(0), now() - t0, code, message, null, null);
-    }
-
-    /**
-     * Decodes a client scope with the application's {@link RequestScope} and makes it the
-     * session's bindings; scheduler task only.
-     *
-     * @throws ProtocolException as {@link GuardedRequestScope#decode} or {@link BindingTable#apply}
-     */
-    private BindingTable.Changes applyScope(JsonNode clientScope) {
-        if (bindings == null) {
-            bindings = new BindingTable(source.requestCount(), application.maxBoundRequests());
-        }
-        return bindings.apply(scope.decode(clientScope));
-    }
-
-    private SchedulerContext schedulerContext() {
-        BackendTracker backend = app.backend();
-        // The scheduler calls the source's own blockCount: a throw there is the guarded scheduler's failure.
-        return new SchedulerContext(counters.cacheBlocks(), source.requestCount(), application.blockSource()::blockCount, application.utility(),
-                application.chunkSize(), application.discount(), server.newSchedulerSeed(),
-                application.backendConcurrency(), backend::inFlight, backend::isFetching);
     }
 
     // ---------------------------------------------------------------- fetching (event loop side)
