@@ -779,7 +779,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
 
         /** The least time between two prediction states sent. Default 150 ms. */
         public Builder<E> stateInterval(Duration interval) {
-            this.stateInterval = atLeastOneMilli("stateInterval", interval);
+            this.stateInterval = Durations.atLeastOneMilli("stateInterval", interval);
             return this;
         }
 
@@ -790,13 +790,13 @@ public final class KhameleonClient<E> implements AutoCloseable {
          * @throws IllegalArgumentException if shorter than 1 ms
          */
         public Builder<E> missStateInterval(Duration interval) {
-            this.missStateInterval = atLeastOneMilli("missStateInterval", interval);
+            this.missStateInterval = Durations.atLeastOneMilli("missStateInterval", interval);
             return this;
         }
 
         /** The interval of receive-rate reports. Default 500 ms. */
         public Builder<E> rateInterval(Duration interval) {
-            this.rateInterval = atLeastOneMilli("rateInterval", interval);
+            this.rateInterval = Durations.atLeastOneMilli("rateInterval", interval);
             return this;
         }
 
@@ -813,7 +813,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code initial < 1 ms} or {@code max < initial}
          */
         public Builder<E> backoff(Duration initial, Duration max) {
-            atLeastOneMilli("backoff initial", initial);
+            Durations.atLeastOneMilli("backoff initial", initial);
             Objects.requireNonNull(max, "backoff max");
             if (max.compareTo(initial) < 0) {
                 throw new IllegalArgumentException("backoff max must be >= initial " + initial + ", was " + max);
@@ -830,7 +830,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
          * @throws IllegalArgumentException if shorter than 1 ms
          */
         public Builder<E> healthyAfter(Duration healthyAfter) {
-            this.healthyAfter = atLeastOneMilli("healthyAfter", healthyAfter);
+            this.healthyAfter = Durations.atLeastOneMilli("healthyAfter", healthyAfter);
             return this;
         }
 
@@ -845,7 +845,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
 
         /** How long one connection attempt may take. Default 10 s. */
         public Builder<E> connectTimeout(Duration timeout) {
-            this.connectTimeout = atLeastOneMilli("connectTimeout", timeout);
+            this.connectTimeout = Durations.atLeastOneMilli("connectTimeout", timeout);
             return this;
         }
 
@@ -930,14 +930,6 @@ public final class KhameleonClient<E> implements AutoCloseable {
                 throw new IllegalStateException("application is required");
             }
             return new KhameleonClient<>(this);
-        }
-
-        private static Duration atLeastOneMilli(String name, Duration d) {
-            Objects.requireNonNull(d, name);
-            if (d.toMillis() < 1) {
-                throw new IllegalArgumentException(name + " must be >= 1 ms, was " + d);
-            }
-            return d;
         }
     }
 }
