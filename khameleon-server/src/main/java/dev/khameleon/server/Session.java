@@ -23,11 +23,8 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 import java.util.List;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * One client's session: protocol state, block fetches, the paced sender and the hand-off to the
@@ -45,7 +42,6 @@ final class Session {
     private static final Logger log = LoggerFactory.getLogger(Session.class);
 
     private static final int MAX_REPLAN_MARGIN = 16;
-    private static final long BACKEND_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final double EWMA = 0.2;
 
     private enum Phase { AWAITING_HELLO, ACTIVE, CLOSING, CLOSED }
@@ -65,6 +61,7 @@ final class Session {
     private final BandwidthEstimator bandwidth;
     private final Pacer pacer;
 
+    private final SlotFetcher fetcher;
     /** Runs this session's jobs on the scheduler executor; created by the hello. */
     private SessionScheduler jobs;
 
@@ -83,7 +80,6 @@ final class Session {
     private JsonNode pendingScope;
     private Distribution distribution;
     private long lastStateTime = -1;
-    private boolean failureLogged;
     private double ewmaTurnaroundNanos;
     private long jobSubmittedNanos;
     private final LoopTimer pumpTimer;
@@ -121,6 +117,7 @@ final class Session {
                 closeWithError(ErrorCode.MISSING_HELLO, "no hello within " + config.helloTimeoutMillis() + " ms");
             }
         });
+        this.fetcher = new SlotFetcher(server, app, loop, id, wakeTimer::armIn, this::onFetched);
     }
 
     String id() {
@@ -237,7 +234,7 @@ final class Session {
         counters.cacheBlocks(cacheBlocks);
         jobs = new SessionScheduler(server, app, id, cacheBlocks);
         plan = new Plan(cacheBlocks, application.chunkSize(), TimeUnit.MILLISECONDS.toNanos(config.stateIntervalMillis()),
-                this::abandonFetch);
+                fetcher::abandon);
         phase = Phase.ACTIVE;
         ControlMessage.Welcome welcome = new ControlMessage.Welcome(Protocol.VERSION, id, application.name(),
                 blockSize, source.requestCount(), cacheBlocks, longList(application.horizonsMillis()), 0,
@@ -548,92 +545,15 @@ final class Session {
     // ---------------------------------------------------------------- fetching (event loop side)
 
     private void startFetches() {
-        plan.forEachToFetch(config.fetchWindow(), this::startFetch);
+        plan.forEachToFetch(config.fetchWindow(), fetcher::start);
     }
 
-    private boolean startFetch(Slot s) {
-        if (!app.backend().tryBegin(s.requestId, application.backendConcurrency())) {
-            // Cb distinct requests are being fetched (by any session): look again shortly.
-            wakeTimer.armIn(BACKEND_RETRY_NANOS);
-            return false;
-        }
-        s.state = SlotState.FETCHING;
-        try {
-            server.fetchExecutor.execute(() -> fetchOffLoop(s));
-        } catch (RejectedExecutionException e) {
-            // The shared fetch queue is full: try again shortly rather than queue without bound.
-            app.backend().end(s.requestId);
-            s.state = SlotState.NEW;
-            wakeTimer.armIn(Plan.MIN_BACKOFF_NANOS);
-            return false;
-        }
-        s.timeout = loop.schedule(() -> onFetched(s, null, new TimeoutException("fetch timed out after "
-                + config.fetchTimeoutMillis() + " ms")), config.fetchTimeoutMillis(), TimeUnit.MILLISECONDS);
-        return true;
-    }
-
-    /** Runs on the fetch executor. */
-    private void fetchOffLoop(Slot s) {
-        CompletionStage<Block> stage = source.fetch(s.requestId, s.contentKey, s.blockIndex);
-        stage.whenComplete((b, e) -> {
-            try {
-                loop.execute(() -> onFetched(s, b, e));
-            } catch (RejectedExecutionException gone) {
-                log.debug("session {}: event loop gone before a fetch completed", id);
-            }
-        });
-    }
-
-    private void onFetched(Slot s, Block b, Throwable error) {
-        if (s.state != SlotState.FETCHING) {
-            return;
-        }
-        cancel(s.timeout);
-        app.backend().end(s.requestId);
-        String problem = error != null ? String.valueOf(error) : check(s, b);
-        if (problem != null) {
-            s.state = SlotState.FAILED;
-            if (!failureLogged) {
-                failureLogged = true;
-                log.warn("session {}: fetch of block {} of request {} failed, skipping it (further failures of this"
-                        + " session are logged at debug): {}", id, s.blockIndex, s.requestId, problem);
-            } else {
-                log.debug("session {}: fetch of block {} of request {} failed: {}", id, s.blockIndex, s.requestId,
-                        problem);
-            }
-        } else {
+    /** A fetch ended: {@code b} is the slot's block, or null if the slot failed. */
+    private void onFetched(Slot s, Block b) {
+        if (b != null) {
             plan.fetched(s, b);
         }
         pump();
-    }
-
-    /** A slot was dropped while its fetch ran: the fetch no longer counts against the backend. */
-    private void abandonFetch(Slot s) {
-        cancel(s.timeout);
-        app.backend().end(s.requestId);
-    }
-
-    private static void cancel(Future<?> f) {
-        if (f != null) {
-            f.cancel(false);
-        }
-    }
-
-    private String check(Slot s, Block b) {
-        if (b == null) {
-            return "the block source returned no block";
-        }
-        if (b.requestId() != s.requestId || b.index() != s.blockIndex) {
-            return "the block source returned " + b + " for block " + s.blockIndex + " of request " + s.requestId;
-        }
-        if (b.size() != blockSize) {
-            return "the block source returned " + b.size() + " bytes, not the block size " + blockSize;
-        }
-        if (scope != null && b.count() != source.blockCount(s.requestId)) {
-            return "the block source returned " + b.count() + " blocks for content " + s.contentKey + " but request "
-                    + s.requestId + " has " + source.blockCount(s.requestId);
-        }
-        return null;
     }
 
     // ---------------------------------------------------------------- sending (event loop)

@@ -11,7 +11,7 @@
  * {@code SessionHandler}, which hands them to the connection's {@code Session} (protocol state,
  * fetches, the paced sender). A session's {@code Plan} keeps the planned slots and decides when
  * and from where to re-plan, without Netty; {@code SessionScheduler} runs its scheduler jobs off
- * the event loop; {@code SessionCounters} holds its counters and {@code LoopTimer} its timers. Each application's SPIs are wrapped once, when it is built, in
+ * the event loop; {@code SlotFetcher} fetches and checks its planned blocks; {@code SessionCounters} holds its counters and {@code LoopTimer} its timers. Each application's SPIs are wrapped once, when it is built, in
  * {@code GuardedBlockSource}, {@code GuardedPredictor}, {@code GuardedSchedulerFactory} and
  * {@code GuardedRequestScope}, so user code can fail only the session that called it.
  */
