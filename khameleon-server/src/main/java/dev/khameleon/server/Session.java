@@ -27,8 +27,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One client's session: protocol state, block fetches, the paced sender and the hand-off to the
- * scheduler. What is planned, where the plan is cut and when to re-plan is the {@link Plan}'s.
+ * One client's session: protocol state, the paced sender and the hand-offs to the scheduler and
+ * the block source. What is planned, where the plan is cut and when to re-plan is the
+ * {@link Plan}'s; {@link SessionScheduler} runs the jobs and {@link SlotFetcher} the fetches.
  *
  * <p><b>Threading.</b> Everything is confined to the channel's event loop except the jobs, which
  * {@link SessionScheduler} runs on the shared scheduler executor, one job per session at a
