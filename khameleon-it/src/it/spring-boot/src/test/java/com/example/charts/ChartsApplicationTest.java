@@ -32,9 +32,8 @@ class ChartsApplicationTest {
                 .predictor(new LastHoverPredictor())
                 .cacheBlocks(2000)                                   // room for all 1,536 blocks
                 .build()) {
-            // The first state then names a chart: the server half rejects "no hover yet" (-1).
-            client.onEvent(hovered);
             client.connect().get(10, TimeUnit.SECONDS);
+            client.onEvent(hovered);
             CompletableFuture<Response> full = new CompletableFuture<>();
             client.request(hovered, response -> {
                 if (response.isComplete()) {

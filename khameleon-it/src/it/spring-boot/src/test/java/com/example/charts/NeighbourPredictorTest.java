@@ -20,15 +20,16 @@ class NeighbourPredictorTest extends ServerPredictorContract {
     @Override
     protected List<JsonNode> validStates() {
         LastHoverPredictor client = new LastHoverPredictor();
+        JsonNode noHoverYet = client.state(0);
         client.onEvent(0);
-        JsonNode first = client.state(0);
+        JsonNode first = client.state(1);
         client.onEvent(ChartsApplication.CHARTS - 1);
-        return List.of(first, client.state(10));
+        return List.of(noHoverYet, first, client.state(10));
     }
 
     @Override
     protected List<JsonNode> invalidStates() {
-        return List.of(new LastHoverPredictor().state(0),      // no hover yet
+        return List.of(JSON.createObjectNode().put("request", -2),
                 JSON.createObjectNode().put("request", ChartsApplication.CHARTS),
                 JSON.createObjectNode().put("request", "7"), JSON.createArrayNode(), JSON.nullNode());
     }
