@@ -99,6 +99,7 @@ public final class ChartsServer implements AutoCloseable {
         jetty.stop();
     }
 
+    /** Serves on 127.0.0.1:8080 until the process is stopped. */
     public static void main(String[] args) throws Exception {
         ChartsServer server = start(8080);
         System.out.println("http://127.0.0.1:" + server.port() + "/hello and ws://127.0.0.1:" + server.port() + "/ws");

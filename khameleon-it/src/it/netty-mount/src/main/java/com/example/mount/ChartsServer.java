@@ -101,6 +101,7 @@ public final class ChartsServer implements AutoCloseable {
         group.shutdownGracefully().sync();
     }
 
+    /** Serves on 127.0.0.1:8080 until the process is stopped. */
     public static void main(String[] args) throws InterruptedException {
         ChartsServer server = start(8080);
         System.out.println("http://127.0.0.1:" + server.port() + "/hello and ws://127.0.0.1:" + server.port() + "/ws");

@@ -23,6 +23,7 @@ public class ChartsApplication {
     /** Points per series; 4,096 points of 12 bytes are 24 blocks of 2 KiB. */
     static final int POINTS = 4096;
 
+    /** Runs the application; Khameleon listens on khameleon.port (8090 by default). */
     public static void main(String[] args) {
         SpringApplication.run(ChartsApplication.class, args);
     }
