@@ -71,18 +71,19 @@ public final class FileBlockStore implements BlockSource, Closeable {
 
     /** Most I/O threads {@link ReadStrategy#SCHEDULE_AWARE} adapts up to by default. */
     static final int ADAPTIVE_MAX_IO_THREADS = 32;
-    /** Reads in flight it starts from. */
-    static final int ADAPTIVE_INITIAL_READS = 4;
+    /** Reads in flight it starts from and never goes below (fewer always lost in docs/benchmarks.md). */
+    static final int ADAPTIVE_MIN_READS = 4;
 
     /**
-     * The default read concurrency of {@link ReadStrategy#SCHEDULE_AWARE}: adaptive, up to
-     * {@value #ADAPTIVE_MAX_IO_THREADS} reads in flight or as many as the pool holds beside one
-     * more (so a small pool still opens; one that holds fewer than two reads is refused).
+     * The default read concurrency of {@link ReadStrategy#SCHEDULE_AWARE}: adaptive, from
+     * {@value #ADAPTIVE_MIN_READS} up to {@value #ADAPTIVE_MAX_IO_THREADS} reads in flight, or as
+     * many as the pool holds beside one more (so a small pool still opens; one that holds fewer
+     * than two reads is refused).
      */
     private static ReadConcurrency adaptiveConcurrency(int blockSize, int readAheadBytes, long poolBytes) {
         long fit = ReadAheadReader.largestReadsFitting(poolBytes, blockSize, readAheadBytes);
         int max = (int) Math.max(1, Math.min(ADAPTIVE_MAX_IO_THREADS, fit - 1));
-        return ReadConcurrency.adaptive(ADAPTIVE_INITIAL_READS, max);
+        return ReadConcurrency.adaptive(Math.min(ADAPTIVE_MIN_READS, max), max);
     }
 
     /**
@@ -281,7 +282,7 @@ public final class FileBlockStore implements BlockSource, Closeable {
          * (reads in flight as a thread-per-request server would have), 1 for
          * {@link ReadStrategy#SERIALIZED_READAHEAD} (Libception's full serialization); for
          * {@link ReadStrategy#SCHEDULE_AWARE} the default adapts the reads in flight to the
-         * device's latency, between 1 and 8 (see {@code docs/file-store.md}), and setting this
+         * device's latency, between 4 and 32 (see {@code docs/file-store.md}), and setting this
          * fixes the count instead.
          *
          * @throws IllegalArgumentException if not in {@code [1, 4096]}

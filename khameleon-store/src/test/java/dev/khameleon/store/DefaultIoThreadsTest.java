@@ -14,12 +14,12 @@ class DefaultIoThreadsTest {
     private static final int BLOCK = 4096;
 
     @Test
-    void default_adaptsUpToTheMaximum_startingFromFourReadsInFlight(@TempDir Path dir) throws Exception {
+    void default_adaptsUpToTheMaximum_startingFromItsFloor(@TempDir Path dir) throws Exception {
         Corpus.random(1, 4, BLOCK, 8 * BLOCK).importInto(dir);
         try (FileBlockStore store = FileBlockStore.open(dir)) {
             ReadAheadReader reader = (ReadAheadReader) store.reader();
             assertEquals(FileBlockStore.ADAPTIVE_MAX_IO_THREADS, reader.ioThreads());
-            assertEquals(FileBlockStore.ADAPTIVE_INITIAL_READS, reader.readLimit());
+            assertEquals(FileBlockStore.ADAPTIVE_MIN_READS, reader.readLimit());
         }
     }
 

@@ -35,12 +35,31 @@ class ReadConcurrencyTest {
 
     @Test
     void adaptive_shrinksInProportionWhenTheDeviceQueues_neverBelowOne() {
-        ReadConcurrency c = ReadConcurrency.adaptive(8, 8);
-        window(c, 100_000);
+        ReadConcurrency c = ReadConcurrency.adaptive(1, 8);
+        for (int i = 0; i < 7; i++) {
+            window(c, 100_000);
+        }
+        assertEquals(8, c.limit());
         window(c, 800_000); // 8x the best: reads are queueing in the device
         assertTrue(c.limit() <= 2, "limit " + c.limit());
         window(c, 100_000_000);
         assertEquals(1, c.limit());
+    }
+
+    @Test
+    void adaptive_neverGoesBelowItsFloor() {
+        ReadConcurrency c = ReadConcurrency.adaptive(4, 8);
+        assertEquals(4, c.limit(), "starts at the floor");
+        window(c, 100_000);
+        assertEquals(5, c.limit());
+        window(c, 100_000_000);
+        assertEquals(4, c.limit());
+    }
+
+    @Test
+    void adaptive_rejectsAFloorAboveTheMaximum() {
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> ReadConcurrency.adaptive(5, 4));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> ReadConcurrency.adaptive(0, 4));
     }
 
     @Test
