@@ -70,7 +70,7 @@ public final class FileBlockStore implements BlockSource, Closeable {
     }
 
     /** Most I/O threads {@link ReadStrategy#SCHEDULE_AWARE} adapts up to by default. */
-    static final int ADAPTIVE_MAX_IO_THREADS = 32;
+    static final int ADAPTIVE_MAX_IO_THREADS = 8;
     /** Reads in flight it starts from and never goes below (fewer always lost in docs/benchmarks.md). */
     static final int ADAPTIVE_MIN_READS = 4;
 
@@ -282,7 +282,7 @@ public final class FileBlockStore implements BlockSource, Closeable {
          * (reads in flight as a thread-per-request server would have), 1 for
          * {@link ReadStrategy#SERIALIZED_READAHEAD} (Libception's full serialization); for
          * {@link ReadStrategy#SCHEDULE_AWARE} the default adapts the reads in flight to the
-         * device's latency, between 4 and 32 (see {@code docs/file-store.md}), and setting this
+         * device's latency, between 4 and 8 (see {@code docs/file-store.md}), and setting this
          * fixes the count instead.
          *
          * @throws IllegalArgumentException if not in {@code [1, 4096]}

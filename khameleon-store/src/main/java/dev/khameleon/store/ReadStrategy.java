@@ -30,7 +30,7 @@ public enum ReadStrategy {
      * the pool until it is fetched, in preference to other data, and when the pool cannot hold
      * all of it, the data due soonest stays. A fetch nobody announced reads just its block (no
      * blind read-ahead). Reads a sender waits for use every read slot, prefetch reads run one at
-     * a time; by default the number of reads in flight adapts to the device (1 to 32).
+     * a time; by default the number of reads in flight adapts to the device (4 to 8).
      */
     SCHEDULE_AWARE("schedule-aware");
 
