@@ -27,16 +27,15 @@ import java.util.function.LongSupplier;
  * lock, protected by the extent's pin count, so memory is never reused while a block is copied
  * out of it.
  *
- * <p>Reads a sender waits for may use every read slot; prefetch reads run one at a time, so with
- * many sessions they cannot crowd out demand reads. I/O threads are woken when there is a read to
+ * <p>Reads a sender waits for may use every read slot and always go first; prefetch reads use the
+ * slots demand leaves free, all but one (kept for the next sender who waits), so they cannot crowd
+ * out demand reads, and they only take memory from data due later than theirs. I/O threads are woken when there is a read to
  * start, not on every fetch.
  *
  * <p>Bounds: the pool's bytes, allocated when the reader opens, at most {@code maxPendingReads}
  * queued extents (fetches beyond fail at once; hints beyond are dropped and counted).
  */
 final class ReadAheadReader implements BlockReader {
-    /** Prefetch reads in flight at once: one, so prefetching stays serialized (Libception). */
-    static final int PREFETCH_READS = 1;
     /**
      * Announced data due longer ago than this plus the observed lead (announcement to first fetch)
      * is no longer preferred to other data: its slots were re-planned or its session left.
@@ -152,7 +151,7 @@ final class ReadAheadReader implements BlockReader {
                 int limit = useHints ? blockIndex + 1 : segments.index().entry(requestId).count();
                 e = newExtent(requestId, blockIndex, limit);
                 queue.demand(e, nanoTime.getAsLong());
-                signalIfRoom();
+                signalIfRoom(true);
             }
             samplePace(e);
             if (e.state != Extent.State.READY) {
@@ -161,7 +160,7 @@ final class ReadAheadReader implements BlockReader {
                 if (!e.demanded && e.state == Extent.State.QUEUED) {
                     // A hinted read the sender now waits for: move it to the demand queue.
                     queue.demand(e, nanoTime.getAsLong());
-                    signalIfRoom();
+                    signalIfRoom(true);
                 }
                 return w.future;
             }
@@ -229,8 +228,8 @@ final class ReadAheadReader implements BlockReader {
                     announce(current, announcer, now, k, now + lead + k * slot);
                 }
             }
-            if (added && prefetchesInFlight < PREFETCH_READS) {
-                signalIfRoom();
+            if (added && prefetchesInFlight < prefetchLimit()) {
+                signalIfRoom(false);
             }
         } finally {
             lock.unlock();
@@ -327,7 +326,7 @@ final class ReadAheadReader implements BlockReader {
             }
             return start(e, memory);
         }
-        while (queue.hasHints() && prefetchesInFlight < PREFETCH_READS) {
+        while (queue.hasHints() && prefetchesInFlight < prefetchLimit()) {
             Extent e = queue.peekHint();
             if (e.hinted == 0 || now - e.due > staleNanos()) {
                 // Every slot that wanted it was fetched already, or it was re-planned away: not worth a read.
@@ -347,6 +346,11 @@ final class ReadAheadReader implements BlockReader {
         return null;
     }
 
+    /** Prefetch reads allowed in flight: every read slot but one, at least one. */
+    private int prefetchLimit() {
+        return Math.max(1, concurrency.limit() - 1);
+    }
+
     private long staleNanos() {
         return STALE_NANOS + pace.leadNanos();
     }
@@ -363,9 +367,13 @@ final class ReadAheadReader implements BlockReader {
         return e;
     }
 
-    /** Wakes one I/O thread if another read may start now. Lock held. */
-    private void signalIfRoom() {
-        if (readsInFlight < concurrency.limit() && !starved) {
+    /**
+     * Wakes one I/O thread if another read may start now. A thread that found no memory it may
+     * take sleeps until memory is released; a new demand read may evict more than a prefetch may,
+     * so it wakes a thread even then. Lock held.
+     */
+    private void signalIfRoom(boolean demand) {
+        if (readsInFlight < concurrency.limit() && (demand || !starved)) {
             work.signal();
         }
     }

@@ -29,8 +29,9 @@ public enum ReadStrategy {
      * range per response, issued soonest-due first ahead of the sender; announced data is kept in
      * the pool until it is fetched, in preference to other data, and when the pool cannot hold
      * all of it, the data due soonest stays. A fetch nobody announced reads just its block (no
-     * blind read-ahead). Reads a sender waits for use every read slot, prefetch reads run one at
-     * a time; by default the number of reads in flight adapts to the device (4 to 8).
+     * blind read-ahead). Reads a sender waits for go first and may use every read slot; prefetch
+     * reads use the slots they leave free but one. By default the number of reads in flight
+     * adapts to the device (4 to 8).
      */
     SCHEDULE_AWARE("schedule-aware");
 
