@@ -55,15 +55,35 @@ public final class FileBlockStore implements BlockSource, Closeable {
         try {
             this.reader = switch (b.strategy) {
                 case NAIVE -> new NaiveReader(segments, counters, name, b.ioThreads.orElse(64), b.maxPendingReads);
-                case SERIALIZED_READAHEAD -> new ReadAheadReader(segments, counters, name, false,
-                        b.ioThreads.orElse(1), b.readAheadBytes, b.poolBytes, b.maxPendingReads);
-                case SCHEDULE_AWARE -> new ReadAheadReader(segments, counters, name, true,
-                        b.ioThreads.orElse(4), b.readAheadBytes, b.poolBytes, b.maxPendingReads);
+                case SERIALIZED_READAHEAD -> ReadAheadReader.start(segments, counters, name, false,
+                        ReadConcurrency.fixed(b.ioThreads.orElse(1)), b.readAheadBytes, b.poolBytes,
+                        b.maxPendingReads, System::nanoTime);
+                case SCHEDULE_AWARE -> ReadAheadReader.start(segments, counters, name, true,
+                        b.ioThreads.isPresent() ? ReadConcurrency.fixed(b.ioThreads.getAsInt())
+                                : adaptiveConcurrency(index.blockSize, b.readAheadBytes, b.poolBytes),
+                        b.readAheadBytes, b.poolBytes, b.maxPendingReads, System::nanoTime);
             };
         } catch (RuntimeException e) {
             segments.close();
             throw e;
         }
+    }
+
+    /** Most I/O threads {@link ReadStrategy#SCHEDULE_AWARE} adapts up to by default. */
+    static final int ADAPTIVE_MAX_IO_THREADS = 8;
+    /** Reads in flight it starts from and never goes below (fewer always lost in docs/benchmarks.md). */
+    static final int ADAPTIVE_MIN_READS = 4;
+
+    /**
+     * The default read concurrency of {@link ReadStrategy#SCHEDULE_AWARE}: adaptive, from
+     * {@value #ADAPTIVE_MIN_READS} up to {@value #ADAPTIVE_MAX_IO_THREADS} reads in flight, or as
+     * many as the pool holds beside one more (so a small pool still opens; one that holds fewer
+     * than two reads is refused).
+     */
+    private static ReadConcurrency adaptiveConcurrency(int blockSize, int readAheadBytes, long poolBytes) {
+        long fit = ReadAheadReader.largestReadsFitting(poolBytes, blockSize, readAheadBytes);
+        int max = (int) Math.max(1, Math.min(ADAPTIVE_MAX_IO_THREADS, fit - 1));
+        return ReadConcurrency.adaptive(Math.min(ADAPTIVE_MIN_READS, max), max);
     }
 
     /**
@@ -258,10 +278,12 @@ public final class FileBlockStore implements BlockSource, Closeable {
         }
 
         /**
-         * The number of I/O threads; default 64 for {@link ReadStrategy#NAIVE} (reads in flight
-         * as a thread-per-request server would have), 1 for
-         * {@link ReadStrategy#SERIALIZED_READAHEAD} (Libception's full serialization) and 4 for
-         * {@link ReadStrategy#SCHEDULE_AWARE} (the best measured, see {@code docs/file-store.md}).
+         * A fixed number of I/O threads (reads in flight); default 64 for {@link ReadStrategy#NAIVE}
+         * (reads in flight as a thread-per-request server would have), 1 for
+         * {@link ReadStrategy#SERIALIZED_READAHEAD} (Libception's full serialization); for
+         * {@link ReadStrategy#SCHEDULE_AWARE} the default adapts the reads in flight to the
+         * device's latency, between 4 and 8 (see {@code docs/file-store.md}), and setting this
+         * fixes the count instead.
          *
          * @throws IllegalArgumentException if not in {@code [1, 4096]}
          */
@@ -292,7 +314,8 @@ public final class FileBlockStore implements BlockSource, Closeable {
          * {@link ReadStrategy#SCHEDULE_AWARE}: one direct-memory arena allocated when the store
          * opens, handed out in power-of-two blocks (so a read of {@code b} bytes holds less than
          * {@code 2b}); default 64 MiB. It must hold at least {@code ioThreads + 1} of the largest
-         * reads (checked by {@link #build()}).
+         * reads (checked by {@link #build()}; the adaptive default uses fewer threads if it
+         * holds fewer than 9).
          *
          * @throws IllegalArgumentException if not in {@code [1, 1 GiB]}
          */

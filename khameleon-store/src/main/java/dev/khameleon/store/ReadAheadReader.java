@@ -4,126 +4,130 @@ import dev.khameleon.core.Block;
 import dev.khameleon.core.ScheduleChunk;
 
 import java.io.IOException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
- * {@link ReadStrategy#SERIALIZED_READAHEAD} and {@link ReadStrategy#SCHEDULE_AWARE}: a few I/O
- * threads read whole ranges of responses ("extents") into a bounded {@link BuddyPool}, and fetches
+ * {@link ReadStrategy#SERIALIZED_READAHEAD} and {@link ReadStrategy#SCHEDULE_AWARE}: I/O threads
+ * read whole ranges of responses ({@link Extent}s) into a bounded {@link BuddyPool}, and fetches
  * are served from that memory.
  *
- * <p>State machine of an {@link Extent}: QUEUED (waiting in the demand queue, sorted by disk
- * position, or the hint queue, in schedule order) → LOADING (an I/O thread owns it and its memory)
- * → READY (in the pool, evictable when unpinned) → evicted (its memory freed). A failed read drops
- * the extent. All state is guarded by {@link #lock}; byte copies happen outside it, protected by
- * the extent's pin count, so memory is never reused while a block is copied out of it.
+ * <p>The parts: a {@link ReadQueue} (which read next: demand in elevator order, then prefetch
+ * hints soonest-due first), an {@link ExtentCache} (which memory to reuse: cold data first, then
+ * announced data due last), a {@link ReadConcurrency} (how many reads in flight) and an
+ * {@link IoLoop} (the threads). This class ties them together under one lock; every critical
+ * section does constant or logarithmic work, and byte copies and CRC checks happen outside the
+ * lock, protected by the extent's pin count, so memory is never reused while a block is copied
+ * out of it.
  *
- * <p>Reads a sender waits for use every I/O thread; prefetch reads (from hints) run one at a
- * time, so that with many sessions they cannot crowd out demand reads and flood the pool with
- * announced data that then gets evicted before it is fetched.
+ * <p>Reads a sender waits for may use every read slot and always go first; prefetch reads use the
+ * slots demand leaves free, all but one (kept for the next sender who waits), so they cannot crowd
+ * out demand reads, and they only take memory from data due later than theirs. I/O threads are woken when there is a read to
+ * start, not on every fetch.
  *
- * <p>Bounds: the pool's bytes, allocated when the reader opens, at most
- * {@code maxPendingReads} queued extents (fetches beyond fail at once), at most
- * {@code maxPendingReads} queued hints (further hints are dropped and counted).
+ * <p>Bounds: the pool's bytes, allocated when the reader opens, at most {@code maxPendingReads}
+ * queued extents (fetches beyond fail at once; hints beyond are dropped and counted).
  */
 final class ReadAheadReader implements BlockReader {
-    private enum State { QUEUED, LOADING, READY }
-
-    private static final class Waiter {
-        final int request;
-        final int block;
-        final CompletableFuture<Block> future = new CompletableFuture<>();
-
-        Waiter(int request, int block) {
-            this.request = request;
-            this.block = block;
-        }
-    }
-
-    private static final class Extent {
-        final int request;
-        final int from;
-        final int to;
-        final long position;
-        State state = State.QUEUED;
-        boolean demanded;
-        /** Whether an I/O thread started it from the hint queue (not for a waiting sender). */
-        boolean prefetching;
-        BuddyPool.Allocation memory;
-        int dataStart;
-        int pins;
-        /** Slots of announced chunks that still expect a block of this extent. */
-        int hinted;
-        List<Waiter> waiters = new ArrayList<>(2);
-
-        Extent(int request, int from, int to, long position) {
-            this.request = request;
-            this.from = from;
-            this.to = to;
-            this.position = position;
-        }
-
-        boolean covers(int block) {
-            return block >= from && block < to;
-        }
-    }
+    /**
+     * Announced data due longer ago than this plus the observed lead (announcement to first fetch)
+     * is no longer preferred to other data: its slots were re-planned or its session left.
+     */
+    static final long STALE_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** How long a demand read may wait before it goes ahead of the elevator order: about one disk seek. */
+    static final long DEMAND_DEADLINE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** The slot pace assumed until fetches have shown the real one (a 16 KiB block at 16 MB/s). */
+    static final long INITIAL_SLOT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final Segments segments;
     private final Counters counters;
     private final String name;
     private final boolean useHints;
     private final int readAheadBlocks;
-    private final BuddyPool pool;
-    private final int maxPending;
+    private final LongSupplier nanoTime;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition work = lock.newCondition();
-    private final Map<Integer, List<Extent>> byRequest = new HashMap<>();
-    private final TreeMap<Long, Extent> demandQueue = new TreeMap<>();
-    private final ArrayDeque<Extent> hintQueue = new ArrayDeque<>();
-    /** READY extents in least-recently-used order (access moves to the end). */
-    private final LinkedHashSet<Extent> ready = new LinkedHashSet<>();
-    private final Thread[] threads;
-    private int queued;
-    /** Prefetch reads in flight: at most one, so prefetching stays serialized (Libception). */
+    private final ExtentCache cache;
+    private final ReadQueue queue;
+    private final SlotPace pace = new SlotPace(INITIAL_SLOT_NANOS);
+    private final ReadConcurrency concurrency;
+    private final IoLoop<Extent> loop;
+    private long nextId;
+    private long nextChunk;
+    private int readsInFlight;
     private int prefetchesInFlight;
-    private long head;
+    /** An I/O thread found no memory it may take: wake it when memory is released. */
+    private boolean starved;
     private boolean closed;
 
-    ReadAheadReader(Segments segments, Counters counters, String name, boolean useHints, int ioThreads,
-            int readAheadBytes, long poolBytes, int maxPendingReads) {
+    private ReadAheadReader(Segments segments, Counters counters, String name, boolean useHints,
+            ReadConcurrency concurrency, int readAheadBytes, long poolBytes, int maxPendingReads, LongSupplier nanoTime) {
         this.segments = segments;
         this.counters = counters;
         this.name = name;
         this.useHints = useHints;
+        this.nanoTime = nanoTime;
         int blockSize = segments.index().blockSize;
         this.readAheadBlocks = Math.max(1, readAheadBytes / blockSize);
         int largestRead = Segments.envelopeBytes(blockSize, readAheadBlocks);
-        int largestBlock = Integer.highestOneBit(largestRead - 1) << 1;
-        if (poolBytes / largestBlock < ioThreads + 1L) {
-            throw new IllegalArgumentException("poolBytes " + poolBytes + " holds " + (poolBytes / largestBlock)
-                    + " read-ahead reads of up to " + largestBlock + " bytes; at least ioThreads + 1 = "
-                    + (ioThreads + 1) + " are needed");
+        long fit = largestReadsFitting(poolBytes, blockSize, readAheadBytes);
+        if (fit < concurrency.max() + 1L) {
+            throw new IllegalArgumentException("poolBytes " + poolBytes + " holds " + fit
+                    + " read-ahead reads of up to " + largestPoolBlock(blockSize, readAheadBytes)
+                    + " bytes; at least ioThreads + 1 = " + (concurrency.max() + 1) + " are needed");
         }
+        this.concurrency = concurrency;
         // Allocated up front: first-touch of fresh memory is slow (milliseconds per MiB on a busy
         // VM) and must not sit on the read path; the bound is then also the footprint.
-        this.pool = new BuddyPool(poolBytes, largestRead);
-        this.maxPending = maxPendingReads;
-        this.threads = new Thread[ioThreads];
-        for (int i = 0; i < ioThreads; i++) {
-            threads[i] = new Thread(this::ioLoop, "khameleon-store-" + name + "-io-" + (i + 1));
-            threads[i].setDaemon(true);
-            threads[i].start();
-        }
+        this.cache = new ExtentCache(new BuddyPool(poolBytes, largestRead), this::staleNanos, this::requeue);
+        this.queue = new ReadQueue(maxPendingReads, DEMAND_DEADLINE_NANOS);
+        this.loop = new IoLoop<>(lock, work, "khameleon-store-" + name + "-io-", concurrency.max(), new IoLoop.Jobs<>() {
+            @Override
+            public Extent next() {
+                return takeNext();
+            }
+
+            @Override
+            public boolean stopped() {
+                return closed;
+            }
+
+            @Override
+            public void run(Extent e) {
+                load(e);
+            }
+        });
+    }
+
+    /**
+     * Opens a reader and starts its I/O threads ({@code concurrency.max()} of them).
+     *
+     * @throws IllegalArgumentException if the pool cannot hold {@code concurrency.max() + 1} of the largest reads
+     */
+    static ReadAheadReader start(Segments segments, Counters counters, String name, boolean useHints,
+            ReadConcurrency concurrency, int readAheadBytes, long poolBytes, int maxPendingReads, LongSupplier nanoTime) {
+        ReadAheadReader reader = new ReadAheadReader(segments, counters, name, useHints, concurrency, readAheadBytes,
+                poolBytes, maxPendingReads, nanoTime);
+        reader.loop.start();
+        return reader;
+    }
+
+    /** How many of the largest reads (one pool block each) a pool of {@code poolBytes} holds. */
+    static long largestReadsFitting(long poolBytes, int blockSize, int readAheadBytes) {
+        return poolBytes / largestPoolBlock(blockSize, readAheadBytes);
+    }
+
+    private static int largestPoolBlock(int blockSize, int readAheadBytes) {
+        int largestRead = Segments.envelopeBytes(blockSize, Math.max(1, readAheadBytes / blockSize));
+        return Integer.highestOneBit(largestRead - 1) << 1;
     }
 
     @Override
@@ -134,11 +138,11 @@ final class ReadAheadReader implements BlockReader {
             if (closed) {
                 return CompletableFuture.failedFuture(BlockReader.closedError(name, requestId, blockIndex));
             }
-            Extent e = find(requestId, blockIndex);
+            Extent e = cache.find(requestId, blockIndex);
             if (e == null) {
-                if (queued >= maxPending) {
+                if (!queue.hasRoom()) {
                     return CompletableFuture.failedFuture(new IllegalStateException("FileBlockStore " + name
-                            + ": too many reads pending (" + queued + "); block " + blockIndex + " of request "
+                            + ": too many reads pending (" + queue.size() + "); block " + blockIndex + " of request "
                             + requestId + " was not queued"));
                 }
                 // Blind read-ahead serves SERIALIZED_READAHEAD; with the schedule's hints a miss reads
@@ -146,25 +150,22 @@ final class ReadAheadReader implements BlockReader {
                 // and to evict announced data (docs/file-store.md).
                 int limit = useHints ? blockIndex + 1 : segments.index().entry(requestId).count();
                 e = newExtent(requestId, blockIndex, limit);
-                e.demanded = true;
-                demandQueue.put(e.position, e);
-                work.signal();
+                queue.demand(e, nanoTime.getAsLong());
+                signalIfRoom(true);
             }
-            if (e.state != State.READY) {
-                Waiter w = new Waiter(requestId, blockIndex);
+            samplePace(e);
+            if (e.state != Extent.State.READY) {
+                Extent.Waiter w = new Extent.Waiter(requestId, blockIndex);
                 e.waiters.add(w);
-                if (!e.demanded && e.state == State.QUEUED) {
+                if (!e.demanded && e.state == Extent.State.QUEUED) {
                     // A hinted read the sender now waits for: move it to the demand queue.
-                    e.demanded = true;
-                    demandQueue.put(e.position, e);
-                    work.signal();
+                    queue.demand(e, nanoTime.getAsLong());
+                    signalIfRoom(true);
                 }
                 return w.future;
             }
             hit = e;
-            hit.pins++;
-            ready.remove(hit);
-            ready.add(hit);
+            cache.pin(hit);
             consumeHints(hit, 1);
         } finally {
             lock.unlock();
@@ -181,149 +182,163 @@ final class ReadAheadReader implements BlockReader {
         if (!useHints || chunk.isEmpty()) {
             return;
         }
-        // Merge the chunk per response, keeping the order in which responses first appear.
-        LinkedHashMap<Integer, List<Integer>> wanted = new LinkedHashMap<>();
+        // Merge the chunk per response, keeping the order in which responses first appear; each
+        // entry is (block << 32 | offset in the chunk), so sorting orders by block.
+        LinkedHashMap<Integer, List<Long>> wanted = new LinkedHashMap<>();
         int n = segments.index().size();
         for (int k = 0; k < chunk.size(); k++) {
             int r = chunk.requestId(k);
             int b = chunk.blockIndex(k);
             if (r >= 0 && r < n && b >= 0 && b < segments.index().entry(r).count()) {
-                wanted.computeIfAbsent(r, x -> new ArrayList<>()).add(b);
+                wanted.computeIfAbsent(r, x -> new ArrayList<>()).add(((long) b << 32) | k);
             }
         }
+        long now = nanoTime.getAsLong();
         lock.lock();
         try {
             if (closed) {
                 return;
             }
+            long slot = pace.slotNanos();
+            long lead = pace.leadNanos();
             boolean added = false;
-            for (Map.Entry<Integer, List<Integer>> m : wanted.entrySet()) {
+            long announcer = nextChunk++;
+            for (Map.Entry<Integer, List<Long>> m : wanted.entrySet()) {
                 int r = m.getKey();
-                List<Integer> blocks = m.getValue();
-                blocks.sort(null);
-                int last = blocks.get(blocks.size() - 1);
+                List<Long> slots = m.getValue();
+                slots.sort(null);
+                int last = (int) (slots.get(slots.size() - 1) >>> 32);
                 Extent current = null;
-                for (int b : blocks) {
+                for (long s : slots) {
+                    int b = (int) (s >>> 32);
+                    int k = (int) s;
                     if (current == null || !current.covers(b)) {
-                        current = find(r, b);
+                        current = cache.find(r, b);
                         if (current == null) {
-                            if (hintQueue.size() >= maxPending || queued >= maxPending) {
+                            if (!queue.hasRoom()) {
                                 counters.hintsDropped.increment();
                                 break;
                             }
                             // One read from here to the response's last wanted block, as far as read-ahead allows.
                             current = newExtent(r, b, last + 1);
-                            hintQueue.addLast(current);
+                            queue.hint(current);
                             added = true;
                         }
                     }
-                    current.hinted++;
+                    announce(current, announcer, now, k, now + lead + k * slot);
                 }
             }
-            if (added) {
-                work.signal();
+            if (added && prefetchesInFlight < prefetchLimit()) {
+                signalIfRoom(false);
             }
         } finally {
             lock.unlock();
         }
     }
 
-    /** Records that {@code slots} announced slots of {@code e} were fetched. Lock held. */
-    private void consumeHints(Extent e, int slots) {
-        if (e.hinted > 0) {
-            e.hinted = Math.max(0, e.hinted - slots);
-            if (e.hinted == 0 && !hintQueue.isEmpty()) {
-                work.signal();
-            }
+    /**
+     * Queues an announced extent that was evicted before it was fetched to be read again, if the
+     * queue has room: a later fetch then re-reads its announced range in one call. Lock held.
+     */
+    private boolean requeue(Extent e) {
+        if (!queue.hasRoom()) {
+            return false;
         }
+        e.state = Extent.State.QUEUED;
+        queue.created();
+        queue.hint(e);
+        return true;
     }
 
-    /** Creates a QUEUED extent from {@code block}, never overlapping an existing one. Lock held. */
-    private Extent newExtent(int request, int block, int limit) {
-        int count = segments.index().entry(request).count();
-        int to = Math.min(Math.min(count, limit), block + readAheadBlocks);
-        List<Extent> list = byRequest.computeIfAbsent(request, x -> new ArrayList<>(2));
-        for (Extent other : list) {
-            if (other.from > block && other.from < to) {
-                to = other.from;
-            }
+    /** Records one more announced slot of {@code e}, due at {@code due}. Lock held. */
+    private void announce(Extent e, long announcer, long now, int offset, long due) {
+        boolean listed = cache.unlist(e);
+        e.hinted++;
+        if (e.lastAnnouncer != announcer) {
+            e.lastAnnouncer = announcer;
+            e.announcers++;
         }
-        to = Math.max(to, block + 1);
-        Extent e = new Extent(request, block, to, segments.diskPosition(request, block));
-        list.add(e);
-        queued++;
-        return e;
-    }
-
-    private Extent find(int request, int block) {
-        List<Extent> list = byRequest.get(request);
-        if (list != null) {
-            for (Extent e : list) {
-                if (e.covers(block)) {
-                    return e;
-                }
-            }
+        if (due < e.due) {
+            queue.advance(e, due);
+            e.announcedNanos = now;
+            e.announcedOffset = offset;
+            e.paceSampled = false;
         }
-        return null;
-    }
-
-    private void ioLoop() {
-        while (true) {
-            Extent e;
-            lock.lock();
-            try {
-                e = null;
-                while (e == null) {
-                    if (closed) {
-                        return;
-                    }
-                    e = takeNext();
-                    if (e == null) {
-                        work.awaitUninterruptibly();
-                    }
-                }
-            } finally {
-                lock.unlock();
-            }
-            load(e);
+        if (listed) {
+            cache.list(e);
         }
     }
 
     /**
-     * Picks the next extent to read and gives it memory, or returns null if there is nothing to
-     * do now. Demand reads go first, in elevator order from the last read position; hinted reads
-     * follow in schedule order, but only into memory not holding other unconsumed hints. Lock held.
+     * On the first fetch of an extent that one chunk announced, teaches the slot pace when it was
+     * fetched (with several announcers, the fetch may belong to another session's chunk). Lock held.
      */
-    private Extent takeNext() {
-        if (!demandQueue.isEmpty()) {
-            Map.Entry<Long, Extent> next = demandQueue.ceilingEntry(head);
-            if (next == null) {
-                next = demandQueue.firstEntry();
-            }
-            BuddyPool.Allocation memory = acquire(next.getValue(), true);
-            if (memory == null) {
-                return null;
-            }
-            demandQueue.remove(next.getKey());
-            return start(next.getValue(), memory);
+    private void samplePace(Extent e) {
+        if (e.hinted > 0 && e.announcers == 1 && !e.paceSampled) {
+            e.paceSampled = true;
+            pace.sample(e.announcedOffset, nanoTime.getAsLong() - e.announcedNanos);
         }
-        while (!hintQueue.isEmpty() && prefetchesInFlight == 0) {
-            Extent e = hintQueue.peekFirst();
-            if (e.state != State.QUEUED || e.demanded) {
-                hintQueue.pollFirst();
-                continue;
+    }
+
+    /** Records that {@code slots} announced slots of {@code e} were fetched. Lock held. */
+    private void consumeHints(Extent e, int slots) {
+        if (e.hinted > 0) {
+            boolean listed = cache.unlist(e);
+            e.hinted = Math.max(0, e.hinted - slots);
+            if (e.hinted == 0) {
+                e.due = Long.MAX_VALUE;
+            }
+            if (listed) {
+                cache.list(e);
             }
             if (e.hinted == 0) {
-                // Every slot that wanted it has been fetched (or re-planned) already: not worth a read.
-                hintQueue.pollFirst();
-                drop(e);
-                continue;
+                wakeStarved();
             }
-            BuddyPool.Allocation memory = acquire(e, false);
+        }
+    }
+
+    /** Creates and indexes a QUEUED extent from {@code block}, never overlapping an existing one. Lock held. */
+    private Extent newExtent(int request, int block, int limit) {
+        int count = segments.index().entry(request).count();
+        int to = cache.clip(request, block, Math.min(Math.min(count, limit), block + readAheadBlocks));
+        Extent e = new Extent(nextId++, request, block, to, segments.diskPosition(request, block));
+        cache.add(e);
+        queue.created();
+        return e;
+    }
+
+    /**
+     * Picks the next extent to read and gives it memory, or returns null if there is nothing to
+     * do now. Demand reads go first, in elevator order; hinted reads follow soonest-due first, but
+     * only into memory that holds no announced data due sooner. Lock held.
+     */
+    private Extent takeNext() {
+        if (readsInFlight >= concurrency.limit()) {
+            return null;
+        }
+        long now = nanoTime.getAsLong();
+        if (queue.hasDemand()) {
+            Extent e = queue.peekDemand(now);
+            BuddyPool.Allocation memory = cache.acquire(readBytes(e), true, e.due, now);
             if (memory == null) {
+                starved = true;
                 return null;
             }
-            hintQueue.pollFirst();
+            return start(e, memory);
+        }
+        while (queue.hasHints() && prefetchesInFlight < prefetchLimit()) {
+            Extent e = queue.peekHint();
+            if (e.hinted == 0 || now - e.due > staleNanos()) {
+                // Every slot that wanted it was fetched already, or it was re-planned away: not worth a read.
+                queue.remove(e);
+                cache.remove(e);
+                continue;
+            }
+            BuddyPool.Allocation memory = cache.acquire(readBytes(e), false, e.due, now);
+            if (memory == null) {
+                starved = true;
+                return null;
+            }
             e.prefetching = true;
             prefetchesInFlight++;
             return start(e, memory);
@@ -331,72 +346,49 @@ final class ReadAheadReader implements BlockReader {
         return null;
     }
 
+    /** Prefetch reads allowed in flight: every read slot but one, at least one. */
+    private int prefetchLimit() {
+        return Math.max(1, concurrency.limit() - 1);
+    }
+
+    private long staleNanos() {
+        return STALE_NANOS + pace.leadNanos();
+    }
+
+    private int readBytes(Extent e) {
+        return (int) segments.readLength(e.request, e.from, e.to);
+    }
+
     private Extent start(Extent e, BuddyPool.Allocation memory) {
-        e.state = State.LOADING;
+        queue.take(e, segments.diskPosition(e.request, e.to));
+        e.state = Extent.State.LOADING;
         e.memory = memory;
-        queued--;
-        head = segments.diskPosition(e.request, e.to);
+        readsInFlight++;
         return e;
     }
 
     /**
-     * Memory for {@code e}'s read: a free block of the pool, made by evicting least recently used
-     * READY extents that are not being copied from (and, for a hinted read, that hold no
-     * announced-but-unfetched blocks), or null if that is not possible now. Lock held.
+     * Wakes one I/O thread if another read may start now. A thread that found no memory it may
+     * take sleeps until memory is released; a new demand read may evict more than a prefetch may,
+     * so it wakes a thread even then. Lock held.
      */
-    private BuddyPool.Allocation acquire(Extent e, boolean demand) {
-        int bytes = (int) segments.readLength(e.request, e.from, e.to);
-        while (true) {
-            BuddyPool.Allocation a = pool.allocate(bytes);
-            if (a != null) {
-                return a;
-            }
-            Extent victim = null;
-            for (Extent r : ready) {
-                if (r.pins == 0 && r.hinted == 0) {
-                    victim = r;
-                    break;
-                }
-            }
-            if (victim == null && demand) {
-                for (Extent r : ready) {
-                    if (r.pins == 0) {
-                        victim = r;
-                        break;
-                    }
-                }
-            }
-            if (victim == null) {
-                return null;
-            }
-            ready.remove(victim);
-            byRequest.get(victim.request).remove(victim);
-            cleanup(victim.request);
-            pool.free(victim.memory);
-            victim.memory = null;
+    private void signalIfRoom(boolean demand) {
+        if (readsInFlight < concurrency.limit() && (demand || !starved)) {
+            work.signal();
         }
     }
 
-    private void drop(Extent e) {
-        List<Extent> list = byRequest.get(e.request);
-        if (list != null) {
-            list.remove(e);
-            cleanup(e.request);
-        }
-        if (e.state == State.QUEUED) {
-            queued--;
+    private void wakeStarved() {
+        if (starved) {
+            starved = false;
+            work.signal();
         }
     }
 
-    private void cleanup(int request) {
-        List<Extent> list = byRequest.get(request);
-        if (list != null && list.isEmpty()) {
-            byRequest.remove(request);
-        }
-    }
-
+    /** Reads {@code e} (I/O thread, no lock), then serves the fetches waiting for it. */
     private void load(Extent e) {
         IOException failure = null;
+        long t0 = nanoTime.getAsLong();
         try {
             e.dataStart = segments.read(e.request, e.from, e.to, e.memory.buffer());
             counters.readCalls.increment();
@@ -405,42 +397,47 @@ final class ReadAheadReader implements BlockReader {
             failure = new IOException("reading blocks " + e.from + ".." + (e.to - 1) + " of request " + e.request
                     + " from " + segments.path(e.request) + " failed: " + ex, ex);
         }
-        List<Waiter> waiters;
+        long latency = nanoTime.getAsLong() - t0;
+        List<Extent.Waiter> waiters;
+        boolean ready;
         lock.lock();
         try {
-            waiters = e.waiters;
+            readsInFlight--;
+            if (failure == null) {
+                concurrency.completed(latency);
+            }
             if (e.prefetching) {
                 e.prefetching = false;
                 prefetchesInFlight--;
-                if (!hintQueue.isEmpty()) {
-                    work.signal();
-                }
             }
+            waiters = e.waiters;
             e.waiters = new ArrayList<>(0);
-            if (failure != null || closed) {
-                drop(e);
-                pool.free(e.memory);
-                e.memory = null;
-                work.signal();
-            } else {
-                e.state = State.READY;
-                ready.add(e);
-                e.pins++;
+            ready = failure == null && !closed;
+            if (ready) {
+                cache.loaded(e);
                 consumeHints(e, waiters.size());
+            } else {
+                cache.remove(e);
+                cache.release(e);
+                starved = false;
+            }
+            // This thread takes the next read itself; wake another only if the limit leaves room for both.
+            if ((queue.hasDemand() || queue.hasHints()) && readsInFlight + 1 < concurrency.limit()) {
+                work.signal();
             }
         } finally {
             lock.unlock();
         }
         if (failure != null) {
-            for (Waiter w : waiters) {
+            for (Extent.Waiter w : waiters) {
                 w.future.completeExceptionally(failure);
             }
             return;
         }
-        if (e.state != State.READY) {
+        if (!ready) {
             return;
         }
-        for (Waiter w : waiters) {
+        for (Extent.Waiter w : waiters) {
             serve(e, w.block, w.future);
         }
         unpin(e);
@@ -465,8 +462,8 @@ final class ReadAheadReader implements BlockReader {
     private void unpin(Extent e) {
         lock.lock();
         try {
-            if (--e.pins == 0) {
-                work.signal();
+            if (cache.unpin(e)) {
+                wakeStarved();
             }
         } finally {
             lock.unlock();
@@ -475,14 +472,14 @@ final class ReadAheadReader implements BlockReader {
 
     @Override
     public long allocatedBytes() {
-        return pool.capacityBytes();
+        return cache.pool().capacityBytes();
     }
 
     @Override
     public long peakBytes() {
         lock.lock();
         try {
-            return pool.peakBytes();
+            return cache.pool().peakBytes();
         } finally {
             lock.unlock();
         }
@@ -490,65 +487,69 @@ final class ReadAheadReader implements BlockReader {
 
     @Override
     public long capacityBytes() {
-        return pool.capacityBytes();
+        return cache.pool().capacityBytes();
     }
 
     /** Test view: bytes of the pool holding or awaiting data (never more than its capacity). */
     long bytesInUse() {
         lock.lock();
         try {
-            return pool.usedBytes();
+            return cache.pool().usedBytes();
         } finally {
             lock.unlock();
         }
     }
 
+    /** Test and benchmark view: extents evicted as {cold, still announced}. */
+    long[] evictions() {
+        lock.lock();
+        try {
+            return new long[] {cache.evictedCold(), cache.evictedAnnounced()};
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Test view: the current limit on reads in flight. */
+    int readLimit() {
+        lock.lock();
+        try {
+            return concurrency.limit();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The number of I/O threads. */
+    int ioThreads() {
+        return loop.threadCount();
+    }
+
     @Override
     public void close() {
-        List<Waiter> orphans = new ArrayList<>();
+        List<Extent.Waiter> orphans = new ArrayList<>();
         lock.lock();
         try {
             if (closed) {
                 return;
             }
             closed = true;
-            for (List<Extent> list : byRequest.values()) {
-                for (Extent e : list) {
-                    if (e.state != State.READY) {
-                        orphans.addAll(e.waiters);
-                        e.waiters = new ArrayList<>(0);
-                    }
-                }
+            for (Extent e : cache.notReady()) {
+                orphans.addAll(e.waiters);
+                e.waiters = new ArrayList<>(0);
             }
-            demandQueue.clear();
-            hintQueue.clear();
+            queue.clear();
             work.signalAll();
         } finally {
             lock.unlock();
         }
-        for (Waiter w : orphans) {
+        for (Extent.Waiter w : orphans) {
             w.future.completeExceptionally(BlockReader.closedError(name, w.request, w.block));
         }
-        boolean interrupted = false;
-        for (Thread t : threads) {
-            if (t == Thread.currentThread()) {
-                continue;
-            }
-            while (t.isAlive()) {
-                try {
-                    t.join();
-                } catch (InterruptedException ex) {
-                    interrupted = true;
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        loop.join();
         lock.lock();
         try {
-            ready.clear();
-            byRequest.clear();
+            cache.clear();
         } finally {
             lock.unlock();
         }

@@ -24,12 +24,14 @@ public enum ReadStrategy {
      */
     SERIALIZED_READAHEAD("serialized-readahead"),
     /**
-     * {@link #SERIALIZED_READAHEAD} (with 4 I/O threads by default) plus the scheduler's hint: each planned schedule chunk
+     * {@link #SERIALIZED_READAHEAD}'s pool plus the scheduler's hint: each planned schedule chunk
      * ({@link dev.khameleon.core.spi.BlockSource#prefetch}) is turned into reads, one merged
-     * range per response, issued in schedule order ahead of the sender; prefetched data is kept
-     * in the pool until it is fetched, in preference to other data. A fetch nobody announced
-     * reads just its block (no blind read-ahead). Reads a sender waits for use all I/O threads;
-     * prefetch reads run one at a time.
+     * range per response, issued soonest-due first ahead of the sender; announced data is kept in
+     * the pool until it is fetched, in preference to other data, and when the pool cannot hold
+     * all of it, the data due soonest stays. A fetch nobody announced reads just its block (no
+     * blind read-ahead). Reads a sender waits for go first and may use every read slot; prefetch
+     * reads use the slots they leave free but one. By default the number of reads in flight
+     * adapts to the device (4 to 8).
      */
     SCHEDULE_AWARE("schedule-aware");
 

@@ -17,8 +17,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
@@ -243,6 +247,77 @@ public final class StoreWriter implements Closeable {
         }
         added.put(requestId, new StoreIndex.Entry(generation, offset, count, blocks.get(count - 1).padding(), crcs));
         blocksWritten += count;
+    }
+
+    /**
+     * Compacts {@code dir} in one crash-safe import: opens a writer (waiting up to {@code lockWait}
+     * for another import), {@linkplain #compact() moves} the live responses out of segments holding
+     * dead bytes, and commits. Readers already open keep serving from the files they opened; a
+     * reopened store sees the same responses in fewer bytes.
+     *
+     * @return what the commit wrote (zero responses if no segment held dead bytes)
+     * @throws java.nio.file.NoSuchFileException if no index was ever published in {@code dir}
+     * @throws IOException if reading a live block (its checksum included) or writing fails; the
+     *     store is then as it was
+     */
+    public static ImportSummary compact(Path dir, Duration lockWait) throws IOException {
+        int blockSize = StoreIndex.read(dir).blockSize;
+        try (StoreWriter writer = open(dir, blockSize, lockWait)) {
+            writer.compact();
+            return writer.commit();
+        }
+    }
+
+    /**
+     * Adds to this import, unchanged, every response of the published index that lives in a
+     * segment also holding dead bytes (responses a later import replaced), so that the commit
+     * leaves those segments unreferenced and deletes them. Each block is read back and checked
+     * against its CRC32C first; one response is held in memory at a time. Responses this writer
+     * already added are left alone.
+     *
+     * @return how many responses were added
+     * @throws IOException if a segment cannot be read or a block fails its checksum (the import
+     *     is then unusable; close it, and the store stays as it was)
+     */
+    public int compact() throws IOException {
+        checkOpen();
+        if (previous == null || previous.size() == 0) {
+            return 0;
+        }
+        Map<Long, Long> live = new HashMap<>();
+        for (int id = 0; id < previous.size(); id++) {
+            StoreIndex.Entry e = previous.entry(id);
+            live.merge(e.segment(), StoreIndex.alignUp((long) e.count() * blockSize), Long::sum);
+        }
+        Set<Long> wasteful = new HashSet<>();
+        for (Map.Entry<Long, Long> m : live.entrySet()) {
+            long size = Files.size(dir.resolve(StoreIndex.segmentName(m.getKey())));
+            if (size > StoreIndex.ALIGNMENT + m.getValue()) {
+                wasteful.add(m.getKey());
+            }
+        }
+        if (wasteful.isEmpty()) {
+            return 0;
+        }
+        int moved = 0;
+        try (Segments segments = Segments.open(dir, previous, DirectIo.OFF, false)) {
+            ByteBuffer buf = Segments.allocateAligned(Segments.envelopeBytes(blockSize, 1));
+            for (int id = 0; id < previous.size(); id++) {
+                StoreIndex.Entry e = previous.entry(id);
+                if (!wasteful.contains(e.segment()) || added.containsKey(id)) {
+                    continue;
+                }
+                List<Block> blocks = new ArrayList<>(e.count());
+                for (int b = 0; b < e.count(); b++) {
+                    buf.clear();
+                    int at = segments.read(id, b, b + 1, buf);
+                    blocks.add(segments.decode(id, b, buf, at));
+                }
+                add(id, blocks);
+                moved++;
+            }
+        }
+        return moved;
     }
 
     /**

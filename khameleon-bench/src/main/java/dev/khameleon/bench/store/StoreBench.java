@@ -79,13 +79,18 @@ public final class StoreBench implements Callable<Integer> {
     @Option(names = "--depth", description = "Fetches each session keeps in flight; default ${DEFAULT-VALUE}")
     int depth = 4;
 
+    @Option(names = "--slot-ms", description = "Paced replay: each session wants one block per slot of this many ms and "
+            + "latency is measured from when it was wanted (0: closed loop, each session keeps --depth fetches in flight); "
+            + "default ${DEFAULT-VALUE}")
+    double slotMs = 0;
+
     @Option(names = "--read-ahead-kb", split = ",", description = "Read-ahead sizes swept at --sweep-sessions; the first is the main table's; default ${DEFAULT-VALUE}")
     int[] readAheadKb = {1024, 256, 2048};
 
     @Option(names = "--io-threads", split = ",", description = "I/O thread counts swept at --sweep-sessions; default ${DEFAULT-VALUE}")
     int[] ioThreads = {1, 2, 4, 8};
 
-    @Option(names = "--main-io-threads", split = ",", description = "I/O thread counts of the read-ahead strategies in the main table; default ${DEFAULT-VALUE}")
+    @Option(names = "--main-io-threads", split = ",", description = "I/O thread counts of the read-ahead strategies in the main table (0: the store's default); default ${DEFAULT-VALUE}")
     int[] mainIoThreads = {1, 4};
 
     @Option(names = "--main-strategies", split = ",", converter = StrategyConverter.class,
@@ -161,9 +166,9 @@ public final class StoreBench implements Callable<Integer> {
 
         Replay replay = new Replay(schedules);
         List<String> rows2 = new ArrayList<>();
-        String header = "| strategy | I/O threads | read-ahead | sessions | MB/s | blocks/s | p50 ms | p99 ms | disk MB/s "
-                + "| disk ÷ served | reads/s | buffers MiB (peak in use) | errors |\n"
-                + "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        String header = "| strategy | I/O threads | read-ahead | sessions | MB/s | blocks/s | p50 ms | p99 ms | p99 slots | disk MB/s "
+                + "| disk ÷ served | reads/s | buffers MiB (peak in use) | CPU µs/block | errors |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
         report.append("### Strategies by sessions\n\n").append(header);
         console.print(header);
         for (int s : sessions) {
@@ -257,20 +262,27 @@ public final class StoreBench implements Callable<Integer> {
 
     private Run measure(Replay replay, ReadStrategy strategy, int threads, int readAheadKbValue, int s)
             throws Exception {
-        try (FileBlockStore store = FileBlockStore.builder(dir).strategy(strategy).ioThreads(threads)
+        FileBlockStore.Builder builder = FileBlockStore.builder(dir).strategy(strategy)
                 .readAheadBytes(readAheadKbValue * 1024).poolBytes((long) poolMb << 20).directIo(direct)
-                .maxPendingReads(1 << 20).build()) {
-            Replay.Result r = replay.run(store, s, depth, warmupSeconds, measureSeconds);
+                .maxPendingReads(1 << 20);
+        if (threads > 0) {
+            builder.ioThreads(threads);
+        }
+        try (FileBlockStore store = builder.build()) {
+            Replay.Result r = replay.run(store, s, depth, warmupSeconds, measureSeconds, (long) (slotMs * 1e6));
             double allocatedMiB = r.after().poolAllocatedBytes() / (1024.0 * 1024.0);
             double peakMiB = r.after().poolPeakBytes() / (1024.0 * 1024.0);
-            String head = String.format(Locale.ROOT, "| %s%s | %d | %s | %d | ", strategy.configName(),
-                    store.directIo() ? "" : " (buffered)", threads,
+            String head = String.format(Locale.ROOT, "| %s%s | %s | %s | %d | ", strategy.configName(),
+                    store.directIo() ? "" : " (buffered)", threads > 0 ? Integer.toString(threads) : "default",
                     strategy == ReadStrategy.NAIVE ? "-" : readAheadKbValue + " KiB", s);
-            String tail = String.format(Locale.ROOT, " | %.0f | %.2f | %.2f | %.1f | %.2f | %.0f | %.1f (%.1f) | %d |%n",
+            String tail = String.format(Locale.ROOT, " | %.0f | %.2f | %.2f | %s | %.1f | %.2f | %.0f | %.1f (%.1f) | %.1f | %d |%n",
                     r.blocksPerSecond(), r.latencyNanos().getValueAtPercentile(50) / 1e6,
-                    r.latencyNanos().getValueAtPercentile(99) / 1e6, r.diskMbPerSecond(),
+                    r.latencyNanos().getValueAtPercentile(99) / 1e6,
+                    slotMs > 0 ? String.format(Locale.ROOT, "%.1f", r.latencyNanos().getValueAtPercentile(99) / 1e6 / slotMs)
+                            : "-",
+                    r.diskMbPerSecond(),
                     r.diskMbPerSecond() / Math.max(1e-9, r.mbPerSecond()), r.readsPerSecond(), allocatedMiB, peakMiB,
-                    r.errors());
+                    r.cpuMicrosPerBlock(), r.errors());
             return new Run(r.mbPerSecond(), head, tail);
         }
     }
