@@ -5,6 +5,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -64,6 +65,8 @@ final class RedisTier implements AutoCloseable {
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                // A host that drops packets must not hold up build() or a reconnection for long.
+                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
                 .build());
         try {

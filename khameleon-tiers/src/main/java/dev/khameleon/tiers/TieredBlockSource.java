@@ -615,8 +615,9 @@ public final class TieredBlockSource implements BlockSource, Closeable {
         }
 
         /**
-         * Builds the stack and connects to Redis if one is set; a Redis that does not answer is logged
-         * and retried in the background while fetches use the other tiers.
+         * Builds the stack and connects to Redis if one is set, waiting at most {@link #redisTimeout};
+         * a Redis that does not answer is logged and retried in the background while fetches use the
+         * other tiers.
          *
          * @throws IllegalStateException if Redis is set without a namespace, or the file store's
          *     block size differs from the origin's
