@@ -89,7 +89,8 @@ class SharedTierTest {
         int total = origins.stream().mapToInt(o -> o.computations.get()).sum();
         assertEquals(1, total, "ten concurrent misses for one key cause exactly one computation");
         long waited = fleet.stream().mapToLong(s -> s.stats().waitedForOtherNode()).sum();
-        assertEquals(4, waited, "the four other nodes waited for the one that computed");
+        long read = fleet.stream().mapToLong(s -> s.stats().redisHits()).sum();
+        assertEquals(4, waited + read, "the four other nodes read what the one that computed wrote");
     }
 
     @Test
@@ -134,14 +135,14 @@ class SharedTierTest {
 
     @Test
     void lockHolderThatNeverPublishes_othersComputeAfterTheLockExpires() throws Exception {
-        redis.command("SET", namespace + ":lock:2", "dead-node:1", "PX", "400");
         CountingOrigin origin = new CountingOrigin(10, 1, 64, 0);
         TieredBlockSource s = node(origin, settings(origin).pollInterval(Duration.ofMillis(10)));
         long start = System.nanoTime();
+        redis.command("SET", namespace + ":lock:2", "dead-node:1", "PX", "1000");
         assertEquals(origin.expected(2, 2, 0), get(s, 2, 2, 0));
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertEquals(1, origin.computations.get());
-        assertTrue(ms >= 300, "waited for the dead node's lock to expire, " + ms + " ms");
+        assertTrue(ms >= 900, "waited for the dead node's lock to expire, " + ms + " ms");
         assertEquals(0, s.stats().waitTimeouts(), "took the expired lock before the bounded wait ran out");
     }
 
