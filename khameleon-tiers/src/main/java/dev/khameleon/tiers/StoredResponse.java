@@ -58,6 +58,11 @@ final class StoredResponse {
         return new StoredResponse(contentKey, blockSize, paddings, payloads);
     }
 
+    /** The length of the wire form of a response of {@code count} blocks of {@code blockSize} bytes. */
+    static long encodedLength(int count, int blockSize) {
+        return HEADER + 4L * count + (long) count * blockSize + 4;
+    }
+
     /** How many blocks the response has. */
     int count() {
         return paddings.length;

@@ -9,6 +9,7 @@ import dev.khameleon.store.FileBlockStore;
 import io.lettuce.core.RedisURI;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.services.s3.S3Client;
 
 import java.io.Closeable;
 import java.net.URI;
@@ -31,7 +32,8 @@ import java.util.function.LongSupplier;
 /**
  * A {@link BlockSource} that answers from a stack of tiers in front of an origin source: this
  * node's memory (a byte-bounded cache), then an optional local {@link FileBlockStore}, then an
- * optional Redis shared by every node, then the origin (an encoder, a database query, ...). A
+ * optional Redis shared by every node, then an optional S3-compatible object store, then the
+ * origin (an encoder, a database query, ...). A
  * response found in a lower tier is kept in the tiers above it; one computed from the origin is
  * written to Redis so that every other node reads it instead of computing it again.
  *
@@ -64,6 +66,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
     private final Cache<Long, StoredResponse> memory;
     private final FileBlockStore file;
     private final RedisTier redis;
+    private final ObjectStoreTier objects;
     private final String namespace;
     private final String nodeId;
     private final long lockMillis;
@@ -81,6 +84,8 @@ public final class TieredBlockSource implements BlockSource, Closeable {
     private final LongAdder memoryHits = new LongAdder();
     private final LongAdder fileHits = new LongAdder();
     private final LongAdder redisHits = new LongAdder();
+    private final LongAdder objectStoreHits = new LongAdder();
+    private final LongAdder objectStoreFailures = new LongAdder();
     private final LongAdder originComputations = new LongAdder();
     private final LongAdder waitedForOtherNode = new LongAdder();
     private final LongAdder waitTimeouts = new LongAdder();
@@ -111,6 +116,8 @@ public final class TieredBlockSource implements BlockSource, Closeable {
             return t;
         });
         timer.setRemoveOnCancelPolicy(true);
+        this.objects = b.s3 == null ? null
+                : new ObjectStoreTier(b.s3, b.bucket, b.objectStoreThreads, b.retryInterval, b.nanoClock);
         this.redis = b.redis == null ? null
                 : new RedisTier(RedisURI.create(b.redis), b.redisTimeout, b.retryInterval, b.nanoClock);
     }
@@ -196,8 +203,9 @@ public final class TieredBlockSource implements BlockSource, Closeable {
     /** A snapshot of this stack's counters. */
     public TierStats stats() {
         long bytes = memory == null ? 0 : memory.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
-        return new TierStats(memoryHits.sum(), fileHits.sum(), redisHits.sum(), originComputations.sum(),
-                waitedForOtherNode.sum(), waitTimeouts.sum(), corruptValues.sum(), redisFailures.sum(), bytes);
+        return new TierStats(memoryHits.sum(), fileHits.sum(), redisHits.sum(), objectStoreHits.sum(),
+                originComputations.sum(), waitedForOtherNode.sum(), waitTimeouts.sum(), corruptValues.sum(),
+                redisFailures.sum(), objectStoreFailures.sum(), bytes);
     }
 
     /** Whether the shared tier is configured and currently answering. */
@@ -221,12 +229,16 @@ public final class TieredBlockSource implements BlockSource, Closeable {
         if (redis != null) {
             redis.close();
         }
+        if (objects != null) {
+            objects.close();
+        }
     }
 
     @Override
     public String toString() {
         return "TieredBlockSource[memory=" + (memory != null) + ", file=" + (file != null) + ", redis="
-                + (redis == null ? "none" : redis.address()) + ", origin=" + origin + "]";
+                + (redis == null ? "none" : redis.address()) + ", objectStore=" + (objects != null) + ", origin="
+                + origin + "]";
     }
 
     // ---- loading ------------------------------------------------------------------------------
@@ -280,13 +292,13 @@ public final class TieredBlockSource implements BlockSource, Closeable {
 
     private CompletableFuture<StoredResponse> fromShared(int requestId, long contentKey, int count) {
         if (redis == null || !redis.usable()) {
-            return computeWithPermit(requestId, contentKey, count);
+            return fromObjects(requestId, contentKey, count);
         }
         String key = valueKey(contentKey);
         return redis.get(key).handle((value, e) -> {
             if (e != null) {
                 redisFailed(e);
-                return computeWithPermit(requestId, contentKey, count);
+                return fromObjects(requestId, contentKey, count);
             }
             redis.succeeded();
             if (value != null) {
@@ -310,7 +322,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
         return redis.tryLock(lock, token, lockMillis).handle((got, e) -> {
             if (e != null) {
                 redisFailed(e);
-                return computeWithPermit(requestId, contentKey, count);
+                return fromObjects(requestId, contentKey, count);
             }
             if (got) {
                 return computeAndPublish(requestId, contentKey, count, lock, token);
@@ -324,7 +336,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
             waitTimeouts.increment();
             LOG.debug("waited {} ms for another node to compute content {}; computing it here",
                     TimeUnit.NANOSECONDS.toMillis(maxWaitNanos), contentKey);
-            return computeWithPermit(requestId, contentKey, count).thenApply(r -> {
+            return fromObjects(requestId, contentKey, count).thenApply(r -> {
                 publish(valueKey(contentKey), r);
                 return r;
             });
@@ -333,7 +345,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
         return redis.get(key).handle((value, e) -> {
             if (e != null) {
                 redisFailed(e);
-                return computeWithPermit(requestId, contentKey, count);
+                return fromObjects(requestId, contentKey, count);
             }
             if (value != null) {
                 StoredResponse r = decode(key, value, contentKey);
@@ -348,7 +360,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
 
     private CompletableFuture<StoredResponse> computeAndPublish(int requestId, long contentKey, int count,
                                                                 String lock, String token) {
-        return computeWithPermit(requestId, contentKey, count).whenComplete((r, e) -> {
+        return fromObjects(requestId, contentKey, count).whenComplete((r, e) -> {
             // One connection runs commands in order: the value is stored before the lock is released,
             // so a node that finds the lock free finds the value too.
             if (r != null) {
@@ -371,6 +383,44 @@ public final class TieredBlockSource implements BlockSource, Closeable {
                 redisFailed(e);
             }
         });
+    }
+
+    /**
+     * Reads the response from the object store, or computes it and stores it there; without an
+     * object store, computes it.
+     */
+    private CompletableFuture<StoredResponse> fromObjects(int requestId, long contentKey, int count) {
+        if (objects == null || !objects.usable()) {
+            return computeWithPermit(requestId, contentKey, count);
+        }
+        String key = objectKey(contentKey);
+        return objects.get(key, StoredResponse.encodedLength(count, blockSize)).handle((value, e) -> {
+            if (e != null) {
+                objectStoreFailures.increment();
+                objects.failed(e);
+                return computeWithPermit(requestId, contentKey, count);
+            }
+            objects.succeeded();
+            if (value != null) {
+                try {
+                    StoredResponse r = StoredResponse.decode(value, contentKey, blockSize);
+                    objectStoreHits.increment();
+                    return CompletableFuture.completedFuture(r);
+                } catch (StoredResponse.CorruptValueException ce) {
+                    corruptValues.increment();
+                    LOG.warn("refused the object {} ({}); computing the response again", key, ce.getMessage());
+                }
+            }
+            return computeWithPermit(requestId, contentKey, count).thenApply(r -> {
+                objects.put(key, r.encode()).whenComplete((x, pe) -> {
+                    if (pe != null) {
+                        objectStoreFailures.increment();
+                        objects.failed(pe);
+                    }
+                });
+                return r;
+            });
+        }).thenCompose(Function.identity());
     }
 
     /** Computes from the origin holding one of the fleet's origin permits, when a limit is set. */
@@ -465,6 +515,10 @@ public final class TieredBlockSource implements BlockSource, Closeable {
         return namespace + ":r:" + contentKey;
     }
 
+    private String objectKey(long contentKey) {
+        return namespace + "/r/" + contentKey;
+    }
+
     private String semaphoreKey() {
         return namespace + ":origin-permits";
     }
@@ -478,6 +532,9 @@ public final class TieredBlockSource implements BlockSource, Closeable {
         private long memoryBytes = 64L << 20;
         private FileBlockStore file;
         private URI redis;
+        private S3Client s3;
+        private String bucket;
+        private int objectStoreThreads = 8;
         private String namespace;
         private String nodeId = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
         private Duration lockTime = Duration.ofSeconds(10);
@@ -526,6 +583,33 @@ public final class TieredBlockSource implements BlockSource, Closeable {
                 throw new IllegalArgumentException("redis URI has no host: " + uri);
             }
             this.redis = uri;
+            return this;
+        }
+
+        /**
+         * The shared object-store tier: {@code client} (configured with its endpoint, region and
+         * credentials; it stays yours to close) and the bucket that holds one object per response,
+         * under {@code <namespace>/r/<contentKey>}. Asked after Redis and before the origin; a
+         * response computed from the origin is stored there too. Requires {@link #namespace}.
+         */
+        public Builder objectStore(S3Client client, String bucket) {
+            Objects.requireNonNull(client, "objectStore client");
+            Objects.requireNonNull(bucket, "bucket");
+            if (bucket.length() < 3 || bucket.length() > 63 || !bucket.matches("[a-z0-9][a-z0-9.-]*[a-z0-9]")) {
+                throw new IllegalArgumentException("bucket must be an S3 bucket name (3-63 lower-case letters, digits,"
+                        + " dots and hyphens), was \"" + bucket + "\"");
+            }
+            this.s3 = client;
+            this.bucket = bucket;
+            return this;
+        }
+
+        /** Threads that run the object store's (blocking) calls. Default 8. */
+        public Builder objectStoreThreads(int threads) {
+            if (threads < 1 || threads > 256) {
+                throw new IllegalArgumentException("objectStoreThreads must be in [1, 256], was " + threads);
+            }
+            this.objectStoreThreads = threads;
             return this;
         }
 
@@ -626,6 +710,10 @@ public final class TieredBlockSource implements BlockSource, Closeable {
             if (redis != null && namespace == null) {
                 throw new IllegalStateException("redis is set but namespace is not: the namespace names the content"
                         + " in Redis keys");
+            }
+            if (s3 != null && namespace == null) {
+                throw new IllegalStateException("objectStore is set but namespace is not: the namespace names the"
+                        + " content in object keys");
             }
             if (file != null && file.blockSize() != origin.blockSize()) {
                 throw new IllegalStateException("fileStore block size " + file.blockSize()
