@@ -163,8 +163,11 @@ public final class CacheManager {
             }
             int prefix = cache.prefixLength(block.requestId());
             for (Registration reg : regs) {
-                if (prefix > reg.target) {
-                    reg.target = prefix;
+                // Compare with what was delivered, not with the target: blocks evicted while an
+                // upcall was pending can shrink the prefix below a target that was never
+                // delivered, and its regrowth must still wake the registration.
+                if (prefix > reg.delivered) {
+                    reg.target = Math.max(reg.target, prefix);
                     if (reg == waiting) {
                         waiting = null;
                     }

@@ -12,6 +12,7 @@ import dev.khameleon.micrometer.ClientMeterBinder;
 import dev.khameleon.server.KhameleonServer;
 import dev.khameleon.spring.KhameleonAutoConfiguration;
 import dev.khameleon.store.FileBlockStore;
+import dev.khameleon.tiers.TieredBlockSource;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -47,6 +48,7 @@ class ReleaseArtifactsTest {
         MODULE_NAMES.put(FileBlockStore.class, "dev.khameleon.store");
         MODULE_NAMES.put(KhameleonServer.class, "dev.khameleon.server");
         MODULE_NAMES.put(KhameleonClient.class, "dev.khameleon.client");
+        MODULE_NAMES.put(TieredBlockSource.class, "dev.khameleon.tiers");
         MODULE_NAMES.put(ClientMeterBinder.class, "dev.khameleon.micrometer");
         MODULE_NAMES.put(KhameleonEndpoints.class, "dev.khameleon.jakarta");
         MODULE_NAMES.put(KhameleonAutoConfiguration.class, "dev.khameleon.spring");
@@ -55,7 +57,7 @@ class ReleaseArtifactsTest {
     /** The published artifacts as artifactId, or artifactId:type when not a plain jar. */
     private static final List<String> PUBLISHED = List.of(
             "khameleon-core", "khameleon-core:test-jar", "khameleon-store", "khameleon-server",
-            "khameleon-client", "khameleon-micrometer", "khameleon-jakarta", "khameleon-spring-boot-starter");
+            "khameleon-client", "khameleon-tiers", "khameleon-micrometer", "khameleon-jakarta", "khameleon-spring-boot-starter");
 
     @Test
     void everyPublishedJar_namesItsModuleInTheManifest() throws IOException, URISyntaxException {
@@ -88,7 +90,7 @@ class ReleaseArtifactsTest {
         }
         assertEquals(PUBLISHED, managed);
         for (String module : List.of("khameleon-bom", "khameleon-core", "khameleon-store", "khameleon-server",
-                "khameleon-client", "khameleon-micrometer", "khameleon-jakarta", "khameleon-spring-boot-starter")) {
+                "khameleon-client", "khameleon-tiers", "khameleon-micrometer", "khameleon-jakarta", "khameleon-spring-boot-starter")) {
             assertTrue(parent.getDocumentElement().getElementsByTagName("modules").item(0).getTextContent()
                     .contains(module), "parent builds " + module);
         }

@@ -1,0 +1,24 @@
+package dev.khameleon.tiers;
+
+/**
+ * A snapshot of a {@link TieredBlockSource}'s counters since it was built. Counts are per response
+ * loaded (all blocks of one content key), except {@code memoryHits}, which counts block fetches.
+ *
+ * @param memoryHits block fetches answered from this node's memory tier
+ * @param fileHits responses read from the local file store
+ * @param redisHits responses read from the shared Redis tier
+ * @param objectStoreHits responses read from the object store
+ * @param originComputations responses this node computed from the origin
+ * @param waitedForOtherNode responses another node was computing when this node asked, and which
+ *     this node then read from Redis instead of computing
+ * @param waitTimeouts waits for another node that outlasted the bounded wait, after which this node
+ *     computed the response itself
+ * @param corruptValues values found damaged or foreign in a tier, refused and recomputed
+ * @param redisFailures Redis commands that failed or timed out (the fetch went on to the tiers below)
+ * @param objectStoreFailures object-store calls that failed (the fetch went on to the origin)
+ * @param memoryBytes bytes the memory tier holds now
+ */
+public record TierStats(long memoryHits, long fileHits, long redisHits, long objectStoreHits,
+                        long originComputations, long waitedForOtherNode, long waitTimeouts, long corruptValues,
+                        long redisFailures, long objectStoreFailures, long memoryBytes) {
+}
