@@ -30,7 +30,9 @@ import org.slf4j.event.Level;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -114,6 +116,8 @@ final class Session {
     private final ServerRuntime.App app;
     private final Application application;
     private final BlockSource source;
+    /** The source promised completed stages: fetch on the event loop (see {@link #fetchOnLoop}). */
+    private final boolean fetchInline;
     private final ServerConfig config;
     private final Channel channel;
     private final EventLoop loop;
@@ -203,6 +207,7 @@ final class Session {
         this.channel = channel;
         this.loop = channel.eventLoop();
         this.blockSize = source.blockSize();
+        this.fetchInline = fetchesImmediately(source);
         this.scope = application.requestScope().orElse(null);
         this.frameBytes = (scope == null ? BlockFrame.HEADER_LENGTH : BlockFrame.GENERATION_HEADER_LENGTH) + blockSize;
         this.bandwidth = new BandwidthEstimator(config.initialBytesPerSecond(), config.maxBytesPerSecond(),
@@ -923,6 +928,9 @@ final class Session {
             return false;
         }
         s.state = SlotState.FETCHING;
+        if (fetchInline) {
+            return fetchOnLoop(s);
+        }
         try {
             server.fetchExecutor.execute(() -> fetchOffLoop(s));
         } catch (RejectedExecutionException e) {
@@ -937,25 +945,62 @@ final class Session {
         return true;
     }
 
+    /**
+     * A source that {@linkplain BlockSource#fetchesImmediately() fetches immediately} is called on
+     * the event loop: a completed stage makes the slot ready (or failed) at once, so the caller's
+     * pump can write it without two thread hand-offs. A stage that is not complete after all falls
+     * back to the usual path: its completion comes back through the event loop, under the timeout.
+     */
+    private boolean fetchOnLoop(Slot s) {
+        CompletableFuture<Block> done = callFetch(s).toCompletableFuture();
+        if (!done.isDone()) {
+            s.timeout = loop.schedule(() -> onFetched(s, null, new TimeoutException("fetch timed out after "
+                    + config.fetchTimeoutMillis() + " ms")), config.fetchTimeoutMillis(), TimeUnit.MILLISECONDS);
+            done.whenComplete((b, e) -> backOnLoop(s, b, e));
+            return true;
+        }
+        Block b = null;
+        Throwable error = null;
+        try {
+            b = done.getNow(null);
+        } catch (CompletionException | CancellationException e) {
+            error = e.getCause() != null ? e.getCause() : e;
+        }
+        complete(s, b, error);
+        return true;
+    }
+
+    private static boolean fetchesImmediately(BlockSource source) {
+        try {
+            return source.fetchesImmediately();
+        } catch (RuntimeException e) { // user code: without the promise, the executor path is always safe
+            return false;
+        }
+    }
+
+    /** Calls the source; a throw or a null stage becomes a failed stage. */
+    private CompletionStage<Block> callFetch(Slot s) {
+        try {
+            CompletionStage<Block> stage = scope == null ? source.fetch(s.requestId, s.blockIndex)
+                    : source.fetch(s.requestId, s.contentKey, s.blockIndex);
+            return stage != null ? stage
+                    : CompletableFuture.failedFuture(new NullPointerException("fetch returned null"));
+        } catch (Throwable e) { // user code; an Error would otherwise leave the slot fetching until its timeout
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     /** Runs on the fetch executor. */
     private void fetchOffLoop(Slot s) {
-        CompletionStage<Block> stage;
+        callFetch(s).whenComplete((b, e) -> backOnLoop(s, b, e));
+    }
+
+    private void backOnLoop(Slot s, Block b, Throwable e) {
         try {
-            stage = scope == null ? source.fetch(s.requestId, s.blockIndex)
-                    : source.fetch(s.requestId, s.contentKey, s.blockIndex);
-            if (stage == null) {
-                stage = CompletableFuture.failedFuture(new NullPointerException("fetch returned null"));
-            }
-        } catch (Throwable e) { // user code; an Error would otherwise leave the slot fetching until its timeout
-            stage = CompletableFuture.failedFuture(e);
+            loop.execute(() -> onFetched(s, b, e));
+        } catch (RejectedExecutionException gone) {
+            log.debug("session {}: event loop gone before a fetch completed", id);
         }
-        stage.whenComplete((b, e) -> {
-            try {
-                loop.execute(() -> onFetched(s, b, e));
-            } catch (RejectedExecutionException gone) {
-                log.debug("session {}: event loop gone before a fetch completed", id);
-            }
-        });
     }
 
     private void onFetched(Slot s, Block b, Throwable error) {
@@ -963,6 +1008,12 @@ final class Session {
             return;
         }
         cancel(s.timeout);
+        complete(s, b, error);
+        pump();
+    }
+
+    /** Makes a fetching slot ready or failed; the caller pumps. */
+    private void complete(Slot s, Block b, Throwable error) {
         app.backend().end(s.requestId);
         String problem = error != null ? String.valueOf(error) : check(s, b);
         if (problem != null) {
@@ -982,7 +1033,6 @@ final class Session {
                 reflectReady = true;
             }
         }
-        pump();
     }
 
     private String check(Slot s, Block b) {
