@@ -2,7 +2,6 @@ package dev.khameleon.examples.gallery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import dev.khameleon.client.KalmanPredictor;
 import dev.khameleon.core.Bindings;
 import dev.khameleon.core.Block;
@@ -20,17 +19,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.openqa.selenium.chrome.ChromeDriver;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -51,62 +43,23 @@ class KhameleonJsModuleTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     @TempDir
     static Path profile;
-    private static HttpServer site;
-    private static BrowserSession browser;
+    private static KhameleonJsPage page;
 
     @BeforeAll
     static void start() throws IOException {
-        site = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 8);
-        site.createContext("/", exchange -> {
-            try (exchange) {
-                byte[] body;
-                String type;
-                if (exchange.getRequestURI().getPath().equals("/khameleon/khameleon.js")) {
-                    try (InputStream in = KhameleonJsModuleTest.class.getClassLoader()
-                            .getResourceAsStream("META-INF/resources/khameleon/khameleon.js")) {
-                        body = in.readAllBytes();
-                    }
-                    type = "text/javascript";
-                } else {
-                    body = "<!doctype html><title>khameleon.js</title>".getBytes(StandardCharsets.UTF_8);
-                    type = "text/html";
-                }
-                exchange.getResponseHeaders().set("Content-Type", type);
-                exchange.sendResponseHeaders(200, body.length);
-                try (OutputStream out = exchange.getResponseBody()) {
-                    out.write(body);
-                }
-            }
-        });
-        site.start();
-        browser = BrowserSession.start(profile);
-        ChromeDriver driver = browser.driver();
-        driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(30));
-        driver.get("http://127.0.0.1:" + site.getAddress().getPort() + "/");
+        page = KhameleonJsPage.start(profile);
     }
 
     @AfterAll
     static void stop() {
-        if (browser != null) {
-            browser.close();
-        }
-        if (site != null) {
-            site.stop(0);
+        if (page != null) {
+            page.close();
         }
     }
 
     /** Runs {@code body} (an async function body with the module as {@code k}) and returns its JSON result. */
     private static JsonNode run(String body, Object... args) {
-        String script = "const done = arguments[arguments.length - 1];"
-                + "const args = Array.from(arguments).slice(0, -1);"
-                + "import('/khameleon/khameleon.js').then(async (k) => {" + body + "})"
-                + ".then((r) => done(JSON.stringify(r === undefined ? null : r)), (e) => done(JSON.stringify({error: String(e)})));";
-        Object result = browser.driver().executeAsyncScript(script, args);
-        try {
-            return JSON.readTree((String) result);
-        } catch (IOException e) {
-            throw new AssertionError("not JSON: " + result, e);
-        }
+        return page.run(body, args);
     }
 
     private static String frame(long seq, int request, int index, int count, byte[] payload, int padding) {
@@ -226,7 +179,7 @@ class KhameleonJsModuleTest {
                     return b.build();
                 }).build();
         try (KhameleonServer server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(5)
-                .fixedBytesPerSecond(5e6).allowedOrigins("http://127.0.0.1:" + site.getAddress().getPort())
+                .fixedBytesPerSecond(5e6).allowedOrigins(page.origin())
                 .application(app).build().start()) {
             JsonNode welcome = run("""
                     window.rebinds = [];
@@ -396,6 +349,39 @@ class KhameleonJsModuleTest {
                 return sent.map((s) => s.time);
                 """);
         assertEquals("[1000,1020]", times.toString());
+    }
+
+    /** The Java client's policy: attempt k waits in [b/2, b], b = min(max, initial·2^k); only a healthy session resets k. */
+    @Test
+    void reconnectBackoff_delaysDoubleWithinTheirJitterUntilTheCap_andOnlyAHealthySessionResets() {
+        JsonNode r = run("""
+                const delays = (random, n, welcomedFor = -1) => {
+                  const b = new k.ReconnectBackoff({initialMs: 100, maxMs: 1600, healthyAfterMs: 5000, random});
+                  return Array.from({length: n}, () => b.nextDelayMs(welcomedFor));
+                };
+                const reset = new k.ReconnectBackoff({initialMs: 100, maxMs: 1600, random: () => 0.999999});
+                const beforeReset = [reset.nextDelayMs(-1), reset.nextDelayMs(10), reset.nextDelayMs(4999)];
+                const afterHealthy = reset.nextDelayMs(5000);
+                const errors = [];
+                for (const bad of [{initialMs: 0}, {initialMs: 100, maxMs: 50}, {healthyAfterMs: -1}, {random: 3}]) {
+                  try { new k.ReconnectBackoff(bad); errors.push(null); } catch (e) { errors.push(e.message); }
+                }
+                const refused = await k.KhameleonClient.connect({url: 'ws://127.0.0.1:9/x', application: 'a', reconnect: 'yes'})
+                    .then(() => null, (e) => e.message);
+                return {low: delays(() => 0, 7), high: delays(() => 0.999999, 7), broken: delays(() => NaN, 2),
+                        beforeReset, afterHealthy, errors, refused};
+                """);
+        assertEquals("[50,100,200,400,800,800,800]", r.get("low").toString(), "the lowest delay of each attempt");
+        assertEquals("[100,200,400,800,1600,1600,1600]", r.get("high").toString(), "the highest, capped at max");
+        assertEquals("[50,100]", r.get("broken").toString(), "a broken random source still gives delays in range");
+        assertEquals("[100,200,400]", r.get("beforeReset").toString(), "short sessions let the delay grow");
+        assertEquals(100, r.get("afterHealthy").asInt(), "a session up for healthyAfterMs resets the back-off");
+        JsonNode errors = r.get("errors");
+        String[] named = {"initialBackoffMs", "maxBackoffMs", "healthyAfterMs", "random"};
+        for (int i = 0; i < named.length; i++) {
+            assertTrue(errors.get(i).asText().contains(named[i]), "the error names " + named[i] + ": " + errors);
+        }
+        assertTrue(r.get("refused").asText().contains("reconnect must be a boolean"), r.toString());
     }
 
     @Test

@@ -60,16 +60,20 @@ async function connect() {
   try {
     client = await KhameleonClient.connect({
       url, application: info.application, cacheBlocks: info.cacheBlocks, utility,
+      // Every welcome, the first and each after a reconnect.
+      onConnected: (w) => {
+        status.textContent = `connected: session ${w.session}, ${w.requestCount} pictures, `
+          + `cache ${w.cacheBlocks} blocks of ${w.blockSize} bytes`;
+        status.className = '';
+      },
       onClose: (e) => {
         if (gallery.mode === 'khameleon') {
-          status.textContent = `disconnected (${e.code} ${e.reason})`;
+          status.textContent = `disconnected (${e.code} ${e.reason})`
+            + (e.willReconnect ? `; reconnecting in ${(e.delayMs / 1000).toFixed(1)} s` : '');
           status.className = 'error';
         }
       },
     });
-    status.textContent = `connected: session ${client.welcome.session}, ${client.welcome.requestCount} pictures, `
-      + `cache ${client.welcome.cacheBlocks} blocks of ${client.welcome.blockSize} bytes`;
-    status.className = '';
     gallery.ready = true;
   } catch (e) {
     status.textContent = String(e.message ?? e);

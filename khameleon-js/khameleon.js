@@ -1,4 +1,7 @@
 // Khameleon browser client: protocol v1 (docs/protocol.md), plain ES module, no build step.
+// Published as the npm package @khameleon/client (package.json beside this file, TypeScript
+// declarations in khameleon.d.ts) and served by the khameleon-client jar at
+// META-INF/resources/khameleon/khameleon.js; this file is the only copy of the source.
 //
 // What is here, bottom up:
 //   decodeBlockFrame   - the binary block frame of protocol section 4, validated
@@ -7,7 +10,8 @@
 //   KalmanPredictor    - constant-velocity Kalman filter of the pointer; its state is the JSON the
 //                        server's Gaussian-over-grid predictor decodes
 //   PredictorManager   - sends the predictor state every 150 ms and receive-rate reports
-//   KhameleonClient    - the WebSocket session tying them together
+//   ReconnectBackoff   - jittered exponential reconnect delays, the Java client's policy
+//   KhameleonClient    - the WebSocket sessions tying them together, reconnecting when one is lost
 //
 // Threading: everything runs on the page's single event loop; upcalls are delivered as
 // microtasks, never re-entrantly from inside register().
@@ -247,6 +251,15 @@ export class RingBufferCache {
     const blocks = this.index.get(requestId);
     return blocks === undefined ? 0 : blocks.size;
   }
+
+  /**
+   * Empties every slot, as for a new session: the server of the next session knows nothing of
+   * these blocks. The counters `stored` and `evicted` keep counting.
+   */
+  clear() {
+    this.slots.fill(undefined);
+    this.index.clear();
+  }
 }
 
 /**
@@ -420,6 +433,16 @@ export class CacheManager {
   }
 
   /**
+   * A new session begins: empties the cache and forgets every binding (a new session starts with
+   * every request at its default meaning). Registrations stay: one already answered gets its next
+   * upcall once the new session's prefix is longer than what it has delivered.
+   */
+  reset() {
+    this.cache.clear();
+    this.generations.clear();
+  }
+
+  /**
    * Called by the client for every block stored in the cache.
    * @param {BlockFrame} frame
    */
@@ -515,7 +538,7 @@ export class CacheManager {
 
 /**
  * A pointer event, in the coordinate system of the server's layout.
- * @typedef {object} PointerEvent
+ * @typedef {object} PointerSample
  * @property {number} x
  * @property {number} y
  * @property {number} timeMillis
@@ -583,7 +606,7 @@ export class KalmanPredictor {
     this.gapMillis = NaN;
   }
 
-  /** @param {PointerEvent} e */
+  /** @param {PointerSample} e */
   onEvent(e) {
     if (!Number.isFinite(e.x) || !Number.isFinite(e.y) || !Number.isFinite(e.timeMillis)) {
       return; // a broken event must not poison the filter
@@ -720,11 +743,12 @@ export class KalmanPredictor {
  * Feeds pointer events to a predictor and streams its state (every `stateIntervalMs`, default
  * 150) and receive-rate reports (every `rateIntervalMs`, default 500) through `send`. A request
  * that misses the cache sends a fresh state at once ({@link PredictorManager#onMiss}), at most
- * one per `missStateIntervalMs` (default 20).
+ * one per `missStateIntervalMs` (default 20). A state the server rejected
+ * ({@link PredictorManager#rejectLastState}) is never sent again: it would be rejected again.
  */
 export class PredictorManager {
   /**
-   * @param {{predictor: {onEvent: (e: PointerEvent) => void, state: (now: number) => object},
+   * @param {{predictor: {onEvent: (e: PointerSample) => void, state: (now: number) => object},
    *          send: (message: object) => void, stateIntervalMs?: number, rateIntervalMs?: number,
    *          missStateIntervalMs?: number, clock?: () => number}} options  `clock` gives epoch
    *          milliseconds (default Date.now)
@@ -744,12 +768,18 @@ export class PredictorManager {
     this.bytesPerSecond = 0;
     this.timers = [];
     this.statesSent = 0;
+    /** the state last sent on this session; undefined before the first */
+    this.lastState = undefined;
+    /** JSON of the state the server rejected last, or null */
+    this.rejectedJson = null;
   }
 
-  /** Starts the periodic messages. */
+  /** Starts the periodic messages, as for a new session: the next rate report covers only it. */
   start() {
     this.stop();
     this.rateSince = this.clock();
+    this.bytes = 0;
+    this.lastState = undefined;
     this.timers.push(setInterval(() => this.sendState(), this.stateIntervalMs));
     this.timers.push(setInterval(() => this.sendRate(), this.rateIntervalMs));
   }
@@ -762,9 +792,13 @@ export class PredictorManager {
     this.timers = [];
   }
 
-  /** @param {PointerEvent} e */
+  /** Feeds one event to the predictor; an exception it throws is logged and the event skipped. @param {PointerSample} e */
   onEvent(e) {
-    this.predictor.onEvent(e);
+    try {
+      this.predictor.onEvent(e);
+    } catch (err) {
+      console.error('khameleon: predictor.onEvent threw; event skipped', err);
+    }
   }
 
   /** Counts received frame bytes for the next rate report. @param {number} n */
@@ -772,12 +806,39 @@ export class PredictorManager {
     this.bytes += n;
   }
 
-  /** Sends the predictor's current state now. */
+  /**
+   * Sends the predictor's current state now, unless it is the state the server rejected last. An
+   * exception from the predictor is logged and the state skipped.
+   */
   sendState() {
     const now = Math.max(0, Math.round(this.clock()));
-    this.send({ type: 'state', time: now, state: this.predictor.state(now) });
+    let state;
+    try {
+      state = this.predictor.state(now);
+    } catch (e) {
+      console.error('khameleon: predictor.state threw; state skipped', e);
+      return;
+    }
+    if (this.rejectedJson !== null && JSON.stringify(state) === this.rejectedJson) {
+      return;
+    }
+    this.send({ type: 'state', time: now, state });
+    this.lastState = state;
     this.lastStateAt = now;
     this.statesSent++;
+  }
+
+  /**
+   * The server rejected the last state sent on this session (`invalid_state`): remembers it so
+   * that it is never sent again, and returns it (undefined if no state was sent).
+   * @returns {object|undefined}
+   */
+  rejectLastState() {
+    if (this.lastState === undefined) {
+      return undefined;
+    }
+    this.rejectedJson = JSON.stringify(this.lastState);
+    return this.lastState;
   }
 
   /**
@@ -806,8 +867,9 @@ export class PredictorManager {
 }
 
 /**
- * The server's `welcome` message.
+ * The server's `welcome` message (protocol section 3.2).
  * @typedef {object} Welcome
+ * @property {number} protocol
  * @property {string} session
  * @property {string} application
  * @property {number} blockSize
@@ -815,35 +877,122 @@ export class PredictorManager {
  * @property {number} cacheBlocks
  * @property {number[]} horizons
  * @property {number} firstSeq
+ * @property {{default: number, exceptions: number[][], complete: boolean}} blockCounts
  * @property {string[]} [features]  optional protocol features, e.g. "scope"
  */
 
 /**
- * One Khameleon session over a WebSocket: ring-buffer cache, cache manager, predictor manager.
- * Create with {@link KhameleonClient.connect}.
+ * The client's reconnect delays, the policy of the Java client: exponential, capped and
+ * jittered, reset only by a session that stayed up for a while.
+ *
+ * Attempt `k` (0 for the first reconnect after a reset) waits a delay drawn uniformly from
+ * `[b/2, b]` with `b = min(maxMs, initialMs * 2^k)`: below the cap a delay is never shorter than
+ * the one before, and pages that lost the same server do not come back in step. A session that
+ * was welcomed and stayed open for at least `healthyAfterMs` resets `k` to 0 when it ends; any
+ * shorter session (refused, rejected for bad input, or cut) lets `k` grow, so a server that
+ * accepts the connection and then closes it sees fewer and fewer attempts.
+ */
+export class ReconnectBackoff {
+  /**
+   * @param {{initialMs?: number, maxMs?: number, healthyAfterMs?: number, random?: () => number}} [options]
+   *   `initialMs` (default 100) and `maxMs` (default 10000) bound the base delay, integers with
+   *   1 <= initialMs <= maxMs; `healthyAfterMs` (default 5000, >= 0) is how long a session must
+   *   stay welcomed to reset the back-off; `random` returns numbers in [0, 1) (default Math.random;
+   *   pass a seeded one for reproducible delays)
+   * @throws {RangeError|TypeError} naming the bad option
+   */
+  constructor(options = {}) {
+    const initialMs = options.initialMs ?? 100;
+    const maxMs = options.maxMs ?? 10000;
+    const healthyAfterMs = options.healthyAfterMs ?? 5000;
+    if (!Number.isSafeInteger(initialMs) || initialMs < 1) {
+      throw new RangeError(`initialBackoffMs must be an integer >= 1, was ${initialMs}`);
+    }
+    if (!Number.isSafeInteger(maxMs) || maxMs < initialMs) {
+      throw new RangeError(`maxBackoffMs must be an integer >= initialBackoffMs ${initialMs}, was ${maxMs}`);
+    }
+    if (!(Number.isFinite(healthyAfterMs) && healthyAfterMs >= 0)) {
+      throw new RangeError(`healthyAfterMs must be finite and >= 0, was ${healthyAfterMs}`);
+    }
+    const random = options.random ?? Math.random;
+    if (typeof random !== 'function') {
+      throw new TypeError(`random must be a function returning numbers in [0, 1), was ${typeof random}`);
+    }
+    this.initialMs = initialMs;
+    this.maxMs = maxMs;
+    this.healthyAfterMs = healthyAfterMs;
+    this.random = random;
+    /** the attempt number k of the next delay */
+    this.attempt = 0;
+  }
+
+  /**
+   * The delay before the next attempt after a session ended, and a step up for the one after.
+   * @param {number} welcomedForMs how long the ended session had been welcomed, or a negative
+   *   number if it never was (a failed attempt)
+   * @returns {number} whole milliseconds in [b/2, b]
+   */
+  nextDelayMs(welcomedForMs) {
+    if (welcomedForMs >= this.healthyAfterMs) {
+      this.attempt = 0;
+    }
+    const base = this.baseMs(this.attempt);
+    if (base < this.maxMs) {
+      this.attempt++;
+    }
+    const low = base - Math.floor(base / 2);
+    // A random() that breaks its contract must not give a delay outside [low, base].
+    const r = Math.min(Math.max(Number(this.random()) || 0, 0), 1 - Number.EPSILON);
+    return low + Math.floor(r * (base - low + 1));
+  }
+
+  /**
+   * The un-jittered base of attempt `k`: `min(maxMs, initialMs * 2^k)`.
+   * @param {number} k
+   * @returns {number}
+   */
+  baseMs(k) {
+    return Math.min(this.maxMs, this.initialMs * 2 ** Math.min(k, 60));
+  }
+}
+
+/**
+ * Khameleon sessions over WebSockets: ring-buffer cache, cache manager, predictor manager. Create
+ * with {@link KhameleonClient.connect}.
+ *
+ * A connection lost after the first welcome (server restart, network change, a close for a
+ * protocol error or a rejected state) is re-established after a {@link ReconnectBackoff} delay,
+ * unless `reconnect: false` or {@link KhameleonClient#close} was called; a failed *first*
+ * connection is not retried (the promise of `connect` rejects). Each new session empties the
+ * cache (`onCacheInvalidated`), keeps the registrations, the predictor and its history, sends the
+ * predictor's state at once and the last scope again.
  */
 export class KhameleonClient {
   /**
    * Opens a session and resolves once the server's `welcome` arrives.
    *
-   * @param {{url: string, application: string, cacheBlocks?: number, token?: string,
-   *          predictor?: object, utility?: (f: number) => number, stateIntervalMs?: number, missStateIntervalMs?: number,
-   *          rateIntervalMs?: number, onClose?: (info: {code: number, reason: string, error?: object}) => void,
-   *          onRebind?: (requestIds: number[]) => void}} options
-   *   `url` is the ws:// address of the application's path; `cacheBlocks` the ring size C
-   *   (default 2000); `predictor` defaults to a {@link KalmanPredictor} over the welcome's horizons;
-   *   `onRebind` is told which request ids changed meaning after a {@link KhameleonClient#scope}
-   * @returns {Promise<KhameleonClient>}
+   * @param {object} options  see `KhameleonClientOptions` in khameleon.d.ts: `url` (ws:// address
+   *   of the application's path) and `application` are required; `cacheBlocks` is the ring size C
+   *   (default 2000); `predictor` defaults to a {@link KalmanPredictor} over the welcome's
+   *   horizons; `reconnect` (default true), `initialBackoffMs` (100), `maxBackoffMs` (10000),
+   *   `healthyAfterMs` (5000) and `random` set the reconnect policy; `onConnected`, `onClose`,
+   *   `onCacheInvalidated`, `onServerError`, `onStateRejected` and `onRebind` are told what
+   *   happens (exceptions they throw are logged and contained)
+   * @returns {Promise<KhameleonClient>} rejects if the first connection closes before its welcome
    */
   static connect(options) {
     return new Promise((resolve, reject) => {
       const client = new KhameleonClient(options);
-      client._open(resolve, reject);
+      client._first = { resolve, reject };
+      client._open();
     });
   }
 
   /** @private */
   constructor(options) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError('options must be an object with url and application');
+    }
     if (typeof options.url !== 'string' || typeof options.application !== 'string') {
       throw new TypeError('url and application are required strings');
     }
@@ -852,21 +1001,47 @@ export class KhameleonClient {
     if (!Number.isInteger(this.cacheBlocks) || this.cacheBlocks < 1) {
       throw new RangeError(`cacheBlocks must be an integer >= 1, was ${this.cacheBlocks}`);
     }
+    const reconnect = options.reconnect ?? true;
+    if (typeof reconnect !== 'boolean') {
+      throw new TypeError(`reconnect must be a boolean, was ${reconnect}`);
+    }
+    /** whether a lost connection is re-established */
+    this.reconnect = reconnect;
+    this.backoff = new ReconnectBackoff({
+      initialMs: options.initialBackoffMs,
+      maxMs: options.maxBackoffMs,
+      healthyAfterMs: options.healthyAfterMs,
+      random: options.random,
+    });
     this.cache = new RingBufferCache(this.cacheBlocks);
     this.manager = new CacheManager(this.cache, { utility: options.utility });
-    /** @type {Welcome|null} */
+    /** @type {Welcome|null} the welcome of the current session, or of the last one */
     this.welcome = null;
     this.nextSeq = 0;
+    /** true once the client is over: closed by the application, or lost without reconnecting */
     this.closed = false;
+    /** true while a session is welcomed and open */
+    this.connected = false;
+    /** sessions welcomed after the first */
+    this.reconnects = 0;
     /** the server's last error message, if any */
     this.lastError = null;
+    /** @type {PredictorManager|null} created at the first welcome, kept across sessions */
+    this.predictors = null;
+    /** the last scope given to scope(), sent again on each new session; undefined before */
+    this.lastScope = undefined;
+    this.reconnectTimer = null;
+    this._first = null;
+    /** the live session: its socket and what it has seen */
+    this.session = null;
   }
 
-  _open(resolve, reject) {
+  _open() {
     const ws = new WebSocket(this.options.url);
     ws.binaryType = 'arraybuffer';
+    const session = { ws, welcomed: false, welcomedAt: 0, error: null };
+    this.session = session;
     this.ws = ws;
-    let settled = false;
     ws.onopen = () => {
       const hello = { type: 'hello', protocol: PROTOCOL_VERSION, application: this.options.application, cacheBlocks: this.cacheBlocks };
       if (this.options.token !== undefined) {
@@ -875,76 +1050,144 @@ export class KhameleonClient {
       this._send(hello);
     };
     ws.onmessage = (event) => {
+      if (this.session !== session) {
+        return; // a socket this client has left behind
+      }
       try {
         if (typeof event.data === 'string') {
-          const wasWelcome = this._onControl(JSON.parse(event.data));
-          if (wasWelcome && !settled) {
-            settled = true;
-            resolve(this);
-          }
+          this._onControl(session, JSON.parse(event.data));
         } else {
-          this._onFrame(event.data);
+          this._onFrame(session, event.data);
         }
       } catch (e) {
         const code = e instanceof ProtocolError ? e.code : 'invalid_message';
         console.error('khameleon: closing after a bad message from the server:', e);
-        this.lastError = { code, message: String(e.message ?? e) };
+        session.error = { code, message: String(e.message ?? e) };
+        this.lastError = session.error;
         this._shutdown(1007, code);
       }
     };
-    ws.onclose = (event) => {
-      this.closed = true;
-      this.predictors?.stop();
-      if (!settled) {
-        settled = true;
-        reject(new Error(`khameleon: connection closed before welcome: ${event.code} ${event.reason}`
-          + (this.lastError ? ` (${this.lastError.code}: ${this.lastError.message})` : '')));
-      }
-      this.options.onClose?.({ code: event.code, reason: event.reason, error: this.lastError ?? undefined });
-    };
+    ws.onclose = (event) => this._onClose(session, event);
   }
 
-  /** @returns {boolean} whether the message was the welcome */
-  _onControl(message) {
+  /** The session is over: tells the application and schedules the next attempt, if any. */
+  _onClose(session, event) {
+    if (this.session !== session) {
+      return;
+    }
+    this.session = null;
+    this.connected = false;
+    this.predictors?.stop();
+    const first = this._first;
+    if (first !== null && !session.welcomed) {
+      this._first = null;
+      first.reject(new Error(`khameleon: connection closed before welcome: ${event.code} ${event.reason}`
+        + (session.error ? ` (${session.error.code}: ${session.error.message})` : '')));
+    }
+    const willReconnect = this.reconnect && !this.closed && this.welcome !== null;
+    let delayMs;
+    if (willReconnect) {
+      delayMs = this.backoff.nextDelayMs(session.welcomed ? performance.now() - session.welcomedAt : -1);
+      this.reconnectTimer = setTimeout(() => {
+        this.reconnectTimer = null;
+        if (!this.closed) {
+          this._open();
+        }
+      }, delayMs);
+    } else {
+      this.closed = true;
+    }
+    this._tell('onClose', { code: event.code, reason: event.reason, error: session.error ?? undefined, willReconnect, delayMs });
+  }
+
+  /** Calls the application's `name` callback, containing what it throws. */
+  _tell(name, ...args) {
+    const callback = this.options[name];
+    if (typeof callback !== 'function') {
+      return;
+    }
+    try {
+      callback(...args);
+    } catch (e) {
+      console.error(`khameleon: ${name} threw`, e);
+    }
+  }
+
+  _onControl(session, message) {
     if (message === null || typeof message !== 'object' || typeof message.type !== 'string') {
       throw new ProtocolError('invalid_message', 'control message without a type');
     }
     switch (message.type) {
-      case 'welcome': {
-        if (this.welcome !== null) {
-          throw new ProtocolError('invalid_message', 'second welcome');
+      case 'welcome':
+        this._onWelcome(session, message);
+        return;
+      case 'rebind':
+        this._onRebind(session, message);
+        return;
+      case 'error': {
+        const error = { code: String(message.code), message: String(message.message ?? '') };
+        session.error = error;
+        this.lastError = error;
+        console.warn('khameleon: server error', error);
+        this._tell('onServerError', error);
+        if (error.code === 'invalid_state' && session.welcomed) {
+          const state = this.predictors.rejectLastState();
+          if (state !== undefined) {
+            this._tell('onStateRejected', state, error.message);
+          }
         }
-        if (message.protocol !== PROTOCOL_VERSION || !Number.isInteger(message.requestCount) || !Array.isArray(message.horizons)) {
-          throw new ProtocolError('invalid_message', `bad welcome: ${JSON.stringify(message)}`);
-        }
-        this.welcome = message;
-        this.nextSeq = message.firstSeq ?? 0;
-        const predictor = this.options.predictor ?? new KalmanPredictor({ horizons: message.horizons });
-        this.predictors = new PredictorManager({
-          predictor,
-          send: (m) => this._send(m),
-          stateIntervalMs: this.options.stateIntervalMs,
-          rateIntervalMs: this.options.rateIntervalMs,
-          missStateIntervalMs: this.options.missStateIntervalMs,
-        });
-        this.predictors.start();
-        return true;
+        return;
       }
-      case 'rebind': {
-        this._onRebind(message);
-        return false;
-      }
-      case 'error':
-        this.lastError = { code: String(message.code), message: String(message.message ?? '') };
-        console.warn('khameleon: server error', this.lastError);
-        return false;
       default:
-        return false; // unknown types from a newer server are ignored
+        return; // unknown types from a newer server are ignored
     }
   }
 
-  _onRebind(message) {
-    if (this.welcome === null || !(this.welcome.features ?? []).includes(FEATURE_SCOPE)) {
+  _onWelcome(session, message) {
+    if (session.welcomed) {
+      throw new ProtocolError('invalid_message', 'second welcome');
+    }
+    if (message.protocol !== PROTOCOL_VERSION || !Number.isInteger(message.requestCount) || !Array.isArray(message.horizons)) {
+      throw new ProtocolError('invalid_message', `bad welcome: ${JSON.stringify(message)}`);
+    }
+    const again = this.welcome !== null;
+    session.welcomed = true;
+    session.welcomedAt = performance.now();
+    this.welcome = message;
+    this.nextSeq = message.firstSeq ?? 0;
+    this.connected = true;
+    if (again) {
+      this.reconnects++;
+      this.manager.reset();
+    }
+    if (this.predictors === null) {
+      const predictor = this.options.predictor ?? new KalmanPredictor({ horizons: message.horizons });
+      this.predictors = new PredictorManager({
+        predictor,
+        send: (m) => this._send(m),
+        stateIntervalMs: this.options.stateIntervalMs,
+        rateIntervalMs: this.options.rateIntervalMs,
+        missStateIntervalMs: this.options.missStateIntervalMs,
+      });
+    }
+    if (this.lastScope !== undefined && (message.features ?? []).includes(FEATURE_SCOPE)) {
+      this._send({ type: 'scope', scope: this.lastScope });
+    }
+    this.predictors.start();
+    this.predictors.sendState();
+    this._tell('onConnected', message);
+    if (again) {
+      this._tell('onCacheInvalidated', this.nextSeq);
+    }
+    const first = this._first;
+    if (first !== null) {
+      this._first = null;
+      first.resolve(this);
+    }
+  }
+
+  _onRebind(session, message) {
+    if (!session.welcomed || !(this.welcome.features ?? []).includes(FEATURE_SCOPE)) {
       throw new ProtocolError('invalid_message', 'rebind from a session that does not offer "scope"');
     }
     const pairs = message.requests;
@@ -964,15 +1207,11 @@ export class KhameleonClient {
       generations.push(p[1]);
     }
     this.manager.rebind(ids, generations);
-    try {
-      this.options.onRebind?.(ids);
-    } catch (e) {
-      console.error('khameleon: onRebind threw', e);
-    }
+    this._tell('onRebind', ids);
   }
 
-  _onFrame(buffer) {
-    if (this.welcome === null) {
+  _onFrame(session, buffer) {
+    if (!session.welcomed) {
       throw new ProtocolError('invalid_message', 'block frame before welcome');
     }
     const frame = decodeBlockFrame(buffer);
@@ -1038,7 +1277,8 @@ export class KhameleonClient {
   /**
    * Sends this client's request scope (e.g. its brushes) to an application whose request ids mean
    * different content per session. The server answers with the ids whose meaning changed
-   * (`onRebind`); until then the cache still answers with the old meaning.
+   * (`onRebind`); until then the cache still answers with the old meaning. The newest scope is
+   * sent again on every new session after a reconnect (while disconnected, it waits for that).
    * @param {*} scope any JSON value the application's server-side RequestScope decodes
    * @throws {Error} if the session's welcome does not offer the "scope" feature
    */
@@ -1046,16 +1286,33 @@ export class KhameleonClient {
     if (this.welcome === null || !(this.welcome.features ?? []).includes(FEATURE_SCOPE)) {
       throw new Error('khameleon: this application does not bind requests per session (no "scope" feature)');
     }
-    this._send({ type: 'scope', scope });
+    if (scope === undefined || scope === null) {
+      throw new TypeError('khameleon: scope must be a JSON value other than null');
+    }
+    this.lastScope = scope;
+    if (this.connected) {
+      this._send({ type: 'scope', scope });
+    }
   }
 
-  /** @returns {Metrics & {bytesPerSecond: number}} metrics plus the last measured receive rate */
+  /**
+   * @returns {Metrics & {bytesPerSecond: number, reconnects: number}} metrics, the last measured
+   *   receive rate and the number of sessions welcomed after the first
+   */
   metrics() {
-    return { ...this.manager.metrics(), bytesPerSecond: this.predictors?.bytesPerSecond ?? 0 };
+    return { ...this.manager.metrics(), bytesPerSecond: this.predictors?.bytesPerSecond ?? 0, reconnects: this.reconnects };
   }
 
-  /** Leaves the session: sends `bye`; the server closes with 1000. */
+  /**
+   * Leaves for good: sends `bye` on the open session (the server closes with 1000) and cancels
+   * any pending reconnect. Registrations get no more upcalls once the connection is closed.
+   */
   close() {
+    this.closed = true;
+    if (this.reconnectTimer !== null) {
+      clearTimeout(this.reconnectTimer);
+      this.reconnectTimer = null;
+    }
     this.predictors?.stop();
     if (this.ws.readyState === WebSocket.OPEN) {
       this._send({ type: 'bye' });
