@@ -22,6 +22,8 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.CharsetUtil;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 import java.net.URI;
@@ -45,6 +47,7 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
     static final String WEBSOCKET_VERSION = "13";
     /** The health-check path, answered here unless an application is mounted at it. */
     static final String HEALTH_PATH = "/healthz";
+    private static final Logger log = LoggerFactory.getLogger(HandshakeGate.class);
 
     private final ServerRuntime server;
     private ScheduledFuture<?> timeout;
@@ -139,6 +142,17 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
         ctx.fireChannelRead(req);
     }
 
+    /**
+     * An error before the upgrade completed, e.g. the connection closed in the middle of a request
+     * body: the client's doing, so one DEBUG line and no stack trace, and the connection is closed.
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("connection from {}: error before the WebSocket handshake: {}", ctx.channel().remoteAddress(),
+                cause.toString());
+        ctx.close();
+    }
+
     /** The request URI's path as sent (not percent-decoded), without its query string. */
     static String rawPath(String uri) {
         int q = uri.indexOf('?');
@@ -182,9 +196,12 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
         return true;
     }
 
-    /** Same-origin (the origin's host and port are the request's {@code Host}), listed, or any if so configured. */
     private boolean originAllowed(String origin, String host) {
-        ServerConfig c = server.config;
+        return originAllowed(server.config, origin, host);
+    }
+
+    /** Same-origin (the origin's host and port are the request's {@code Host}), listed, or any if so configured. */
+    static boolean originAllowed(ServerConfig c, String origin, String host) {
         if (c.allowAnyOrigin() || c.allowedOrigins().contains(origin)) {
             return true;
         }

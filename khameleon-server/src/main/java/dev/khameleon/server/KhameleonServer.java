@@ -1,19 +1,28 @@
 package dev.khameleon.server;
 
+import dev.khameleon.server.spi.WebSocketPeer;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultEventLoopGroup;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,6 +36,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -38,6 +48,10 @@ import java.util.function.LongSupplier;
  *     ...
  * }
  * }</pre>
+ *
+ * <p><b>On your own port.</b> To serve Khameleon from an HTTP server of your own, on its port and
+ * its event loops, next to your other routes, call {@link #mount()} instead of {@link #start()} and
+ * add {@link #newHandler()} to each connection's pipeline after your {@code HttpServerCodec}.
  *
  * <p><b>Threading.</b> Network I/O, protocol handling and the paced sender run on Netty event
  * loops; scheduling runs on a bounded pool of scheduler threads and block fetches start on a
@@ -65,18 +79,25 @@ public final class KhameleonServer implements AutoCloseable {
         EPOLL
     }
 
-    private enum State { NEW, STARTED, CLOSED }
+    private enum State { NEW, STARTED, MOUNTED, CLOSED }
 
     private final ServerConfig config;
     private final ServerRuntime runtime;
     private final Object lock = new Object();
-    private State state = State.NEW;
+    /** Written under {@code lock}; read without it where waiting for {@link #close()} must be avoided. */
+    private volatile State state = State.NEW;
     /** What {@link #drain} returned, once called. */
     private CompletableFuture<Void> drained;
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private Channel serverChannel;
     private Transport transport;
+    private final Object attachLock = new Object();
+    /** Event loops of attached connections ({@link #attach}), made at the first one; under attachLock. */
+    private EventLoopGroup attachedGroup;
+    /** Set by {@link #close()}: no attached group is made from then on; under attachLock. */
+    private boolean attachClosed;
+    private final AtomicLong attachedCounter = new AtomicLong();
 
     private KhameleonServer(ServerConfig config) {
         this.config = config;
@@ -92,7 +113,7 @@ public final class KhameleonServer implements AutoCloseable {
      * Binds the port and starts accepting connections; returns when the server is listening.
      *
      * @return this server
-     * @throws IllegalStateException if the server was already started or closed, or the requested
+     * @throws IllegalStateException if the server was already started, mounted or closed, or the requested
      *     transport is not available
      * @throws UncheckedIOException if the address cannot be bound
      */
@@ -137,17 +158,165 @@ public final class KhameleonServer implements AutoCloseable {
         }
     }
 
-    /** The address the server listens on; the actual port when it was configured as 0. */
+    /**
+     * Makes this server serve its applications through handlers you add to your own Netty HTTP
+     * pipeline ({@link #newHandler()}), on your port and your event loops, instead of binding a port
+     * of its own. The scheduler and fetch threads start here; {@code host}, {@code port},
+     * {@code transport} and {@code ioThreads} do not apply. Every other setting and limit applies
+     * to the connections the handlers take over; see "Mounting on your own Netty server" in
+     * {@code docs/server.md}. {@link #drain}, {@link #metrics()} and {@link #close()} work as for a
+     * started server; {@code close()} leaves your server and its other connections running.
+     *
+     * @return this server
+     * @throws IllegalStateException if the server was already started, mounted or closed, or an
+     *     {@code sslContext} was set (TLS then belongs in your pipeline, before the HTTP codec)
+     */
+    public KhameleonServer mount() {
+        synchronized (lock) {
+            if (state != State.NEW) {
+                throw new IllegalStateException("the server was already " + state.name().toLowerCase());
+            }
+            if (config.sslContext().isPresent()) {
+                throw new IllegalStateException("sslContext does not apply to a mounted server: add your SslHandler"
+                        + " to your pipeline before the HTTP codec");
+            }
+            state = State.MOUNTED;
+            log.info("Khameleon server mounted, applications {}", config.applicationsByPath().keySet());
+            return this;
+        }
+    }
+
+    /**
+     * A new handler that serves this server's applications on one connection of your Netty HTTP
+     * server; add one to each connection's pipeline, right after your {@code HttpServerCodec} (or
+     * {@code HttpRequestDecoder} and {@code HttpResponseEncoder}) and before your own request
+     * handlers. For each request it sees, the handler either takes the connection over — a
+     * request for an application's path, or {@code GET /healthz} when no application is mounted
+     * at {@code /healthz} — or passes the request and its content on unchanged. A connection it
+     * takes over counts against the per-address limits from then on, gets the handshake timeout
+     * and the rest of the limits, and belongs to Khameleon until it closes: the handlers after this
+     * one see no more messages from it.
+     *
+     * <p>Not sharable: call this once per channel, e.g. in your {@code ChannelInitializer}. Any
+     * thread. After {@link #close()} it still returns handlers, which refuse upgrades with 503 and
+     * answer {@code /healthz} with 503, so your server keeps working unchanged.
+     *
+     * @throws IllegalStateException if the server was neither mounted ({@link #mount()}) nor started
+     */
+    public ChannelHandler newHandler() {
+        // No lock: called on event loops, which must not wait while close() waits for sessions.
+        if (state == State.NEW) {
+            throw new IllegalStateException("call mount() before newHandler()");
+        }
+        return new MountRouter(runtime);
+    }
+
+    /**
+     * Attaches a WebSocket connection that another WebSocket stack accepted at {@code path} (for
+     * example a Jakarta WebSocket container, see the {@code khameleon-jakarta} module): from now on
+     * it is a Khameleon connection as if its upgrade had reached the server's own port. The
+     * adapter passes what the client sends to the returned connection and the server answers
+     * through {@code peer}. The stack owns the handshake, framing, pings and the largest message
+     * (set it to {@code maxFramePayloadBytes}); the server applies the rest: the per-address
+     * limits (when the peer tells its address), the origin check (when it tells the
+     * {@code Origin}), draining, the hello deadline, the session cap and cache budget, the idle and
+     * write-stall timeouts and the write-buffer water marks (on the peer's pending sends).
+     *
+     * <p>A connection refused by those checks is closed at once through {@code peer} — 1008 for
+     * the per-address limits and a forbidden origin, 1013 while draining or after {@link #close()}
+     * — counted as a refused handshake, and returned already closed. Any thread; returns at once.
+     * Attached connections run on event loops of the server's own ({@code khameleon-attached-*},
+     * {@code ioThreads} of them, default the number of processors), made at the first call.
+     *
+     * @param path the application's path, as in {@link Application.Builder#path}
+     * @throws IllegalArgumentException if no application is mounted at {@code path}
+     * @throws IllegalStateException if the server was neither mounted ({@link #mount()}) nor started
+     */
+    public AttachedConnection attach(String path, WebSocketPeer peer) {
+        Objects.requireNonNull(peer, "peer");
+        ServerRuntime.App app = runtime.appAt(Objects.requireNonNull(path, "path"));
+        if (app == null) {
+            throw new IllegalArgumentException("no application at path " + LogText.clean(path));
+        }
+        if (state == State.NEW) {
+            throw new IllegalStateException("call mount() or start() before attach()");
+        }
+        EventLoopGroup loops;
+        synchronized (attachLock) { // not the server's lock: close() holds that while sessions close
+            if (attachedGroup == null && !attachClosed) {
+                attachedGroup = new DefaultEventLoopGroup(config.ioThreads() > 0 ? config.ioThreads()
+                        : Runtime.getRuntime().availableProcessors(), new DefaultThreadFactory("khameleon-attached", true));
+            }
+            loops = attachClosed ? null : attachedGroup;
+        }
+        SocketAddress remote = peer.remoteAddress().orElseGet(
+                () -> new AttachedChannel.PeerAddress("attached-" + attachedCounter.incrementAndGet()));
+        AddressLimits.Admission admission = runtime.addressLimits.tryOpen(remote);
+        if (admission.ticket() == null) {
+            return refuseAttached(peer, remote, 1008, admission.refusal().code, "per-address limit reached");
+        }
+        String origin = peer.origin().orElse(null);
+        if (loops == null || runtime.draining) {
+            admission.ticket().close();
+            return refuseAttached(peer, remote, 1013, "draining", "the server is draining");
+        }
+        if (origin != null && !HandshakeGate.originAllowed(config, origin, peer.host().orElse(null))) {
+            admission.ticket().close();
+            return refuseAttached(peer, remote, 1008, "forbidden_origin", "origin " + origin + " is not allowed");
+        }
+        AttachedChannel ch = new AttachedChannel(peer, remote,
+                new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes()));
+        AddressLimits.Ticket ticket = admission.ticket();
+        ch.attr(AddressLimits.TICKET).set(ticket);
+        ch.closeFuture().addListener(f -> ticket.close());
+        if (config.readIdleTimeoutMillis() > 0) {
+            ch.pipeline().addLast("ws-idle", new IdleStateHandler(config.readIdleTimeoutMillis(), 0, 0,
+                    TimeUnit.MILLISECONDS));
+        }
+        ch.pipeline().addLast("ws-session", new SessionHandler(runtime, app, null));
+        EventLoop loop = loops.next();
+        // The handshake is done (by the other stack): start the session as the protocol handler would.
+        loop.register(ch).addListener(f -> {
+            if (f.isSuccess()) {
+                ch.pipeline().fireUserEventTriggered(new WebSocketServerProtocolHandler.HandshakeComplete(
+                        app.application().path(), EmptyHttpHeaders.INSTANCE, null));
+            } else {
+                ticket.close();
+                peer.close(1011, "internal_error");
+            }
+        });
+        return ch.connection();
+    }
+
+    private AttachedConnection refuseAttached(WebSocketPeer peer, SocketAddress remote, int status, String code,
+                                              String reason) {
+        runtime.handshakesRefused.increment();
+        runtime.refusals.log(Level.INFO, "refused connection from " + remote, code, "close " + status + ", " + reason);
+        try {
+            peer.close(status, code);
+        } catch (RuntimeException e) {
+            log.debug("refused attached connection from {}: the adapter failed to close: {}", remote, e.toString());
+        }
+        return AttachedChannel.CLOSED;
+    }
+
+    /**
+     * The address the server listens on; the actual port when it was configured as 0.
+     *
+     * @throws IllegalStateException if the server is not started, e.g. mounted on your own server
+     */
     public InetSocketAddress localAddress() {
         synchronized (lock) {
             if (serverChannel == null) {
-                throw new IllegalStateException("the server is not started");
+                throw new IllegalStateException(state == State.MOUNTED
+                        ? "the server is mounted: it serves on your server's port, not one of its own"
+                        : "the server is not started");
             }
             return (InetSocketAddress) serverChannel.localAddress();
         }
     }
 
-    /** The port the server listens on; see {@link #localAddress()}. */
+    /** The port the server listens on; see {@link #localAddress()} (and its exceptions). */
     public int port() {
         return localAddress().getPort();
     }
@@ -194,14 +363,14 @@ public final class KhameleonServer implements AutoCloseable {
      * @param window how long to spread the closes over; {@code Duration.ZERO} closes them all at once
      * @return completes when every session open at the first call has closed
      * @throws IllegalArgumentException if {@code window} is negative
-     * @throws IllegalStateException if the server is not running
+     * @throws IllegalStateException if the server is not running (started or mounted)
      */
     public CompletableFuture<Void> drain(Duration window) {
         if (window == null || window.isNegative()) {
             throw new IllegalArgumentException("drain window must be >= 0, was " + window);
         }
         synchronized (lock) {
-            if (state != State.STARTED) {
+            if (state != State.STARTED && state != State.MOUNTED) {
                 throw new IllegalStateException("drain needs a running server; it is " + state);
             }
             if (drained != null) {
@@ -217,15 +386,17 @@ public final class KhameleonServer implements AutoCloseable {
                 CompletableFuture<Void> done = new CompletableFuture<>();
                 s.closeFuture().addListener(f -> done.complete(null));
                 closed[i] = done;
-                workerGroup.next().schedule(() -> s.requestShutdown("the server is draining; connect again to reach"
-                        + " another one"), i * step, TimeUnit.NANOSECONDS);
+                // A timer outside the event loops, which a mounted server does not own; the close
+                // itself runs on the session's loop.
+                CompletableFuture.delayedExecutor(i * step, TimeUnit.NANOSECONDS).execute(() -> s.requestShutdown(
+                        "the server is draining; connect again to reach another one"));
             }
             drained = CompletableFuture.allOf(closed);
             return drained;
         }
     }
 
-    /** Whether {@link #drain} has been called. */
+    /** Whether the server refuses new sessions: {@link #drain} has been called, or {@link #close()}. */
     public boolean isDraining() {
         return runtime != null && runtime.draining;
     }
@@ -233,7 +404,9 @@ public final class KhameleonServer implements AutoCloseable {
     /**
      * Shuts down gracefully: stops accepting connections, closes every session with the error
      * {@code shutdown} (WebSocket status 1001), waits up to the shutdown timeout for them to
-     * close, then stops the threads. Idempotent; blocks the caller, so do not call it from an
+     * close, then stops the threads. A mounted server stops only its own threads: your server and
+     * its other connections keep running, and the handlers from {@link #newHandler()} refuse
+     * upgrades with 503 from then on. Idempotent; blocks the caller, so do not call it from an
      * event loop.
      */
     @Override
@@ -242,14 +415,18 @@ public final class KhameleonServer implements AutoCloseable {
             if (state == State.CLOSED) {
                 return;
             }
-            boolean started = state == State.STARTED;
+            boolean running = state == State.STARTED || state == State.MOUNTED;
             state = State.CLOSED;
-            if (!started) {
+            // Mounted handlers live on in the user's pipelines: from now on they refuse upgrades with 503.
+            runtime.draining = true;
+            if (!running) {
                 shutdownGroupsAndExecutors();
                 return;
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.shutdownTimeoutMillis());
-            serverChannel.close().awaitUninterruptibly(config.shutdownTimeoutMillis());
+            if (serverChannel != null) {
+                serverChannel.close().awaitUninterruptibly(config.shutdownTimeoutMillis());
+            }
             List<Session> open = runtime.sessions();
             log.info("Khameleon server closing {} sessions", open.size());
             List<Future<?>> closing = new ArrayList<>();
@@ -276,8 +453,19 @@ public final class KhameleonServer implements AutoCloseable {
         if (workerGroup != null) {
             workerGroup.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
         }
+        EventLoopGroup attached;
+        synchronized (attachLock) {
+            attachClosed = true;
+            attached = attachedGroup;
+        }
+        if (attached != null) {
+            attached.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
+        }
         runtime.schedulerExecutor.shutdownNow();
         runtime.fetchExecutor.shutdownNow();
+        if (attached != null) {
+            attached.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
+        }
         if (bossGroup != null) {
             bossGroup.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
             workerGroup.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());

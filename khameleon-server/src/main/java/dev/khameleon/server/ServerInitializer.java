@@ -6,7 +6,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import org.slf4j.event.Level;
 
 /**
  * Admits a new connection under the per-address limits (closing it at once otherwise) and
@@ -26,17 +25,9 @@ final class ServerInitializer extends ChannelInitializer<Channel> {
 
     @Override
     protected void initChannel(Channel ch) {
-        AddressLimits.Admission admission = server.addressLimits.tryOpen(ch.remoteAddress());
-        if (admission.ticket() == null) {
-            server.handshakesRefused.increment();
-            server.refusals.log(Level.INFO, "refused connection from " + ch.remoteAddress(), admission.refusal().code,
-                    "per-address limit reached");
-            ch.close();
+        if (!server.admit(ch)) {
             return;
         }
-        AddressLimits.Ticket ticket = admission.ticket();
-        ch.attr(AddressLimits.TICKET).set(ticket);
-        ch.closeFuture().addListener(f -> ticket.close());
         ChannelPipeline p = ch.pipeline();
         server.config.sslContext().ifPresent(ssl -> p.addLast("tls", ssl.newHandler(ch.alloc())));
         p.addLast("http", new HttpServerCodec(new HttpDecoderConfig()

@@ -1,6 +1,8 @@
 package dev.khameleon.server;
 
 import dev.khameleon.core.protocol.ErrorCode;
+import io.netty.channel.Channel;
+import org.slf4j.event.Level;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -119,6 +121,25 @@ final class ServerRuntime {
     /** Withdraws a queued task that has not started; false if it is running, done or unknown. */
     boolean withdraw(SchedulerTask task) {
         return schedulerExecutor.remove(task);
+    }
+
+    /**
+     * Admits connection {@code ch} under the per-address limits: gives it its ticket (freed when it
+     * closes) and returns true, or counts and logs the refusal, closes it and returns false.
+     */
+    boolean admit(Channel ch) {
+        AddressLimits.Admission admission = addressLimits.tryOpen(ch.remoteAddress());
+        if (admission.ticket() == null) {
+            handshakesRefused.increment();
+            refusals.log(Level.INFO, "refused connection from " + ch.remoteAddress(), admission.refusal().code,
+                    "per-address limit reached");
+            ch.close();
+            return false;
+        }
+        AddressLimits.Ticket ticket = admission.ticket();
+        ch.attr(AddressLimits.TICKET).set(ticket);
+        ch.closeFuture().addListener(f -> ticket.close());
+        return true;
     }
 
     App appAt(String path) {

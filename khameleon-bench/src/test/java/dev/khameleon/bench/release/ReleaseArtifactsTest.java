@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.testkit.BlockSourceContract;
+import dev.khameleon.jakarta.KhameleonEndpoints;
 import dev.khameleon.micrometer.ClientMeterBinder;
 import dev.khameleon.server.KhameleonServer;
 import dev.khameleon.spring.KhameleonAutoConfiguration;
@@ -47,13 +48,14 @@ class ReleaseArtifactsTest {
         MODULE_NAMES.put(KhameleonServer.class, "dev.khameleon.server");
         MODULE_NAMES.put(KhameleonClient.class, "dev.khameleon.client");
         MODULE_NAMES.put(ClientMeterBinder.class, "dev.khameleon.micrometer");
+        MODULE_NAMES.put(KhameleonEndpoints.class, "dev.khameleon.jakarta");
         MODULE_NAMES.put(KhameleonAutoConfiguration.class, "dev.khameleon.spring");
     }
 
     /** The published artifacts as artifactId, or artifactId:type when not a plain jar. */
     private static final List<String> PUBLISHED = List.of(
             "khameleon-core", "khameleon-core:test-jar", "khameleon-store", "khameleon-server",
-            "khameleon-client", "khameleon-micrometer", "khameleon-spring-boot-starter");
+            "khameleon-client", "khameleon-micrometer", "khameleon-jakarta", "khameleon-spring-boot-starter");
 
     @Test
     void everyPublishedJar_namesItsModuleInTheManifest() throws IOException, URISyntaxException {
@@ -86,7 +88,7 @@ class ReleaseArtifactsTest {
         }
         assertEquals(PUBLISHED, managed);
         for (String module : List.of("khameleon-bom", "khameleon-core", "khameleon-store", "khameleon-server",
-                "khameleon-client", "khameleon-micrometer", "khameleon-spring-boot-starter")) {
+                "khameleon-client", "khameleon-micrometer", "khameleon-jakarta", "khameleon-spring-boot-starter")) {
             assertTrue(parent.getDocumentElement().getElementsByTagName("modules").item(0).getTextContent()
                     .contains(module), "parent builds " + module);
         }
