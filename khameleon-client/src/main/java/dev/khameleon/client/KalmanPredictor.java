@@ -2,6 +2,7 @@ package dev.khameleon.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.khameleon.core.Horizons;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.predict.GaussianAtHorizon;
 import dev.khameleon.core.predict.GaussianGridPredictor;
@@ -378,7 +379,7 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
         private double measurementNoise = 4;
         private double velocitySigma = 1000;
         private double accelerationSigma = 10_000;
-        private long[] horizonsMillis = {50, 150, 250, 500};
+        private long[] horizonsMillis = Horizons.defaults().toArray();
         private long resetAfterMillis = 1000;
         private long idleMillis = 250;
         private double velocityDecayMillis = DEFAULT_VELOCITY_DECAY_MILLIS;

@@ -97,7 +97,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
     private final PredictorManager<E> predictorManager;
 
     private final Object lock = new Object();
-    private Session session;
+    private Connection connection;
     private Welcome lastWelcome;
     private boolean everConnected;
     private boolean closed;
@@ -171,12 +171,12 @@ public final class KhameleonClient<E> implements AutoCloseable {
         java.util.Objects.requireNonNull(scope, "scope");
         Outbox out = null;
         synchronized (lock) {
-            if (session != null && session.welcomeSeen) {
+            if (connection != null && connection.welcomeSeen) {
                 if (!lastWelcome.supports(Protocol.FEATURE_SCOPE)) {
                     throw new IllegalStateException("application " + application
                             + " does not bind requests per session: its welcome does not offer \"scope\"");
                 }
-                out = session.outbox;
+                out = connection.outbox;
             }
             this.scope = scope;
         }
@@ -212,16 +212,23 @@ public final class KhameleonClient<E> implements AutoCloseable {
         }
     }
 
-    /** Feeds one interaction event to the client half of the predictor. Any thread. */
+    /**
+     * Feeds one interaction event to the client half of the predictor. Any thread. An event the
+     * predictor rejects with a {@code RuntimeException} is logged at WARN and ignored.
+     */
     public void onEvent(E event) {
         predictorManager.onEvent(event);
     }
 
     /**
      * Feeds a pointer position, for clients whose predictor takes {@link PointerEvent}s (the
-     * default Kalman predictor); {@code timeMillis} is on the client's millisecond clock.
+     * default Kalman predictor); {@code timeMillis} is on the client's millisecond clock. Any
+     * thread.
      *
-     * @throws ClassCastException if this client's predictor takes another event type
+     * <p>Nothing is thrown if this client's predictor takes another event type: the predictor
+     * fails on the event (typically with a {@code ClassCastException}) and, like any event a
+     * predictor rejects, it is logged at WARN and ignored. Use {@link #onEvent(Object)} with such
+     * a predictor.
      */
     @SuppressWarnings("unchecked")
     public void onEvent(double x, double y, long timeMillis) {
@@ -246,7 +253,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
                 throw new IllegalArgumentException("requestId " + requestId + " out of range [0, "
                         + lastWelcome.requestCount() + ")");
             }
-            out = session != null && session.welcomed ? session.outbox : null;
+            out = connection != null && connection.welcomed ? connection.outbox : null;
         }
         recordPredictionAccuracy(requestId);
         boolean hit = cacheManager.register(requestId, upcall);
@@ -265,15 +272,18 @@ public final class KhameleonClient<E> implements AutoCloseable {
         return cacheManager.metrics();
     }
 
-    /** The block cache (read-only use: its reads are thread-safe). */
-    public RingBufferCache cache() {
-        return cacheManager.cache();
+    /**
+     * A read-only view of the block cache: which blocks are present. Any thread. Blocks are
+     * written by the connection alone; an application asks for responses with {@link #request}.
+     */
+    public CacheView cache() {
+        return cacheManager.cache().view();
     }
 
     /** The current session's welcome, if connected. */
     public Optional<Welcome> welcome() {
         synchronized (lock) {
-            return session != null && session.welcomed ? Optional.of(lastWelcome) : Optional.empty();
+            return connection != null && connection.welcomed ? Optional.of(lastWelcome) : Optional.empty();
         }
     }
 
@@ -283,14 +293,14 @@ public final class KhameleonClient<E> implements AutoCloseable {
      */
     @Override
     public void close() {
-        Session s;
+        Connection s;
         synchronized (lock) {
             if (closed) {
                 return;
             }
             closed = true;
-            s = session;
-            session = null;
+            s = connection;
+            connection = null;
             if (firstWelcome != null) {
                 firstWelcome.completeExceptionally(new IllegalStateException("client closed"));
             }
@@ -323,8 +333,8 @@ public final class KhameleonClient<E> implements AutoCloseable {
 
     /** Starts one connection attempt; caller holds the lock. */
     private void open() {
-        Session s = new Session();
-        session = s;
+        Connection s = new Connection();
+        connection = s;
         httpClient.newWebSocketBuilder().connectTimeout(connectTimeout).buildAsync(uri, s)
                 .whenComplete((ws, error) -> {
                     if (error != null) {
@@ -335,28 +345,28 @@ public final class KhameleonClient<E> implements AutoCloseable {
 
     private Outbox currentOutbox() {
         synchronized (lock) {
-            return session != null && session.welcomed ? session.outbox : null;
+            return connection != null && connection.welcomed ? connection.outbox : null;
         }
     }
 
-    /** Sends {@code state} on the live session unless it is the state the server rejected last. */
+    /** Sends {@code state} on the live connection unless it is the state the server rejected last. */
     private void sendState(PredictionState state) {
         Outbox out;
         synchronized (lock) {
-            if (session == null || !session.welcomed) {
+            if (connection == null || !connection.welcomed) {
                 return;
             }
             if (state.state().equals(rejectedState)) {
                 LOG.debug("not re-sending the state the server rejected: {}", rejectedState);
                 return;
             }
-            session.lastState = state.state();
-            out = session.outbox;
+            connection.lastState = state.state();
+            out = connection.outbox;
         }
         out.state(ControlCodec.encode(state));
     }
 
-    /** Schedules the next attempt after a session that had been welcomed for {@code welcomedForNanos} (or -1). */
+    /** Schedules the next attempt after a connection that had been welcomed for {@code welcomedForNanos} (or -1). */
     private void scheduleReconnect(long welcomedForNanos) {
         long delay;
         synchronized (lock) {
@@ -420,15 +430,15 @@ public final class KhameleonClient<E> implements AutoCloseable {
     }
 
     /** One WebSocket connection attempt and what it received. Listener calls are sequential. */
-    private final class Session implements WebSocket.Listener {
+    private final class Connection implements WebSocket.Listener {
         WebSocket webSocket;
         Outbox outbox;
         volatile boolean welcomed;
-        /** Set with the welcome under the client's lock: from then on {@link #scope} sends on this session. */
+        /** Set with the welcome under the client's lock: from then on {@link #scope} sends on this connection. */
         private boolean welcomeSeen;
         /** When the welcome came, on the nano clock; guarded by the client's lock. */
         private long welcomedAtNanos;
-        /** The last state sent on this session; guarded by the client's lock. */
+        /** The last state sent on this connection; guarded by the client's lock. */
         private JsonNode lastState;
         private boolean ended;
         private final StringBuilder text = new StringBuilder();
@@ -442,7 +452,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
             synchronized (lock) {
                 webSocket = ws;
                 outbox = new Outbox(ws);
-                if (session != this) {
+                if (connection != this) {
                     ws.abort();
                     return;
                 }
@@ -538,7 +548,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
                 CompletableFuture<Welcome> first;
                 JsonNode resendScope;
                 synchronized (lock) {
-                    if (session != this) {
+                    if (connection != this) {
                         return;
                     }
                     resendScope = w.supports(Protocol.FEATURE_SCOPE) ? scope : null;
@@ -581,7 +591,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
                 JsonNode rejected = null;
                 synchronized (lock) {
                     first = firstWelcome;
-                    if (e.knownCode().orElse(null) == ErrorCode.INVALID_STATE && session == this && lastState != null) {
+                    if (e.knownCode().orElse(null) == ErrorCode.INVALID_STATE && connection == this && lastState != null) {
                         rejected = lastState;
                         rejectedState = rejected;
                     }
@@ -620,7 +630,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
             lost(ABNORMAL_CLOSURE, String.valueOf(error.getMessage()), error);
         }
 
-        /** This session is over; reconnect if it was the live one and the client is open. */
+        /** This connection is over; reconnect if it was the live one and the client is open. */
         void lost(int status, String reason, Throwable error) {
             boolean retry;
             long welcomedFor;
@@ -633,10 +643,10 @@ public final class KhameleonClient<E> implements AutoCloseable {
                 if (outbox != null) {
                     outbox.abandon();
                 }
-                if (session != this) {
+                if (connection != this) {
                     return;
                 }
-                session = null;
+                connection = null;
                 first = firstWelcome;
                 retry = reconnect && !closed && everConnected;
                 welcomedFor = welcomed ? nanoClock.getAsLong() - welcomedAtNanos : -1;
@@ -769,7 +779,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
 
         /** The least time between two prediction states sent. Default 150 ms. */
         public Builder<E> stateInterval(Duration interval) {
-            this.stateInterval = atLeastOneMilli("stateInterval", interval);
+            this.stateInterval = Durations.atLeastOneMilli("stateInterval", interval);
             return this;
         }
 
@@ -780,13 +790,13 @@ public final class KhameleonClient<E> implements AutoCloseable {
          * @throws IllegalArgumentException if shorter than 1 ms
          */
         public Builder<E> missStateInterval(Duration interval) {
-            this.missStateInterval = atLeastOneMilli("missStateInterval", interval);
+            this.missStateInterval = Durations.atLeastOneMilli("missStateInterval", interval);
             return this;
         }
 
         /** The interval of receive-rate reports. Default 500 ms. */
         public Builder<E> rateInterval(Duration interval) {
-            this.rateInterval = atLeastOneMilli("rateInterval", interval);
+            this.rateInterval = Durations.atLeastOneMilli("rateInterval", interval);
             return this;
         }
 
@@ -803,7 +813,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code initial < 1 ms} or {@code max < initial}
          */
         public Builder<E> backoff(Duration initial, Duration max) {
-            atLeastOneMilli("backoff initial", initial);
+            Durations.atLeastOneMilli("backoff initial", initial);
             Objects.requireNonNull(max, "backoff max");
             if (max.compareTo(initial) < 0) {
                 throw new IllegalArgumentException("backoff max must be >= initial " + initial + ", was " + max);
@@ -820,7 +830,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
          * @throws IllegalArgumentException if shorter than 1 ms
          */
         public Builder<E> healthyAfter(Duration healthyAfter) {
-            this.healthyAfter = atLeastOneMilli("healthyAfter", healthyAfter);
+            this.healthyAfter = Durations.atLeastOneMilli("healthyAfter", healthyAfter);
             return this;
         }
 
@@ -835,7 +845,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
 
         /** How long one connection attempt may take. Default 10 s. */
         public Builder<E> connectTimeout(Duration timeout) {
-            this.connectTimeout = atLeastOneMilli("connectTimeout", timeout);
+            this.connectTimeout = Durations.atLeastOneMilli("connectTimeout", timeout);
             return this;
         }
 
@@ -920,14 +930,6 @@ public final class KhameleonClient<E> implements AutoCloseable {
                 throw new IllegalStateException("application is required");
             }
             return new KhameleonClient<>(this);
-        }
-
-        private static Duration atLeastOneMilli(String name, Duration d) {
-            Objects.requireNonNull(d, name);
-            if (d.toMillis() < 1) {
-                throw new IllegalArgumentException(name + " must be >= 1 ms, was " + d);
-            }
-            return d;
         }
     }
 }

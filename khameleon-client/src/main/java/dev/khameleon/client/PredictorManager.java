@@ -281,7 +281,7 @@ public final class PredictorManager<E> implements AutoCloseable {
          * @throws IllegalArgumentException if shorter than 1 ms
          */
         public Builder<E> stateInterval(Duration interval) {
-            this.stateInterval = checkInterval("stateInterval", interval);
+            this.stateInterval = Durations.atLeastOneMilli("stateInterval", interval);
             return this;
         }
 
@@ -291,7 +291,7 @@ public final class PredictorManager<E> implements AutoCloseable {
          * @throws IllegalArgumentException if shorter than 1 ms
          */
         public Builder<E> rateInterval(Duration interval) {
-            this.rateInterval = checkInterval("rateInterval", interval);
+            this.rateInterval = Durations.atLeastOneMilli("rateInterval", interval);
             return this;
         }
 
@@ -302,7 +302,7 @@ public final class PredictorManager<E> implements AutoCloseable {
          * @throws IllegalArgumentException if shorter than 1 ms
          */
         public Builder<E> missStateInterval(Duration interval) {
-            this.missStateInterval = checkInterval("missStateInterval", interval);
+            this.missStateInterval = Durations.atLeastOneMilli("missStateInterval", interval);
             return this;
         }
 
@@ -315,14 +315,6 @@ public final class PredictorManager<E> implements AutoCloseable {
         /** Builds the manager (not yet started). */
         public PredictorManager<E> build() {
             return new PredictorManager<>(this);
-        }
-
-        private static Duration checkInterval(String name, Duration interval) {
-            Objects.requireNonNull(interval, name);
-            if (interval.toMillis() < 1) {
-                throw new IllegalArgumentException(name + " must be >= 1 ms, was " + interval);
-            }
-            return interval;
         }
     }
 }

@@ -43,6 +43,8 @@ public final class RingBufferCache {
     private final Map<Integer, Present> requests;
     private long nextSeq;
     private int occupied;
+    /** This cache seen through {@link CacheView} only: a caller cannot cast it back to a writer. */
+    private final CacheView view = new ReadOnly();
 
     /**
      * Creates an empty cache of {@code capacity} slots whose next expected sequence number is 0.
@@ -58,6 +60,11 @@ public final class RingBufferCache {
         this.used = new boolean[capacity];
         this.index = new LongIntMap(capacity);
         this.requests = new HashMap<>(Math.min(capacity, 1 << 16) * 2);
+    }
+
+    /** A read-only view of this cache, for applications; always the same instance. */
+    public CacheView view() {
+        return view;
     }
 
     /** {@code C}: the number of one-block slots. */
@@ -332,6 +339,59 @@ public final class RingBufferCache {
         synchronized (lock) {
             return "RingBufferCache[capacity=" + capacity + ", occupied=" + occupied + ", requests=" + requests.size()
                     + ", nextSeq=" + nextSeq + "]";
+        }
+    }
+
+    /** Forwards the reads, and only the reads, to this cache. */
+    private final class ReadOnly implements CacheView {
+        @Override
+        public int capacity() {
+            return RingBufferCache.this.capacity();
+        }
+
+        @Override
+        public long nextSeq() {
+            return RingBufferCache.this.nextSeq();
+        }
+
+        @Override
+        public int size() {
+            return RingBufferCache.this.size();
+        }
+
+        @Override
+        public int prefixLength(int requestId) {
+            return RingBufferCache.this.prefixLength(requestId);
+        }
+
+        @Override
+        public List<Block> prefix(int requestId) {
+            return RingBufferCache.this.prefix(requestId);
+        }
+
+        @Override
+        public boolean contains(int requestId, int blockIndex) {
+            return RingBufferCache.this.contains(requestId, blockIndex);
+        }
+
+        @Override
+        public int presentCount(int requestId) {
+            return RingBufferCache.this.presentCount(requestId);
+        }
+
+        @Override
+        public int blockCount(int requestId) {
+            return RingBufferCache.this.blockCount(requestId);
+        }
+
+        @Override
+        public int requestsPresent() {
+            return RingBufferCache.this.requestsPresent();
+        }
+
+        @Override
+        public String toString() {
+            return RingBufferCache.this.toString();
         }
     }
 }

@@ -1,8 +1,10 @@
 package dev.khameleon.server;
 
 import dev.khameleon.core.Distribution;
+import dev.khameleon.core.Horizons;
 import dev.khameleon.core.protocol.BlockCounts;
 import dev.khameleon.core.protocol.Protocol;
+import dev.khameleon.core.scheduler.SchedulerConfig;
 import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.RequestScope;
 import dev.khameleon.core.spi.ServerPredictor;
@@ -10,7 +12,6 @@ import dev.khameleon.core.spi.UtilityFunction;
 import dev.khameleon.server.spi.Authenticator;
 import dev.khameleon.server.spi.SchedulerFactory;
 
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -23,9 +24,7 @@ import java.util.Optional;
  * block counts of all {@code n} requests once ({@code O(n)}), for the welcome message.
  */
 public final class Application {
-    /** The default horizons, in milliseconds. */
-    static final long[] DEFAULT_HORIZONS = {50, 150, 250, 500};
-
+    private static final int MAX_CHUNK_SIZE = 100_000;
     private final String name;
     private final String path;
     private final BlockSource source;
@@ -42,6 +41,12 @@ public final class Application {
     private final BlockCounts blockCounts;
     private final Optional<RequestScope> requestScope;
     private final int maxBoundRequests;
+    // The SPIs as sessions call them, wrapped once here so that no session needs its own try/catch.
+    private final GuardedBlockSource guardedSource;
+    private final GuardedPredictor guardedPredictor;
+    private final GuardedSchedulerFactory guardedSchedulerFactory;
+    /** Null without a request scope. */
+    private final GuardedRequestScope guardedScope;
 
     private Application(Builder b) {
         this.name = b.name;
@@ -65,6 +70,10 @@ public final class Application {
         this.maxBoundRequests = b.maxBoundRequests;
         // Fail at build time, not per session, on a utility that is not a utility.
         utility.marginalGains(Math.max(1, blockCounts.defaultCount()));
+        this.guardedSource = new GuardedBlockSource(source, name, b.requestScope != null);
+        this.guardedPredictor = new GuardedPredictor(predictor, name, n);
+        this.guardedSchedulerFactory = new GuardedSchedulerFactory(schedulerFactory, name);
+        this.guardedScope = b.requestScope == null ? null : new GuardedRequestScope(b.requestScope, name);
     }
 
     /** Starts a builder for an application called {@code name} (the name clients put in their hello). */
@@ -152,6 +161,26 @@ public final class Application {
         return blockCounts;
     }
 
+    /** The block source, guarded: its failures stay within the fetch or session that called it. */
+    GuardedBlockSource guardedSource() {
+        return guardedSource;
+    }
+
+    /** The predictor, guarded: its failures close only the session whose state it decoded. */
+    GuardedPredictor guardedPredictor() {
+        return guardedPredictor;
+    }
+
+    /** The scheduler factory, guarded, making guarded schedulers. */
+    GuardedSchedulerFactory guardedSchedulerFactory() {
+        return guardedSchedulerFactory;
+    }
+
+    /** The request scope, guarded; null for an application without one. */
+    GuardedRequestScope guardedScope() {
+        return guardedScope;
+    }
+
     @Override
     public String toString() {
         return "Application[" + name + " at " + path + ", n=" + source.requestCount() + ", blockSize="
@@ -168,9 +197,9 @@ public final class Application {
         private BlockSource source;
         private ServerPredictor predictor;
         private UtilityFunction utility = UtilityFunction.linear();
-        private long[] horizonsMillis = DEFAULT_HORIZONS.clone();
-        private int chunkSize = 100;
-        private double discount = 1.0;
+        private long[] horizonsMillis = Horizons.defaults().toArray();
+        private int chunkSize = SchedulerConfig.DEFAULT_CHUNK_SIZE;
+        private double discount = SchedulerConfig.DEFAULT_DISCOUNT;
         private int backendConcurrency;
         private SchedulerFactory schedulerFactory;
         private boolean predictFromRequests;
@@ -230,26 +259,26 @@ public final class Application {
 
         /**
          * The horizons announced to clients in milliseconds: at least one, {@code >= 0}, strictly
-         * increasing (default 50, 150, 250, 500).
+         * increasing (default {@link Horizons#defaults()}, 50, 150, 250, 500).
+         *
+         * @throws IllegalArgumentException as {@link Horizons#check}
          */
         public Builder horizons(long... horizonsMillis) {
-            if (horizonsMillis.length < 1) {
-                throw new IllegalArgumentException("horizons must have at least one entry");
-            }
-            for (int j = 0; j < horizonsMillis.length; j++) {
-                if (horizonsMillis[j] < 0 || (j > 0 && horizonsMillis[j] <= horizonsMillis[j - 1])) {
-                    throw new IllegalArgumentException("horizons must be >= 0 and strictly increasing, were "
-                            + Arrays.toString(horizonsMillis));
-                }
-            }
-            this.horizonsMillis = horizonsMillis.clone();
+            this.horizonsMillis = Horizons.check("horizons", horizonsMillis);
+            return this;
+        }
+
+        /** The horizons announced to clients (default {@link Horizons#defaults()}). */
+        public Builder horizons(Horizons horizons) {
+            this.horizonsMillis = Objects.requireNonNull(horizons, "horizons").toArray();
             return this;
         }
 
         /** How many slots a session plans at a time, in {@code [1, 100000]} (default 100). */
         public Builder chunkSize(int chunkSize) {
-            if (chunkSize < 1 || chunkSize > 100_000) {
-                throw new IllegalArgumentException("chunkSize must be in [1, 100000], was " + chunkSize);
+            // Beyond the scheduler's own rule, a cap on the work and memory of one job.
+            if (SchedulerConfig.checkChunkSize(chunkSize) > MAX_CHUNK_SIZE) {
+                throw new IllegalArgumentException("chunkSize must be in [1, " + MAX_CHUNK_SIZE + "], was " + chunkSize);
             }
             this.chunkSize = chunkSize;
             return this;
@@ -257,10 +286,7 @@ public final class Application {
 
         /** The scheduler's per-slot discount {@code γ}, in {@code (0, 1]} (default 1). */
         public Builder discount(double discount) {
-            if (!(discount > 0 && discount <= 1)) {
-                throw new IllegalArgumentException("discount must be in (0, 1], was " + discount);
-            }
-            this.discount = discount;
+            this.discount = SchedulerConfig.checkDiscount(discount);
             return this;
         }
 

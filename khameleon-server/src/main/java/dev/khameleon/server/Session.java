@@ -3,148 +3,75 @@ package dev.khameleon.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Block;
 import dev.khameleon.core.Distribution;
-import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.protocol.BlockFrame;
 import dev.khameleon.core.protocol.ControlCodec;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.protocol.Protocol;
-import dev.khameleon.core.protocol.ProtocolException;
-import dev.khameleon.core.spi.BlockSource;
-import dev.khameleon.core.spi.RequestScope;
-import dev.khameleon.core.spi.Scheduler;
-import dev.khameleon.server.spi.SchedulerContext;
-import io.netty.buffer.ByteBuf;
+import dev.khameleon.server.Plan.Slot;
+import dev.khameleon.server.Plan.SlotState;
+import dev.khameleon.server.SessionScheduler.Job;
+import dev.khameleon.server.SessionScheduler.Result;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
-import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
-import java.util.ArrayDeque;
-import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
- * One client's session: protocol state, the plan of upcoming slots, block fetches, the paced
- * sender and the hand-off to the scheduler.
+ * One client's session: protocol state, the paced sender and the hand-offs to the scheduler and
+ * the block source. What is planned, where the plan is cut and when to re-plan is the
+ * {@link Plan}'s; {@link SessionScheduler} runs the jobs and {@link SlotFetcher} the fetches.
  *
- * <p><b>Threading.</b> Everything except {@link #runJob} is confined to the channel's event loop.
- * The scheduler runs in {@link #runJob} on the shared scheduler executor, one job per session at a
+ * <p><b>Threading.</b> Everything is confined to the channel's event loop except the jobs, which
+ * {@link SessionScheduler} runs on the shared scheduler executor, one job per session at a
  * time: the event loop decides each job (what to re-plan from, with which state) and applies its
  * result, so the plan, the sequence numbers and the ring model are only ever touched by the event
  * loop. Fetches start on the shared fetch executor and complete back on the event loop. Counters
- * read by {@link #metrics()} are volatile with the event loop as their only writer.
- *
- * <p><b>Ring model.</b> {@code nextSeq} is the number of block frames written: the next frame
- * carries it, and the client puts it in slot {@code nextSeq mod C}. The scheduler plans slots by the
- * same numbers. A planned block whose fetch fails is never written: the plan from that slot on is
- * dropped and re-planned from the same sequence number, so the scheduler's model of the ring stays
- * equal to what was actually written. No job plans past {@code nextSeq + C} ({@link #roomFrom}),
- * so every re-plan the session asks for is one the scheduler can still do.
+ * read by {@link #metrics()} are in {@link SessionCounters}, with the event loop as their only
+ * writer.
  */
 final class Session {
     private static final Logger log = LoggerFactory.getLogger(Session.class);
 
-    private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    private static final long MAX_FAILURE_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final long MAX_IDLE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private static final int MAX_REPLAN_MARGIN = 16;
-    private static final long BACKEND_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final double EWMA = 0.2;
 
     private enum Phase { AWAITING_HELLO, ACTIVE, CLOSING, CLOSED }
-
-    private enum SlotState { NEW, FETCHING, READY, FAILED, DROPPED }
-
-    /** One planned slot: block {@code blockIndex} of {@code requestId} goes out with sequence number {@code seq}. */
-    private static final class Slot {
-        final long seq;
-        final int requestId;
-        final int blockIndex;
-        /** What the block answers: the content key and binding generation of its request when planned. */
-        long contentKey;
-        int generation;
-        SlotState state = SlotState.NEW;
-        Block block;
-        ScheduledFuture<?> timeout;
-
-        Slot(long seq, int requestId, int blockIndex) {
-            this.seq = seq;
-            this.requestId = requestId;
-            this.blockIndex = blockIndex;
-            this.contentKey = requestId;
-        }
-    }
-
-    /**
-     * What the scheduler task is to do: decode {@code state} if present, re-plan from
-     * {@code replanFrom} if {@code >= 0} (with the decoded distribution, else {@code current}),
-     * then plan up to {@code maxBlocks} slots. A {@code scope}, if present, is applied at
-     * {@code replanFrom}.
-     */
-    private record Job(JsonNode state, Distribution current, long replanFrom, double slotMillis, int maxBlocks,
-                       long stateArrivalNanos, long stateArrivalSeq, JsonNode scope) {
-    }
-
-    /**
-     * What a job did; {@code error} non-null if the session must close. For an application with a
-     * request scope, {@code rebind} are the encoded {@code rebind} messages for the ids the job's
-     * scope rebound (empty if none) and {@code annotation} what each slot of the chunk answers;
-     * both null otherwise.
-     */
-    private record Result(Job job, Distribution installed, long replanFrom, ScheduleChunk chunk, long nanos,
-                          ErrorCode error, String message, List<String> rebind,
-                          BindingTable.Annotation annotation) {
-    }
 
     private final String id;
     private final ServerRuntime server;
     private final ServerRuntime.App app;
     private final Application application;
-    private final BlockSource source;
-    /** The source promised completed stages: fetch on the event loop (see {@link #fetchOnLoop}). */
-    private final boolean fetchInline;
+    private final GuardedBlockSource source;
     private final ServerConfig config;
     private final Channel channel;
     private final EventLoop loop;
     private final int blockSize;
     private final int frameBytes;
     /** Null for an application whose request ids mean the same for every session. */
-    private final RequestScope scope;
+    private final GuardedRequestScope scope;
     private final BandwidthEstimator bandwidth;
     private final Pacer pacer;
 
-    // Confined to the scheduler task (one at a time, handed over through the executor and the loop).
-    private Scheduler scheduler;
-    private BindingTable bindings;
+    private final SlotFetcher fetcher;
+    /** Runs this session's jobs on the scheduler executor; created by the hello. */
+    private SessionScheduler jobs;
 
     // Confined to the event loop.
     private Phase phase = Phase.AWAITING_HELLO;
     private boolean registered;
-    private final ArrayDeque<Slot> planned = new ArrayDeque<>();
-    private long plannedEnd;
-    /**
-     * The scheduler's {@code nextSeq()} after the last job: ahead of {@link #plannedEnd} when a
-     * chunk was discarded because the plan was cut meanwhile.
-     */
-    private long schedulerSeq;
-    private long cut = Long.MAX_VALUE;
-    private boolean taskRunning;
-    /** The job of {@link #taskRunning}, queued or running. */
+    /** Created by the hello, which gives the ring size. */
+    private Plan plan;
+    /** The job of {@link Plan#jobRunning()}, queued or running. */
     private SchedulerTask queuedTask;
     /** The job {@link #queuedTask} runs, so that a withdrawn job's state or scope is not lost. */
     private Job queuedJob;
@@ -152,69 +79,46 @@ final class Session {
     private long inheritedOrder = -1;
     private JsonNode pendingState;
     private JsonNode pendingScope;
-    private long pendingStateArrivalNanos;
-    private long pendingStateArrivalSeq;
-    private long pendingFrom;
-    private long runningFrom = -1;
-    private boolean needInitialPlan;
     private Distribution distribution;
     private long lastStateTime = -1;
-    private long failureFrom = -1;
-    private long failureRetryAtNanos;
-    private long failureBackoffNanos = MIN_BACKOFF_NANOS;
-    private long idleRetryAtNanos;
-    private long idleBackoffNanos = MIN_BACKOFF_NANOS;
-    private boolean failureLogged;
     private double ewmaTurnaroundNanos;
     private long jobSubmittedNanos;
-    private boolean reflectReady;
-    private long reflectFromSeq = -1;
-    private long reflectArrivalNanos;
-    private ScheduledFuture<?> pumpTimer;
-    private ScheduledFuture<?> wakeTimer;
-    private long wakeAtNanos;
-    private ScheduledFuture<?> stallTimer;
-    private ScheduledFuture<?> helloTimer;
-    private long lastStateJobNanos;
-    private boolean stateJobStarted;
+    private final LoopTimer pumpTimer;
+    private final LoopTimer wakeTimer;
+    private final LoopTimer stallTimer;
+    private final LoopTimer helloTimer;
 
-    // Written by the event loop only; volatile for metrics().
-    private volatile int cacheBlocks;
-    private volatile long nextSeq;
-    private volatile long bytesPushed;
-    private volatile long blocksSkipped;
-    private volatile long replans;
-    private volatile long chunksPlanned;
-    private volatile long schedulingNanosTotal;
-    private volatile long schedulingNanosMax;
-    private volatile long statesReceived;
-    private volatile long requestsReceived;
-    private volatile long queuedBytes;
-    private volatile long maxQueuedBytes;
-    private volatile long replanDelayNanosTotal;
-    private volatile long replanDelayCount;
-    private volatile long maxReplanLagBlocks;
-    private volatile double bandwidthEstimate;
-    private volatile double pacingRate;
+    private final SessionCounters counters;
 
     Session(ServerRuntime server, ServerRuntime.App app, Channel channel) {
         this.id = server.newSessionId();
         this.server = server;
         this.app = app;
         this.application = app.application();
-        this.source = application.blockSource();
+        this.source = application.guardedSource();
         this.config = server.config;
         this.channel = channel;
         this.loop = channel.eventLoop();
         this.blockSize = source.blockSize();
-        this.fetchInline = fetchesImmediately(source);
-        this.scope = application.requestScope().orElse(null);
-        this.frameBytes = (scope == null ? BlockFrame.HEADER_LENGTH : BlockFrame.GENERATION_HEADER_LENGTH) + blockSize;
+        this.scope = application.guardedScope();
+        this.frameBytes = BlockFrameEncoder.frameBytes(scope != null, blockSize);
         this.bandwidth = new BandwidthEstimator(config.initialBytesPerSecond(), config.maxBytesPerSecond(),
                 config.fixedBytesPerSecond());
-        this.bandwidthEstimate = bandwidth.bytesPerSecond();
-        this.pacer = new Pacer(paceFor(bandwidthEstimate), 2 * frameBytes, now());
-        this.pacingRate = pacer.rate();
+        this.pacer = new Pacer(paceFor(bandwidth.bytesPerSecond()), 2 * frameBytes, now());
+        this.counters = new SessionCounters(server);
+        counters.rates(bandwidth.bytesPerSecond(), pacer.rate());
+        this.pumpTimer = new LoopTimer(loop, server::nanoTime, this::pump);
+        this.wakeTimer = new LoopTimer(loop, server::nanoTime, () -> {
+            maybeSchedule();
+            pump();
+        });
+        this.stallTimer = new LoopTimer(loop, server::nanoTime, this::onStallTimeout);
+        this.helloTimer = new LoopTimer(loop, server::nanoTime, () -> {
+            if (phase == Phase.AWAITING_HELLO) {
+                closeWithError(ErrorCode.MISSING_HELLO, "no hello within " + config.helloTimeoutMillis() + " ms");
+            }
+        });
+        this.fetcher = new SlotFetcher(server, app, loop, id, wakeTimer::armIn, this::onFetched, this::recordFetched);
     }
 
     String id() {
@@ -237,23 +141,13 @@ final class Session {
         if (phase != Phase.AWAITING_HELLO) {
             return;
         }
-        helloTimer = loop.schedule(() -> {
-            if (phase == Phase.AWAITING_HELLO) {
-                closeWithError(ErrorCode.MISSING_HELLO, "no hello within " + config.helloTimeoutMillis() + " ms");
-            }
-        }, config.helloTimeoutMillis(), TimeUnit.MILLISECONDS);
+        helloTimer.armIn(TimeUnit.MILLISECONDS.toNanos(config.helloTimeoutMillis()));
         log.debug("session {}: WebSocket open from {} on {}", id, channel.remoteAddress(), application.path());
     }
 
-    void onText(String text) {
+    /** A control message from the client, decoded by {@link ControlMessageCodec}. */
+    void onMessage(ControlMessage m) {
         if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
-            return;
-        }
-        ControlMessage m;
-        try {
-            m = ControlCodec.decodeFromClient(text);
-        } catch (ProtocolException e) {
-            closeWithError(e.code(), e.getMessage());
             return;
         }
         if (phase == Phase.AWAITING_HELLO) {
@@ -332,22 +226,26 @@ final class Session {
             }
         }
         registered = true;
-        cancel(helloTimer);
+        helloTimer.cancel();
         AddressLimits.Ticket ticket = channel.attr(AddressLimits.TICKET).get();
         if (ticket != null) {
             ticket.handshakeDone();
         }
-        cacheBlocks = h.cacheBlocks();
+        int cacheBlocks = h.cacheBlocks();
+        counters.cacheBlocks(cacheBlocks);
+        jobs = new SessionScheduler(server, app, id, cacheBlocks);
+        plan = new Plan(cacheBlocks, application.chunkSize(), TimeUnit.MILLISECONDS.toNanos(config.stateIntervalMillis()),
+                fetcher::abandon);
         phase = Phase.ACTIVE;
         ControlMessage.Welcome welcome = new ControlMessage.Welcome(Protocol.VERSION, id, application.name(),
                 blockSize, source.requestCount(), cacheBlocks, longList(application.horizonsMillis()), 0,
                 application.blockCounts(), scope == null ? List.of() : List.of(Protocol.FEATURE_SCOPE));
-        channel.writeAndFlush(new TextWebSocketFrame(ControlCodec.encode(welcome)));
+        channel.writeAndFlush(welcome);
         log.info("session {}: {} opened by {}, cache {} blocks", id, application.name(), channel.remoteAddress(),
                 cacheBlocks);
         application.initialDistribution().ifPresent(d -> {
             distribution = d;
-            needInitialPlan = true;
+            plan.requestInitialPlan();
         });
         maybeSchedule();
     }
@@ -363,26 +261,11 @@ final class Session {
             return;
         }
         lastStateTime = timeMillis;
-        statesReceived++;
-        cutForReplan();
+        counters.stateReceived();
+        plan.cutForReplan(replanMargin(), now());
         pendingState = state;
         replaceQueuedJob();
         maybeSchedule();
-    }
-
-    /**
-     * A new state or scope: unless a re-plan is already pending, stop the old plan a few blocks
-     * from here at once, even if a job is running, so that it shows within those few blocks
-     * whatever the scheduler is doing meanwhile.
-     */
-    private void cutForReplan() {
-        if (pendingState == null && pendingScope == null) {
-            pendingFrom = Math.min(nextSeq + replanMargin(), plannedEnd);
-            pendingStateArrivalNanos = now();
-            pendingStateArrivalSeq = nextSeq;
-            dropFrom(pendingFrom);
-            recomputeCut();
-        }
     }
 
     /**
@@ -393,11 +276,10 @@ final class Session {
      * state arrives, or the reverse) goes back to pending, so no scope or state is lost.
      */
     private void replaceQueuedJob() {
-        if (!taskRunning || queuedTask == null || !server.withdraw(queuedTask)) {
+        if (!plan.jobRunning() || queuedTask == null || !server.withdraw(queuedTask)) {
             return;
         }
-        taskRunning = false;
-        runningFrom = -1;
+        plan.jobEnded();
         if (queuedTask.replan()) {
             inheritedOrder = queuedTask.order();
         }
@@ -412,7 +294,6 @@ final class Session {
                 pendingScope = withdrawn.scope();
             }
         }
-        recomputeCut();
     }
 
     /**
@@ -426,7 +307,7 @@ final class Session {
                     + "\"");
             return;
         }
-        cutForReplan();
+        plan.cutForReplan(replanMargin(), now());
         pendingScope = newScope;
         replaceQueuedJob();
         maybeSchedule();
@@ -436,8 +317,7 @@ final class Session {
         bandwidth.report(bytesPerSecond);
         double estimate = bandwidth.bytesPerSecond();
         pacer.setRate(paceFor(estimate), now());
-        pacingRate = pacer.rate();
-        bandwidthEstimate = estimate;
+        counters.rates(estimate, pacer.rate());
     }
 
     private void onRequest(ControlMessage.RequestEvent r) {
@@ -446,7 +326,7 @@ final class Session {
                     + source.requestCount() + ")");
             return;
         }
-        requestsReceived++;
+        counters.requestReceived();
         if (application.predictFromRequests()) {
             onState(r.timeMillis(), ControlCodec.mapper().createObjectNode().put("request", r.requestId()));
         }
@@ -459,8 +339,7 @@ final class Session {
      */
     void onWritabilityChanged() {
         if (channel.isWritable()) {
-            cancel(stallTimer);
-            stallTimer = null;
+            stallTimer.cancel();
             pump();
         } else if (phase == Phase.AWAITING_HELLO || phase == Phase.ACTIVE) {
             armStallTimer();
@@ -513,7 +392,7 @@ final class Session {
         server.countError(code);
         stop(Phase.CLOSING);
         if (channel.isActive()) {
-            channel.write(new TextWebSocketFrame(ControlCodec.encode(ControlMessage.ErrorMessage.of(code, message))));
+            channel.write(ControlMessage.ErrorMessage.of(code, message));
             channel.writeAndFlush(new CloseWebSocketFrame(code.closeStatus(), code.wireName()))
                     .addListener(ChannelFutureListener.CLOSE);
             // A client that does not read would keep the close frame queued: do not wait for it.
@@ -534,37 +413,30 @@ final class Session {
         boolean wasOpen = phase == Phase.ACTIVE || phase == Phase.CLOSING;
         stop(Phase.CLOSED);
         if (registered) {
-            server.unregister(this, cacheBlocks);
+            server.unregister(this, counters.cacheBlocks());
             registered = false;
         }
         if (wasOpen) {
-            log.info("session {}: closed after {} blocks ({} bytes), {} skipped, {} re-plans", id, nextSeq,
-                    bytesPushed, blocksSkipped, replans);
+            log.info("session {}: closed after {} blocks ({} bytes), {} skipped, {} re-plans", id,
+                    counters.blocksPushed(), counters.bytesPushed(), counters.blocksSkipped(), counters.replans());
         }
     }
 
     private void stop(Phase next) {
         phase = next;
-        cancel(pumpTimer);
-        cancel(wakeTimer);
-        cancel(stallTimer);
-        cancel(helloTimer);
-        pumpTimer = null;
-        wakeTimer = null;
-        stallTimer = null;
-        dropFrom(Long.MIN_VALUE);
+        pumpTimer.cancel();
+        wakeTimer.cancel();
+        stallTimer.cancel();
+        helloTimer.cancel();
+        if (plan != null) {
+            plan.clear();
+        }
         pendingState = null;
         pendingScope = null;
         if (queuedTask != null && server.withdraw(queuedTask)) {
             // A closed session's job that has not started would only cost scheduler time.
             queuedTask = null;
             queuedJob = null;
-        }
-    }
-
-    private static void cancel(ScheduledFuture<?> f) {
-        if (f != null) {
-            f.cancel(false);
         }
     }
 
@@ -589,67 +461,36 @@ final class Session {
 
     /** Starts the next scheduler job if none is running and one is due. */
     private void maybeSchedule() {
-        if (phase != Phase.ACTIVE || taskRunning) {
+        if (phase != Phase.ACTIVE || plan.jobRunning()) {
+            return;
+        }
+        if (pendingScope != null && !channel.isWritable()) {
+            // Rebind messages are written whatever the water marks: apply a scope only while the
+            // client reads, so at most one scope's rebinds sit in the outbound buffer. Writability
+            // coming back pumps, which asks again.
             return;
         }
         long t = now();
-        Job job;
-        int chunk = application.chunkSize();
-        if (pendingState != null || pendingScope != null) {
-            if (pendingScope != null && !channel.isWritable()) {
-                // Rebind messages are written whatever the water marks: apply a scope only while the
-                // client reads, so at most one scope's rebinds sit in the outbound buffer. Writability
-                // coming back pumps, which asks again.
-                return;
+        Plan.Decision d = plan.decide(t, distribution != null, inheritedOrder >= 0);
+        if (!d.starts()) {
+            if (d.wakeAtNanos() != Long.MAX_VALUE) {
+                wakeTimer.armAt(d.wakeAtNanos());
             }
-            long earliest = lastStateJobNanos + TimeUnit.MILLISECONDS.toNanos(config.stateIntervalMillis());
-            // A job that replaces a withdrawn re-plan adds no re-plan, so the interval does not hold it back.
-            if (stateJobStarted && t < earliest && inheritedOrder < 0) {
-                // States come faster than the interval: the newest one waits and replaces any before it.
-                wakeAt(earliest);
-                return;
-            }
-            stateJobStarted = true;
-            lastStateJobNanos = t;
-            long from = Math.min(pendingFrom, plannedEnd);
-            dropFrom(from);
-            if (failureFrom >= from) {
-                failureFrom = -1;
-            }
-            needInitialPlan = false;
-            job = new Job(pendingState, distribution, from, slotMillis(), roomFrom(from), pendingStateArrivalNanos,
-                    pendingStateArrivalSeq, pendingScope);
-            pendingState = null;
-            pendingScope = null;
-        } else if (needInitialPlan) {
-            needInitialPlan = false;
-            job = new Job(null, distribution, nextSeq, slotMillis(), roomFrom(nextSeq), -1, -1, null);
-        } else if (failureFrom >= 0) {
-            if (t < failureRetryAtNanos) {
-                wakeAt(failureRetryAtNanos);
-                return;
-            }
-            job = new Job(null, distribution, failureFrom, slotMillis(), roomFrom(failureFrom), -1, -1, null);
-            failureFrom = -1;
-        } else if (distribution != null && plannedEnd - nextSeq < chunk
-                && roomFrom(schedulerSeq) >= Math.max(1, Math.min(chunk, cacheBlocks / 2))) {
-            // The refill threshold keeps jobs to at least half a ring when C < chunkSize, instead of
-            // one job per written block.
-            if (t < idleRetryAtNanos) {
-                wakeAt(idleRetryAtNanos);
-                return;
-            }
-            job = new Job(null, distribution, -1, slotMillis(), roomFrom(schedulerSeq), -1, -1, null);
-        } else {
             return;
         }
-        taskRunning = true;
+        Job job;
+        if (d.kind() == Plan.JobKind.REPLAN) {
+            job = new Job(pendingState, distribution, d.replanFrom(), slotMillis(), d.maxBlocks(), d.arrivalNanos(),
+                    d.arrivalSeq(), pendingScope);
+            pendingState = null;
+            pendingScope = null;
+        } else {
+            job = new Job(null, distribution, d.replanFrom(), slotMillis(), d.maxBlocks(), -1, -1, null);
+        }
         jobSubmittedNanos = t;
-        runningFrom = job.replanFrom();
-        recomputeCut();
         try {
             Runnable work = () -> {
-                Result r = runJob(job);
+                Result r = jobs.run(job);
                 try {
                     loop.execute(() -> onResult(r));
                 } catch (RejectedExecutionException e) {
@@ -663,78 +504,22 @@ final class Session {
             inheritedOrder = -1;
         } catch (RejectedExecutionException e) {
             // Only during shutdown: the queue holds at most one task per session.
-            taskRunning = false;
+            plan.jobEnded();
             queuedTask = null;
             queuedJob = null;
             closeWithError(ErrorCode.SHUTDOWN, "the scheduler is no longer running");
         }
     }
 
-    /**
-     * How many slots a job whose planning starts at {@code startSeq} may plan: a chunk, but never
-     * past {@code nextSeq + C}.
-     *
-     * <p>This is what keeps every re-plan possible. The scheduler can re-plan from any slot at
-     * least {@code C} below the highest slot it ever planned (it keeps the log of the current and
-     * the previous batch), and the session only re-plans from the sender's position or later. So
-     * no job may plan a slot more than {@code C} past the sender: with a chunk larger than the
-     * ring, planning two chunks ahead did, and the next state or failed fetch then asked for a
-     * re-plan the scheduler could no longer do. Blocks planned that far ahead would also land in
-     * ring slots the client still uses for blocks planned before them.
-     */
-    private int roomFrom(long startSeq) {
-        long room = nextSeq + cacheBlocks - startSeq;
-        return (int) Math.max(0, Math.min(application.chunkSize(), room));
-    }
-
-    /**
-     * Slots at or after {@code cut} may not be sent: a re-plan from there is running or due (for a
-     * running job, a pending state, or a skipped block).
-     */
-    private void recomputeCut() {
-        long c = Long.MAX_VALUE;
-        if (taskRunning && runningFrom >= 0) {
-            c = runningFrom;
-        }
-        if (pendingState != null || pendingScope != null) {
-            c = Math.min(c, pendingFrom);
-        }
-        if (failureFrom >= 0) {
-            c = Math.min(c, failureFrom);
-        }
-        cut = c;
-    }
-
-    private void wakeAt(long atNanos) {
-        if (wakeTimer != null && !wakeTimer.isDone() && wakeAtNanos <= atNanos) {
-            return;
-        }
-        cancel(wakeTimer);
-        wakeAtNanos = atNanos;
-        wakeTimer = loop.schedule(() -> {
-            wakeTimer = null;
-            maybeSchedule();
-            pump();
-        }, Math.max(0, atNanos - now()), TimeUnit.NANOSECONDS);
-    }
-
     /** Applies a scheduler job's result, on the event loop. */
     private void onResult(Result r) {
-        taskRunning = false;
+        plan.jobEnded();
         queuedTask = null;
         queuedJob = null;
-        runningFrom = -1;
-        recomputeCut();
         if (phase != Phase.ACTIVE) {
             return;
         }
-        chunksPlanned++;
-        server.chunksPlanned.increment();
-        schedulingNanosTotal += r.nanos();
-        server.schedulingNanos.add(r.nanos());
-        if (r.nanos() > schedulingNanosMax) {
-            schedulingNanosMax = r.nanos();
-        }
+        counters.chunkPlanned(r.nanos());
         long turnaround = now() - jobSubmittedNanos;
         ewmaTurnaroundNanos = ewmaTurnaroundNanos == 0 ? turnaround
                 : (1 - EWMA) * ewmaTurnaroundNanos + EWMA * turnaround;
@@ -742,8 +527,6 @@ final class Session {
             closeWithError(r.error(), r.message());
             return;
         }
-        ScheduleChunk c = r.chunk();
-        schedulerSeq = c.endSeq();
         if (r.installed() != null) {
             distribution = r.installed();
         }
@@ -754,302 +537,29 @@ final class Session {
             updateQueuedBytes();
         }
         if (r.replanFrom() >= 0) {
-            replans++;
-            server.replans.increment();
-            if (r.job().stateArrivalNanos() >= 0) {
-                reflectFromSeq = r.replanFrom();
-                reflectReady = false;
-                reflectArrivalNanos = r.job().stateArrivalNanos();
-                long lag = r.replanFrom() - r.job().stateArrivalSeq();
-                if (lag > maxReplanLagBlocks) {
-                    maxReplanLagBlocks = lag;
-                }
-            }
+            counters.replanned(r.job().stateArrivalNanos() >= 0 ? r.replanFrom() - r.job().stateArrivalSeq() : -1);
         }
-        if (c.isEmpty() && r.job().maxBlocks() > 0) {
-            idleRetryAtNanos = now() + idleBackoffNanos;
-            idleBackoffNanos = Math.min(MAX_IDLE_BACKOFF_NANOS, idleBackoffNanos * 2);
-        } else if (!c.isEmpty() && c.firstSeq() == plannedEnd && c.firstSeq() < cut) {
-            for (int k = 0; k < c.size(); k++) {
-                Slot slot = new Slot(c.firstSeq() + k, c.requestId(k), c.blockIndex(k));
-                if (r.annotation() != null) {
-                    slot.contentKey = r.annotation().contentKeys()[k];
-                    slot.generation = r.annotation().generations()[k];
-                }
-                planned.addLast(slot);
-            }
-            plannedEnd = c.endSeq();
-            idleBackoffNanos = MIN_BACKOFF_NANOS;
-            idleRetryAtNanos = 0;
-        }
-        // Otherwise the plan was cut meanwhile (a new state or a skipped block): the re-plan that is
-        // due from the cut supersedes this chunk.
+        plan.apply(r.chunk(), r.replanFrom(), r.job().maxBlocks(), r.job().stateArrivalNanos(), r.annotation(), now());
         pump();
-    }
-
-    /** Drops every planned slot with {@code seq >= from}, ending their fetches. */
-    private void dropFrom(long from) {
-        while (!planned.isEmpty() && planned.peekLast().seq >= from) {
-            Slot s = planned.pollLast();
-            if (s.state == SlotState.FETCHING) {
-                cancel(s.timeout);
-                app.backend().end(s.requestId);
-            }
-            s.state = SlotState.DROPPED;
-            s.block = null;
-        }
-        plannedEnd = Math.min(plannedEnd, Math.max(from, nextSeq));
-    }
-
-    // ---------------------------------------------------------------- scheduling (scheduler thread)
-
-    /**
-     * Runs on the scheduler executor; touches only the scheduler and the job. Always returns a
-     * result: anything user code throws, {@code Error}s included, becomes an error result that
-     * closes only this session (logged once, by {@link #closeWithError}); without a result the
-     * session would wait for its job forever, and the scheduler thread lives on.
-     */
-    private Result runJob(Job job) {
-        try {
-            if (scheduler == null) {
-                // Creation is O(n) once per session; it is not counted as scheduling time per chunk.
-                scheduler = application.schedulerFactory().create(schedulerContext());
-                if (scheduler == null) {
-                    return error(job, now(), ErrorCode.INTERNAL_ERROR, "the scheduler factory returned null");
-                }
-            }
-        } catch (Throwable e) {
-            log.debug("session {}: creating the scheduler failed", id, e);
-            return error(job, now(), ErrorCode.INTERNAL_ERROR, "creating the scheduler failed: " + e);
-        }
-        long t0 = now();
-        try {
-            Distribution installed = null;
-            if (job.state() != null) {
-                try {
-                    installed = application.predictor().decode(job.state());
-                } catch (RuntimeException e) {
-                    return error(job, t0, ErrorCode.INVALID_STATE, "state rejected by the predictor: "
-                            + e.getMessage());
-                }
-                // An Error from the predictor is a bug, not a bad state: the catch below makes it internal_error.
-                if (installed == null || installed.requestCount() != source.requestCount()) {
-                    return error(job, t0, ErrorCode.INTERNAL_ERROR, "the predictor returned "
-                            + (installed == null ? "no distribution" : "a distribution over "
-                            + installed.requestCount() + " requests instead of " + source.requestCount()));
-                }
-            }
-            BindingTable.Changes rebound = null;
-            if (job.scope() != null) {
-                try {
-                    rebound = applyScope(job.scope());
-                } catch (ProtocolException e) {
-                    return error(job, t0, e.code(), e.getMessage());
-                }
-            }
-            long from = -1;
-            Distribution d = installed != null ? installed : job.current();
-            // Without any distribution yet (waitForState) nothing was planned: a scope alone has nothing to re-plan.
-            if (job.replanFrom() >= 0 && d != null) {
-                from = Math.min(job.replanFrom(), scheduler.nextSeq());
-                scheduler.replan(d, from, job.slotMillis());
-                if (rebound != null && !rebound.isEmpty()) {
-                    scheduler.invalidate(rebound.requestIds());
-                }
-            }
-            ScheduleChunk chunk = scheduler.next(job.maxBlocks());
-            if (!chunk.isEmpty()) {
-                try {
-                    source.prefetch(chunk);
-                } catch (Throwable e) { // only a hint: the fetches will tell whether the source works
-                    log.debug("session {}: prefetch hint failed", id, e);
-                }
-            }
-            return new Result(job, installed, from, chunk, now() - t0, null, null,
-                    rebound == null ? null : rebound.messages(), bindings == null ? null : bindings.annotate(chunk));
-        } catch (Throwable e) {
-            log.debug("session {}: scheduler failed", id, e);
-            return error(job, t0, ErrorCode.INTERNAL_ERROR, "scheduler failed: " + e);
-        }
-    }
-
-    private Result error(Job job, long t0, ErrorCode code, String message) {
-        return new Result(job, null, -1, ScheduleChunk.empty(0), now() - t0, code, message, null, null);
-    }
-
-    /**
-     * Decodes a client scope with the application's {@link RequestScope} and makes it the
-     * session's bindings; scheduler task only.
-     *
-     * @throws ProtocolException {@code invalid_scope} if the scope is rejected, or as {@link BindingTable#apply}
-     */
-    private BindingTable.Changes applyScope(JsonNode clientScope) {
-        if (bindings == null) {
-            bindings = new BindingTable(source.requestCount(), application.maxBoundRequests());
-        }
-        dev.khameleon.core.Bindings decoded;
-        try {
-            decoded = scope.decode(clientScope);
-        } catch (RuntimeException e) {
-            throw new ProtocolException(ErrorCode.INVALID_SCOPE, "scope rejected by the application: " + e.getMessage());
-        }
-        if (decoded == null) {
-            throw new ProtocolException(ErrorCode.INTERNAL_ERROR, "the request scope returned no bindings");
-        }
-        return bindings.apply(decoded);
-    }
-
-    private SchedulerContext schedulerContext() {
-        BackendTracker backend = app.backend();
-        return new SchedulerContext(cacheBlocks, source.requestCount(), source::blockCount, application.utility(),
-                application.chunkSize(), application.discount(), server.newSchedulerSeed(),
-                application.backendConcurrency(), backend::inFlight, backend::isFetching);
     }
 
     // ---------------------------------------------------------------- fetching (event loop side)
 
     private void startFetches() {
-        int examined = 0;
-        for (Iterator<Slot> it = planned.iterator(); it.hasNext() && examined < config.fetchWindow(); examined++) {
-            Slot s = it.next();
-            if (s.seq >= cut) {
-                break;
-            }
-            if (s.state == SlotState.NEW && !startFetch(s)) {
-                break;
-            }
-        }
+        plan.forEachToFetch(config.fetchWindow(), fetcher::start);
     }
 
-    private boolean startFetch(Slot s) {
-        if (!app.backend().tryBegin(s.requestId, application.backendConcurrency())) {
-            // Cb distinct requests are being fetched (by any session): look again shortly.
-            wakeAt(now() + BACKEND_RETRY_NANOS);
-            return false;
-        }
-        s.state = SlotState.FETCHING;
-        if (fetchInline) {
-            return fetchOnLoop(s);
-        }
-        try {
-            server.fetchExecutor.execute(() -> fetchOffLoop(s));
-        } catch (RejectedExecutionException e) {
-            // The shared fetch queue is full: try again shortly rather than queue without bound.
-            app.backend().end(s.requestId);
-            s.state = SlotState.NEW;
-            wakeAt(now() + MIN_BACKOFF_NANOS);
-            return false;
-        }
-        s.timeout = loop.schedule(() -> onFetched(s, null, new TimeoutException("fetch timed out after "
-                + config.fetchTimeoutMillis() + " ms")), config.fetchTimeoutMillis(), TimeUnit.MILLISECONDS);
-        return true;
-    }
-
-    /**
-     * A source that {@linkplain BlockSource#fetchesImmediately() fetches immediately} is called on
-     * the event loop: a completed stage makes the slot ready (or failed) at once, so the caller's
-     * pump can write it without two thread hand-offs. A stage that is not complete after all falls
-     * back to the usual path: its completion comes back through the event loop, under the timeout.
-     */
-    private boolean fetchOnLoop(Slot s) {
-        CompletableFuture<Block> done = callFetch(s).toCompletableFuture();
-        if (!done.isDone()) {
-            s.timeout = loop.schedule(() -> onFetched(s, null, new TimeoutException("fetch timed out after "
-                    + config.fetchTimeoutMillis() + " ms")), config.fetchTimeoutMillis(), TimeUnit.MILLISECONDS);
-            done.whenComplete((b, e) -> backOnLoop(s, b, e));
-            return true;
-        }
-        Block b = null;
-        Throwable error = null;
-        try {
-            b = done.getNow(null);
-        } catch (CompletionException | CancellationException e) {
-            error = e.getCause() != null ? e.getCause() : e;
-        }
-        complete(s, b, error);
-        return true;
-    }
-
-    private static boolean fetchesImmediately(BlockSource source) {
-        try {
-            return source.fetchesImmediately();
-        } catch (RuntimeException e) { // user code: without the promise, the executor path is always safe
-            return false;
-        }
-    }
-
-    /** Calls the source; a throw or a null stage becomes a failed stage. */
-    private CompletionStage<Block> callFetch(Slot s) {
-        try {
-            CompletionStage<Block> stage = scope == null ? source.fetch(s.requestId, s.blockIndex)
-                    : source.fetch(s.requestId, s.contentKey, s.blockIndex);
-            return stage != null ? stage
-                    : CompletableFuture.failedFuture(new NullPointerException("fetch returned null"));
-        } catch (Throwable e) { // user code; an Error would otherwise leave the slot fetching until its timeout
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    /** Runs on the fetch executor. */
-    private void fetchOffLoop(Slot s) {
-        callFetch(s).whenComplete((b, e) -> backOnLoop(s, b, e));
-    }
-
-    private void backOnLoop(Slot s, Block b, Throwable e) {
-        try {
-            loop.execute(() -> onFetched(s, b, e));
-        } catch (RejectedExecutionException gone) {
-            log.debug("session {}: event loop gone before a fetch completed", id);
-        }
-    }
-
-    private void onFetched(Slot s, Block b, Throwable error) {
-        if (s.state != SlotState.FETCHING) {
-            return;
-        }
-        cancel(s.timeout);
-        complete(s, b, error);
+    /** A fetch ended: {@code b} is the slot's block, or null if the slot failed. */
+    private void onFetched(Slot s, Block b) {
+        recordFetched(s, b);
         pump();
     }
 
-    /** Makes a fetching slot ready or failed; the caller pumps. */
-    private void complete(Slot s, Block b, Throwable error) {
-        app.backend().end(s.requestId);
-        String problem = error != null ? String.valueOf(error) : check(s, b);
-        if (problem != null) {
-            s.state = SlotState.FAILED;
-            if (!failureLogged) {
-                failureLogged = true;
-                log.warn("session {}: fetch of block {} of request {} failed, skipping it (further failures of this"
-                        + " session are logged at debug): {}", id, s.blockIndex, s.requestId, problem);
-            } else {
-                log.debug("session {}: fetch of block {} of request {} failed: {}", id, s.blockIndex, s.requestId,
-                        problem);
-            }
-        } else {
-            s.state = SlotState.READY;
-            s.block = b;
-            if (s.seq == reflectFromSeq) {
-                reflectReady = true;
-            }
+    /** A fetch ended while the plan is being walked: recorded only; the walking pump sends it. */
+    private void recordFetched(Slot s, Block b) {
+        if (b != null) {
+            plan.fetched(s, b);
         }
-    }
-
-    private String check(Slot s, Block b) {
-        if (b == null) {
-            return "the block source returned no block";
-        }
-        if (b.requestId() != s.requestId || b.index() != s.blockIndex) {
-            return "the block source returned " + b + " for block " + s.blockIndex + " of request " + s.requestId;
-        }
-        if (b.size() != blockSize) {
-            return "the block source returned " + b.size() + " bytes, not the block size " + blockSize;
-        }
-        if (scope != null && b.count() != source.blockCount(s.requestId)) {
-            return "the block source returned " + b.count() + " blocks for content " + s.contentKey + " but request "
-                    + s.requestId + " has " + source.blockCount(s.requestId);
-        }
-        return null;
     }
 
     // ---------------------------------------------------------------- sending (event loop)
@@ -1061,13 +571,10 @@ final class Session {
         }
         startFetches();
         boolean wrote = false;
-        while (!planned.isEmpty()) {
-            Slot s = planned.peekFirst();
-            if (s.seq >= cut) {
-                break;
-            }
+        for (Slot s = plan.head(); s != null; s = plan.head()) {
             if (s.state == SlotState.FAILED) {
-                skip(s);
+                counters.blockSkipped();
+                plan.skip(s, now());
                 break;
             }
             if (s.state != SlotState.READY) {
@@ -1077,23 +584,22 @@ final class Session {
                 armStallTimer();
                 break;
             }
-            // Once a state's plan has its first block, that block and the old ones before it go out at
-            // once, on credit: waiting for the pace would add up to a slot to the state's delay. The
-            // debt (at most the re-plan margin and one frame) is repaid by the next blocks' waits.
-            long wait = reflectReady && s.seq <= reflectFromSeq
+            // The first block of a state's plan and the old ones before it go out on credit (see
+            // Plan#sendsOnCredit); the debt (at most the re-plan margin and one frame) is repaid by
+            // the next blocks' waits.
+            long wait = plan.sendsOnCredit(s)
                     ? pacer.acquireOnCredit(frameBytes, (double) (MAX_REPLAN_MARGIN + 1) * frameBytes, now())
                     : pacer.tryAcquire(frameBytes, now());
             if (wait > 0) {
-                armPumpTimer(wait);
+                pumpTimer.armIn(wait);
                 break;
             }
-            planned.pollFirst();
-            if (s.seq != nextSeq) {
+            if (s.seq != plan.nextSeq()) {
                 closeWithError(ErrorCode.INTERNAL_ERROR, "plan out of step with the ring: slot " + s.seq
-                        + " at sequence number " + nextSeq);
+                        + " at sequence number " + plan.nextSeq());
                 return;
             }
-            write(s);
+            write(s.seq, plan.takeHead(), s.generation);
             wrote = true;
             startFetches();
         }
@@ -1104,76 +610,39 @@ final class Session {
         maybeSchedule();
     }
 
-    private void write(Slot s) {
-        Block b = s.block;
-        s.block = null;
-        ByteBuf buf = channel.alloc().buffer(frameBytes, frameBytes);
-        buf.writeBytes(scope == null ? BlockFrame.header(s.seq, b) : BlockFrame.header(s.seq, b, s.generation));
-        buf.writeBytes(b.payload());
-        channel.write(new BinaryWebSocketFrame(buf)).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
-        nextSeq = s.seq + 1;
-        bytesPushed += frameBytes;
-        server.bytesPushed.add(frameBytes);
-        server.blocksPushed.increment();
-        failureBackoffNanos = MIN_BACKOFF_NANOS;
-        if (reflectFromSeq >= 0 && s.seq >= reflectFromSeq) {
-            replanDelayNanosTotal += now() - reflectArrivalNanos;
-            replanDelayCount++;
-            reflectFromSeq = -1;
-            reflectReady = false;
+    private void write(long seq, Block b, int generation) {
+        // BlockFrameEncoder, in front of this session's handler, turns it into a binary frame.
+        channel.write(new BlockFrame(seq, b, generation)).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+        counters.blockWritten(frameBytes);
+        long delay = plan.written(seq, now());
+        if (delay >= 0) {
+            counters.replanDelay(delay);
         }
     }
 
     private void updateQueuedBytes() {
         ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
-        long q = out == null ? 0 : out.totalPendingWriteBytes();
-        queuedBytes = q;
-        if (q > maxQueuedBytes) {
-            maxQueuedBytes = q;
-        }
-    }
-
-    /** The head slot's fetch failed: skip it without using its sequence number, and re-plan from there. */
-    private void skip(Slot s) {
-        blocksSkipped++;
-        server.blocksSkipped.increment();
-        dropFrom(s.seq);
-        failureFrom = failureFrom >= 0 ? Math.min(failureFrom, s.seq) : s.seq;
-        recomputeCut();
-        failureRetryAtNanos = now() + failureBackoffNanos;
-        failureBackoffNanos = Math.min(MAX_FAILURE_BACKOFF_NANOS, failureBackoffNanos * 2);
-    }
-
-    private void armPumpTimer(long waitNanos) {
-        if (pumpTimer != null && !pumpTimer.isDone()) {
-            return;
-        }
-        pumpTimer = loop.schedule(() -> {
-            pumpTimer = null;
-            pump();
-        }, waitNanos, TimeUnit.NANOSECONDS);
+        counters.queuedBytes(out == null ? 0 : out.totalPendingWriteBytes());
     }
 
     private void armStallTimer() {
         updateQueuedBytes();
-        if (stallTimer != null) {
-            return;
+        stallTimer.armIn(TimeUnit.MILLISECONDS.toNanos(config.writeStallTimeoutMillis()));
+    }
+
+    private void onStallTimeout() {
+        if (!channel.isWritable()) {
+            updateQueuedBytes();
+            closeWithError(ErrorCode.SLOW_CONSUMER, "the client stopped reading: nothing could be written for "
+                    + config.writeStallTimeoutMillis() + " ms, " + counters.queuedBytes() + " bytes queued");
         }
-        stallTimer = loop.schedule(() -> {
-            stallTimer = null;
-            if (!channel.isWritable()) {
-                updateQueuedBytes();
-                closeWithError(ErrorCode.SLOW_CONSUMER, "the client stopped reading: nothing could be written for "
-                        + config.writeStallTimeoutMillis() + " ms, " + queuedBytes + " bytes queued");
-            }
-        }, config.writeStallTimeoutMillis(), TimeUnit.MILLISECONDS);
     }
 
     // ---------------------------------------------------------------- metrics (any thread)
 
     /** The rate the sender is paced at now (estimate × pacing gain), bytes per second; for tests. */
     double pacingBytesPerSecond() {
-        return pacingRate;
+        return counters.pacingRate();
     }
 
     /** The pacer's burst at {@code rate}: the most it admits at once; for tests. */
@@ -1182,12 +651,8 @@ final class Session {
     }
 
     SessionMetrics metrics() {
-        long chunks = chunksPlanned;
-        long delays = replanDelayCount;
-        return new SessionMetrics(id, application.name(), String.valueOf(channel.remoteAddress()), cacheBlocks,
-                nextSeq, bytesPushed, nextSeq, blocksSkipped, replans, chunks,
-                chunks == 0 ? 0 : schedulingNanosTotal / 1e3 / chunks, schedulingNanosMax / 1e3, bandwidthEstimate,
-                queuedBytes, maxQueuedBytes, statesReceived, requestsReceived,
-                delays == 0 ? 0 : replanDelayNanosTotal / 1e3 / delays, maxReplanLagBlocks);
+        Plan p = plan;
+        return counters.snapshot(id, application.name(), String.valueOf(channel.remoteAddress()),
+                p == null ? 0 : p.nextSeq());
     }
 }

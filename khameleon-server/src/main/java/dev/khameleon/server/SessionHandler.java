@@ -1,6 +1,8 @@
 package dev.khameleon.server;
 
+import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
+import dev.khameleon.core.protocol.ProtocolException;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderException;
@@ -9,9 +11,7 @@ import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
-import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
-import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -21,8 +21,10 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 
 /**
- * The last handler of a WebSocket connection: hands data frames and channel events to the
- * connection's {@link Session}. The handlers before it own ping, pong and close frames.
+ * The last handler of a WebSocket connection: hands control messages and channel events to the
+ * connection's {@link Session}. The handlers before it own ping, pong and close frames; when added,
+ * it puts {@link ControlMessageCodec} and {@link BlockFrameEncoder} right before itself, so the
+ * session reads and writes messages, not frames.
  * Runs on the channel's event loop; releases every frame it receives.
  *
  * <p>Errors caused by the client (corrupt or oversized frames, a new message started inside a
@@ -30,7 +32,7 @@ import java.io.IOException;
  * no stack trace; anything else is a server bug, logged with its stack trace and closed as
  * {@code internal_error}.
  */
-final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
+final class SessionHandler extends SimpleChannelInboundHandler<Object> {
     private static final Logger log = LoggerFactory.getLogger(SessionHandler.class);
 
     private final ServerRuntime server;
@@ -51,6 +53,10 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         session = new Session(server, app, ctx.channel());
+        // The session reads and writes messages; these turn them into WebSocket frames and back.
+        ctx.pipeline().addBefore(ctx.name(), "ws-block-encoder",
+                BlockFrameEncoder.of(app.application().requestScope().isPresent()));
+        ctx.pipeline().addBefore(ctx.name(), "ws-control-codec", ControlMessageCodec.INSTANCE);
     }
 
     @Override
@@ -67,10 +73,10 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
     }
 
     @Override
-    protected void channelRead0(ChannelHandlerContext ctx, WebSocketFrame frame) {
-        if (frame instanceof TextWebSocketFrame text) {
-            session.onText(text.text());
-        } else if (frame instanceof BinaryWebSocketFrame) {
+    protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ControlMessage m) {
+            session.onMessage(m);
+        } else if (msg instanceof BinaryWebSocketFrame) {
             session.onBinary();
         }
     }
@@ -98,7 +104,10 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         // A decoder wraps what it did not throw itself (e.g. the aggregator's MessageAggregationException).
         Throwable c = cause.getClass() == DecoderException.class && cause.getCause() != null ? cause.getCause() : cause;
-        if (c instanceof CorruptedWebSocketFrameException corrupt) {
+        if (c instanceof ProtocolException bad) {
+            // ControlMessageCodec could not decode a text frame: the client's error, closed with its code.
+            session.closeWithError(bad.code(), bad.getMessage());
+        } else if (c instanceof CorruptedWebSocketFrameException corrupt) {
             // The decoder has already sent the close frame and is closing the connection.
             ErrorCode code = corrupt.closeStatus() != null
                     && corrupt.closeStatus().code() == WebSocketCloseStatus.MESSAGE_TOO_BIG.code()

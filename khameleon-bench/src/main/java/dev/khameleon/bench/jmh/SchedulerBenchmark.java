@@ -1,6 +1,7 @@
 package dev.khameleon.bench.jmh;
 
 import dev.khameleon.core.Distribution;
+import dev.khameleon.core.Horizons;
 import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.scheduler.SchedulerConfig;
 import dev.khameleon.core.scheduler.Schedulers;
@@ -56,7 +57,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class SchedulerBenchmark {
     /** The reference's {@code n × C} matrix limit, in doubles. */
     static final long REFERENCE_CELL_LIMIT = 60_000_000L;
-    static final long[] HORIZONS = {50, 150, 250, 500};
+    static final long[] HORIZONS = Horizons.defaults().toArray();
     static final double SLOT_MILLIS = 0.5;
     static final int CHUNK = 100;
 

@@ -1,6 +1,7 @@
 package dev.khameleon.bench.server;
 
 import dev.khameleon.core.Block;
+import dev.khameleon.core.Horizons;
 import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.protocol.BlockFrame;
 import dev.khameleon.core.spi.BlockSource;
@@ -22,7 +23,7 @@ final class LoadApp {
     static final int BLOCK_SIZE = 4096;
     /** The cache every load client announces in its hello. */
     static final int CACHE = 1000;
-    static final long[] HORIZONS = {50, 150, 250, 500};
+    static final long[] HORIZONS = Horizons.defaults().toArray();
     static final String APP = "load";
     /** Bytes of one block frame on the wire (header and payload). */
     static final int FRAME_BYTES = BlockFrame.HEADER_LENGTH + BLOCK_SIZE;

@@ -2,6 +2,7 @@ package dev.khameleon.bench.sim;
 
 import dev.khameleon.bench.sim.net.Link;
 import dev.khameleon.bench.sim.net.MahimahiTrace;
+import dev.khameleon.core.Horizons;
 import dev.khameleon.core.spi.UtilityFunction;
 import java.util.Arrays;
 import java.util.Objects;
@@ -140,7 +141,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         // The paper's client sends its predictor state every 150 ms ...
         private long predictionIntervalMillis = 150;
         // ... with distributions at these horizons.
-        private long[] horizonsMillis = {50, 150, 250, 500};
+        private long[] horizonsMillis = Horizons.defaults().toArray();
         // Slots per scheduler call before it checks for a new distribution (paper's bs).
         private int chunkSize = 100;
         // 0: the first pointer sample comes as the session opens (no head start for push).
@@ -257,16 +258,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
 
         /** Sets the prediction horizons in ms; non-empty, non-negative, strictly increasing. */
         public Builder horizonsMillis(long... horizons) {
-            if (horizons.length == 0) {
-                throw new IllegalArgumentException("horizonsMillis must not be empty");
-            }
-            for (int j = 0; j < horizons.length; j++) {
-                if (horizons[j] < 0 || (j > 0 && horizons[j] <= horizons[j - 1])) {
-                    throw new IllegalArgumentException("horizonsMillis must be >= 0 and strictly increasing, was "
-                            + Arrays.toString(horizons));
-                }
-            }
-            this.horizonsMillis = horizons.clone();
+            this.horizonsMillis = Horizons.check("horizonsMillis", horizons);
             return this;
         }
 

@@ -3,6 +3,7 @@ package dev.khameleon.bench.store;
 import dev.khameleon.bench.sim.trace.PointerTrace;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.Horizons;
 import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.spi.Scheduler;
 
@@ -25,7 +26,7 @@ import java.util.function.IntUnaryOperator;
  * the configured bandwidth. Immutable after construction.
  */
 final class RecordedSchedules {
-    static final long[] HORIZONS = {50, 150, 250, 500};
+    static final long[] HORIZONS = Horizons.defaults().toArray();
     private static final double[] SIGMA_CELLS = {1.0, 1.5, 2.0, 3.0};
     private static final double RESIDUAL = 0.02;
 

@@ -3,6 +3,7 @@ package dev.khameleon.core.predict;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.Horizons;
 import dev.khameleon.core.spi.ServerPredictor;
 
 import java.util.Arrays;
@@ -326,7 +327,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
      */
     public static final class Builder {
         private final GridLayout grid;
-        private long[] horizonsMillis = {50, 150, 250, 500};
+        private long[] horizonsMillis = Horizons.defaults().toArray();
         private double threshold = 1e-4;
         private double pointMass;
         private double tailWeight;

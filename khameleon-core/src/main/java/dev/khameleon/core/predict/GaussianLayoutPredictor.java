@@ -2,6 +2,7 @@ package dev.khameleon.core.predict;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Distribution;
+import dev.khameleon.core.Horizons;
 import dev.khameleon.core.Rect;
 import dev.khameleon.core.spi.Layout;
 import dev.khameleon.core.spi.ServerPredictor;
@@ -186,7 +187,7 @@ public final class GaussianLayoutPredictor implements ServerPredictor {
      */
     public static final class Builder {
         private final Layout layout;
-        private long[] horizonsMillis = {50, 150, 250, 500};
+        private long[] horizonsMillis = Horizons.defaults().toArray();
         private IntFunction<double[]> prior;
         private double priorWeight;
 

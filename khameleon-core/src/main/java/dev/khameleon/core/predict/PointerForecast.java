@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.khameleon.core.Horizons;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -63,13 +64,7 @@ public record PointerForecast(double x, double y, List<GaussianAtHorizon> horizo
             throw new IllegalArgumentException(setting + " must have 1.." + MAX_HORIZONS + " entries, had "
                     + horizonsMillis.length);
         }
-        for (int j = 0; j < horizonsMillis.length; j++) {
-            if (horizonsMillis[j] < 0 || (j > 0 && horizonsMillis[j] <= horizonsMillis[j - 1])) {
-                throw new IllegalArgumentException(setting + " must be >= 0 and strictly increasing, was "
-                        + java.util.Arrays.toString(horizonsMillis));
-            }
-        }
-        return horizonsMillis.clone();
+        return Horizons.check(setting, horizonsMillis);
     }
 
     /** Whether {@code state} is the "no position yet" state {@code {}}. */

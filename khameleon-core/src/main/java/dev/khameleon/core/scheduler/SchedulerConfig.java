@@ -83,6 +83,59 @@ public final class SchedulerConfig {
         return new Builder();
     }
 
+    /**
+     * Checks {@code C}, the client cache size in blocks: {@code >= 1}. Every component that takes
+     * the setting checks it here, so the rule and its message exist once.
+     *
+     * @return {@code cacheBlocks}
+     * @throws IllegalArgumentException naming the setting and the value otherwise
+     */
+    public static int checkCacheBlocks(int cacheBlocks) {
+        if (cacheBlocks < 1) {
+            throw new IllegalArgumentException("cacheBlocks must be >= 1, was " + cacheBlocks);
+        }
+        return cacheBlocks;
+    }
+
+    /**
+     * Checks {@code n}, the number of requests: {@code >= 1}.
+     *
+     * @return {@code requestCount}
+     * @throws IllegalArgumentException naming the setting and the value otherwise
+     */
+    public static int checkRequestCount(int requestCount) {
+        if (requestCount < 1) {
+            throw new IllegalArgumentException("requestCount must be >= 1, was " + requestCount);
+        }
+        return requestCount;
+    }
+
+    /**
+     * Checks {@code bs}, the slots planned per chunk: {@code >= 1}.
+     *
+     * @return {@code chunkSize}
+     * @throws IllegalArgumentException naming the setting and the value otherwise
+     */
+    public static int checkChunkSize(int chunkSize) {
+        if (chunkSize < 1) {
+            throw new IllegalArgumentException("chunkSize must be >= 1, was " + chunkSize);
+        }
+        return chunkSize;
+    }
+
+    /**
+     * Checks {@code γ}, the per-slot discount: in {@code (0, 1]}.
+     *
+     * @return {@code discount}
+     * @throws IllegalArgumentException naming the setting and the value otherwise
+     */
+    public static double checkDiscount(double discount) {
+        if (!(discount > 0 && discount <= 1)) {
+            throw new IllegalArgumentException("discount must be in (0, 1], was " + discount);
+        }
+        return discount;
+    }
+
     /** {@code C}: the client cache size in blocks, the length of a batch. */
     public int cacheBlocks() {
         return cacheBlocks;
@@ -228,10 +281,7 @@ public final class SchedulerConfig {
 
         /** Required: {@code C}, the client cache size in blocks, {@code >= 1}. */
         public Builder cacheBlocks(int cacheBlocks) {
-            if (cacheBlocks < 1) {
-                throw new IllegalArgumentException("cacheBlocks must be >= 1, was " + cacheBlocks);
-            }
-            this.cacheBlocks = cacheBlocks;
+            this.cacheBlocks = checkCacheBlocks(cacheBlocks);
             return this;
         }
 
@@ -240,10 +290,7 @@ public final class SchedulerConfig {
          * {@link #blockCounts(int[])} gives it.
          */
         public Builder requestCount(int requestCount) {
-            if (requestCount < 1) {
-                throw new IllegalArgumentException("requestCount must be >= 1, was " + requestCount);
-            }
-            this.requestCount = requestCount;
+            this.requestCount = checkRequestCount(requestCount);
             return this;
         }
 
@@ -297,10 +344,7 @@ public final class SchedulerConfig {
 
         /** {@code bs}, the default number of blocks per chunk, {@code >= 1} (default 100). */
         public Builder chunkSize(int chunkSize) {
-            if (chunkSize < 1) {
-                throw new IllegalArgumentException("chunkSize must be >= 1, was " + chunkSize);
-            }
-            this.chunkSize = chunkSize;
+            this.chunkSize = checkChunkSize(chunkSize);
             return this;
         }
 
@@ -309,10 +353,7 @@ public final class SchedulerConfig {
          * no discount).
          */
         public Builder discount(double discount) {
-            if (!(discount > 0 && discount <= 1)) {
-                throw new IllegalArgumentException("discount must be in (0, 1], was " + discount);
-            }
-            this.discount = discount;
+            this.discount = checkDiscount(discount);
             return this;
         }
 

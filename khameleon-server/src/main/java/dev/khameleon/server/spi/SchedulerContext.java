@@ -1,5 +1,6 @@
 package dev.khameleon.server.spi;
 
+import dev.khameleon.core.scheduler.SchedulerConfig;
 import dev.khameleon.core.spi.UtilityFunction;
 
 import java.util.Objects;
@@ -28,18 +29,11 @@ public record SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperat
                                IntPredicate backendIsFetching) {
     /** Validates the fields. */
     public SchedulerContext {
-        if (cacheBlocks < 1) {
-            throw new IllegalArgumentException("cacheBlocks must be >= 1, was " + cacheBlocks);
-        }
-        if (requestCount < 1) {
-            throw new IllegalArgumentException("requestCount must be >= 1, was " + requestCount);
-        }
-        if (chunkSize < 1) {
-            throw new IllegalArgumentException("chunkSize must be >= 1, was " + chunkSize);
-        }
-        if (!(discount > 0 && discount <= 1)) {
-            throw new IllegalArgumentException("discount must be in (0, 1], was " + discount);
-        }
+        // The same rules, and messages, as the scheduler's own configuration.
+        SchedulerConfig.checkCacheBlocks(cacheBlocks);
+        SchedulerConfig.checkRequestCount(requestCount);
+        SchedulerConfig.checkChunkSize(chunkSize);
+        SchedulerConfig.checkDiscount(discount);
         if (backendConcurrency < 0) {
             throw new IllegalArgumentException("backendConcurrency must be >= 0, was " + backendConcurrency);
         }

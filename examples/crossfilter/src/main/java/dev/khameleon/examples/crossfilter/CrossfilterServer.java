@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.khameleon.core.Horizons;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
@@ -47,7 +48,7 @@ public final class CrossfilterServer implements AutoCloseable {
     /** Default of {@code maxKeys}: filtered tile keys remembered by the key table. */
     public static final int DEFAULT_MAX_KEYS = 4096;
     /** Prediction horizons announced to clients, ms (the library's defaults). */
-    static final long[] HORIZONS = {50, 150, 250, 500};
+    static final long[] HORIZONS = Horizons.defaults().toArray();
     /** Tiles kept encoded (about 170 KB each). */
     static final int ENCODED_TILES = 16;
 

@@ -36,6 +36,8 @@ import picocli.CommandLine.Parameters;
         description = "Run a figure grid of the paper: fig6-7, fig8, fig9, fig10, fig11, fig12, fig13.")
 public final class ExperimentCommand implements Callable<Integer> {
     private static final double[] ELAPSED_MS = {10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000};
+    /** The reference configuration: the defaults of the options that set it. */
+    private static final SimConfig DEFAULTS = SimConfig.builder().build();
 
     @Parameters(index = "0", description = "Experiment name.")
     String name;
@@ -52,13 +54,13 @@ public final class ExperimentCommand implements Callable<Integer> {
                     + "three coalesced recorders; the kind is measured from each trace, not taken from this list).")
     List<String> users;
 
-    @Option(names = "--request-mode", defaultValue = "per-sample", split = ",",
+    @Option(names = "--request-mode", split = ",",
             description = "per-sample (every --sample-ms sample is a request, the paper's traces), per-visit (one request "
                     + "per cell entry), or both comma-separated; reported in the request_mode column (default ${DEFAULT-VALUE}).")
-    List<String> requestModes;
+    List<String> requestModes = List.of(DEFAULTS.requestMode().label());
 
-    @Option(names = "--sample-ms", defaultValue = "20", description = "per-sample grid interval, ms (default ${DEFAULT-VALUE}).")
-    double sampleMillis;
+    @Option(names = "--sample-ms", description = "per-sample grid interval, ms (default ${DEFAULT-VALUE}).")
+    double sampleMillis = DEFAULTS.sampleMillis();
 
     @Option(names = "--segment-s", defaultValue = "180", description = "Segment length in s (default ${DEFAULT-VALUE}).")
     double segmentSeconds;
@@ -69,8 +71,8 @@ public final class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--systems", split = ",", description = "Override the experiment's systems.")
     List<String> systems;
 
-    @Option(names = "--seed", defaultValue = "1", description = "Random seed (default ${DEFAULT-VALUE}).")
-    long seed;
+    @Option(names = "--seed", description = "Random seed (default ${DEFAULT-VALUE}).")
+    long seed = DEFAULTS.seed();
 
     @Option(names = "--threads", defaultValue = "1", description = "Runs in parallel (default ${DEFAULT-VALUE}).")
     int threads;
@@ -118,7 +120,7 @@ public final class ExperimentCommand implements Callable<Integer> {
                 + " --segment-s " + CsvReporter.num(segmentSeconds, 0) + (exp.convergence() ? " --pauses " + pauses : "")
                 + (systems != null ? " --systems " + String.join(",", systems) : "")
                 + " --request-mode " + String.join(",", modes.stream().map(RequestMode::label).toList())
-                + (sampleMillis != 20 ? " --sample-ms " + CsvReporter.num(sampleMillis, 1) : "") + " --seed " + seed
+                + (sampleMillis != DEFAULTS.sampleMillis() ? " --sample-ms " + CsvReporter.num(sampleMillis, 1) : "") + " --seed " + seed
                 + (out.equals(Path.of(DEFAULT_OUT)) ? "" : " --out " + out);
         Cells cells = new Cells(exp, sys, modes, results, settingOfJob);
         String md;

@@ -5,7 +5,6 @@ import dev.khameleon.bench.sim.Runner;
 import dev.khameleon.bench.sim.SimConfig;
 import dev.khameleon.bench.sim.Simulator;
 import dev.khameleon.bench.sim.SystemRegistry;
-import dev.khameleon.bench.sim.net.MahimahiTrace;
 import dev.khameleon.bench.sim.report.CsvReporter;
 import dev.khameleon.bench.sim.report.TableReporter;
 import dev.khameleon.bench.sim.trace.PointerTrace;
@@ -37,57 +36,8 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Systems to run (default ${DEFAULT-VALUE}); known: khameleon, oracle, uniform, predictor-only, baseline, progressive, acc-A-K.")
     List<String> systems;
 
-    @Option(names = "--bandwidth-MBps", defaultValue = "5.625", description = "Downlink MB/s (default ${DEFAULT-VALUE}).")
-    double bandwidthMBps;
-
-    @Option(names = "--latency-ms", defaultValue = "100", description = "Request latency (round trip + backend), ms (default ${DEFAULT-VALUE}).")
-    double latencyMillis;
-
-    @Option(names = "--cache-MB", defaultValue = "50", description = "Client cache, MB (default ${DEFAULT-VALUE}).")
-    double cacheMB;
-
-    @Option(names = "--think-time-ms", defaultValue = "0",
-            description = "Fixed time between requests, ms; 0 replays the trace's pace (default). per-sample: the trace "
-                    + "is scaled so grid samples are this far apart; per-visit: cell entries are.")
-    double thinkTimeMillis;
-
-    @Option(names = "--request-mode", defaultValue = "per-sample", split = ",",
-            description = "What is a request (default ${DEFAULT-VALUE}): per-sample = every sample of the trace "
-                    + "resampled on a --sample-ms grid, repeats of a cell included (the paper's traces); per-visit = "
-                    + "one request per cell entry. A comma-separated list runs each mode.")
-    List<String> requestModes;
-
-    @Option(names = "--sample-ms", defaultValue = "20", description = "per-sample grid interval, ms (default ${DEFAULT-VALUE}).")
-    double sampleMillis;
-
-    @Option(names = "--network-trace", description = "Mahimahi downlink trace; replaces --bandwidth-MBps.")
-    Path networkTrace;
-
-    @Option(names = "--min-rtt-ms", description = "Minimum round trip with --network-trace, ms (default 100); replaces --latency-ms.")
-    Double minRttMillis;
-
-    @Option(names = "--block-bytes", defaultValue = "100000", description = "Progressive block size (default ${DEFAULT-VALUE}).")
-    int blockBytes;
-
-    @Option(names = "--warmup-ms", defaultValue = "0", description = "Session open before the first sample, ms (default ${DEFAULT-VALUE}).")
-    double warmupMillis;
-
-    @Option(names = "--align-horizons", description = "Shift predictions to when the first re-planned block lands (not the library's behaviour).")
-    boolean alignHorizons;
-
-    @Option(names = "--kalman-q", description = "Kalman process noise q in px^2/s^3 (default: the library's).")
-    Double kalmanQ;
-
-    @Option(names = {"--kalman-decay-ms", "--velocity-decay-ms"},
-            description = "Kalman velocity decay time constant, ms (default: the library's).")
-    Double kalmanDecayMillis;
-
-    @Option(names = "--prediction-interval-ms", defaultValue = "150",
-            description = "How often the client sends its predictor state, ms (default ${DEFAULT-VALUE}).")
-    long predictionIntervalMillis;
-
-    @Option(names = "--seed", defaultValue = "1", description = "Random seed (default ${DEFAULT-VALUE}).")
-    long seed;
+    @Mixin
+    SimOptions simOptions;
 
     @Option(names = "--threads", defaultValue = "1", description = "Runs in parallel (default ${DEFAULT-VALUE}); output does not depend on it.")
     int threads;
@@ -100,21 +50,7 @@ public final class SimulateCommand implements Callable<Integer> {
         for (String s : systems) {
             SystemRegistry.check(s);
         }
-        SimConfig.Builder b = SimConfig.builder().bandwidthMBps(bandwidthMBps).latencyMillis(latencyMillis)
-                .cacheMB(cacheMB).thinkTimeMillis(thinkTimeMillis).blockBytes(blockBytes).warmupMillis(warmupMillis)
-                .seed(seed).alignHorizons(alignHorizons).sampleMillis(sampleMillis)
-                .kalmanProcessNoise(kalmanQ == null ? Double.NaN : kalmanQ)
-                .kalmanVelocityDecayMillis(kalmanDecayMillis == null ? Double.NaN : kalmanDecayMillis)
-                .predictionIntervalMillis(predictionIntervalMillis);
-        if (networkTrace != null) {
-            b.networkTrace(MahimahiTrace.read(networkTrace)).latencyMillis(minRttMillis == null ? 100 : minRttMillis);
-        } else if (minRttMillis != null) {
-            throw new IllegalArgumentException("--min-rtt-ms needs --network-trace; use --latency-ms otherwise");
-        }
-        List<SimConfig> configs = new ArrayList<>();
-        for (RequestMode mode : parseModes(requestModes)) {
-            configs.add(b.requestMode(mode).build());
-        }
+        List<SimConfig> configs = simOptions.configs();
         List<PointerTrace> loaded = traceOptions.load();
         List<Runner.Job> jobs = new ArrayList<>();
         for (SimConfig config : configs) {

@@ -1,0 +1,199 @@
+package dev.khameleon.server;
+
+import dev.khameleon.core.Block;
+import dev.khameleon.server.Plan.Slot;
+import dev.khameleon.server.Plan.SlotState;
+import io.netty.channel.EventLoop;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
+import java.util.function.LongConsumer;
+
+/**
+ * Fetches one session's planned blocks: within the application's backend-concurrency limit,
+ * through the bounded fetch executor, each with a timeout, and checks what the block source
+ * returns before the session may write it. A failed, timed-out or wrong block leaves its slot
+ * {@link SlotState#FAILED}; the first failure of a session is logged at WARN, later ones at DEBUG.
+ *
+ * <p><b>Threading.</b> Confined to the session's event loop; the block source is called on the
+ * fetch executor and its answer comes back on the event loop, except for a source that promises
+ * completed stages ({@link dev.khameleon.core.spi.BlockSource#fetchesImmediately()}), which is
+ * called on the event loop itself: its block is ready when {@link #start} returns, without the
+ * two thread hand-offs.
+ */
+final class SlotFetcher {
+    private static final Logger log = LoggerFactory.getLogger(SlotFetcher.class);
+    /** How soon to look again when the backend limit is reached. */
+    static final long BACKEND_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** How soon to look again when the fetch executor's queue is full. */
+    static final long QUEUE_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final ServerRuntime.App app;
+    private final GuardedBlockSource source;
+    private final boolean scoped;
+    private final Executor fetchExecutor;
+    private final EventLoop loop;
+    private final long timeoutMillis;
+    private final String sessionId;
+    private final LongConsumer retryIn;
+    private final BiConsumer<Slot, Block> done;
+    private final BiConsumer<Slot, Block> doneNow;
+    private boolean failureLogged;
+
+    /**
+     * @param retryIn called with a delay in nanoseconds when a fetch could not start now
+     * @param done    called on the event loop when a fetch ends: with the block if it is usable
+     *                (the slot still {@link SlotState#FETCHING}), with null if the slot failed
+     * @param doneNow as {@code done}, for a fetch that ended within {@link #start}: the caller is
+     *                still walking its plan, so this must only record the outcome, never send
+     */
+    SlotFetcher(ServerRuntime server, ServerRuntime.App app, EventLoop loop, String sessionId, LongConsumer retryIn,
+                BiConsumer<Slot, Block> done, BiConsumer<Slot, Block> doneNow) {
+        this.app = app;
+        this.source = app.application().guardedSource();
+        this.scoped = app.application().guardedScope() != null;
+        this.fetchExecutor = server.fetchExecutor;
+        this.loop = loop;
+        this.timeoutMillis = server.config.fetchTimeoutMillis();
+        this.sessionId = sessionId;
+        this.retryIn = retryIn;
+        this.done = done;
+        this.doneNow = doneNow;
+    }
+
+    /**
+     * Starts fetching {@code s}, a {@link SlotState#NEW} slot.
+     *
+     * @return false, leaving the slot new, if the backend limit or the fetch queue does not allow
+     *     it now ({@code retryIn} has been told when to look again)
+     */
+    boolean start(Slot s) {
+        if (!app.backend().tryBegin(s.requestId, app.application().backendConcurrency())) {
+            // Cb distinct requests are being fetched (by any session): look again shortly.
+            retryIn.accept(BACKEND_RETRY_NANOS);
+            return false;
+        }
+        s.state = SlotState.FETCHING;
+        if (source.fetchesImmediately()) {
+            fetchOnLoop(s);
+            return true;
+        }
+        try {
+            fetchExecutor.execute(() -> fetchOffLoop(s));
+        } catch (RejectedExecutionException e) {
+            // The shared fetch queue is full: try again shortly rather than queue without bound.
+            app.backend().end(s.requestId);
+            s.state = SlotState.NEW;
+            retryIn.accept(QUEUE_RETRY_NANOS);
+            return false;
+        }
+        armTimeout(s);
+        return true;
+    }
+
+    /** {@code s} was dropped while its fetch ran: the fetch no longer counts against the backend. */
+    void abandon(Slot s) {
+        cancel(s.timeout);
+        app.backend().end(s.requestId);
+    }
+
+    /**
+     * Fetches on the event loop from a source that promised a completed stage. A stage that is not
+     * complete after all comes back like one from the executor, under the same timeout.
+     */
+    private void fetchOnLoop(Slot s) {
+        CompletableFuture<Block> stage = source.fetch(s.requestId, s.contentKey, s.blockIndex).toCompletableFuture();
+        if (!stage.isDone()) {
+            armTimeout(s);
+            stage.whenComplete((b, e) -> backOnLoop(s, b, e));
+            return;
+        }
+        Block b = null;
+        Throwable error = null;
+        try {
+            b = stage.getNow(null);
+        } catch (CompletionException | CancellationException e) {
+            error = e.getCause() != null ? e.getCause() : e;
+        }
+        Block usable = finish(s, b, error);
+        doneNow.accept(s, usable);
+    }
+
+    private void armTimeout(Slot s) {
+        s.timeout = loop.schedule(() -> onFetched(s, null, new TimeoutException("fetch timed out after "
+                + timeoutMillis + " ms")), timeoutMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Runs on the fetch executor. */
+    private void fetchOffLoop(Slot s) {
+        source.fetch(s.requestId, s.contentKey, s.blockIndex).whenComplete((b, e) -> backOnLoop(s, b, e));
+    }
+
+    private void backOnLoop(Slot s, Block b, Throwable e) {
+        try {
+            loop.execute(() -> onFetched(s, b, e));
+        } catch (RejectedExecutionException gone) {
+            log.debug("session {}: event loop gone before a fetch completed", sessionId);
+        }
+    }
+
+    private void onFetched(Slot s, Block b, Throwable error) {
+        if (s.state != SlotState.FETCHING) {
+            return;
+        }
+        cancel(s.timeout);
+        done.accept(s, finish(s, b, error));
+    }
+
+    /** Ends a fetch: the block if it is usable, or null after marking the slot failed. */
+    private Block finish(Slot s, Block b, Throwable error) {
+        app.backend().end(s.requestId);
+        String problem = error != null ? String.valueOf(error) : check(s, b);
+        if (problem != null) {
+            s.state = SlotState.FAILED;
+            if (!failureLogged) {
+                failureLogged = true;
+                log.warn("session {}: fetch of block {} of request {} failed, skipping it (further failures of this"
+                        + " session are logged at debug): {}", sessionId, s.blockIndex, s.requestId, problem);
+            } else {
+                log.debug("session {}: fetch of block {} of request {} failed: {}", sessionId, s.blockIndex,
+                        s.requestId, problem);
+            }
+            return null;
+        }
+        return b;
+    }
+
+    private static void cancel(Future<?> f) {
+        if (f != null) {
+            f.cancel(false);
+        }
+    }
+
+    /** What is wrong with {@code b} as the block of {@code s}, or null if nothing. */
+    private String check(Slot s, Block b) {
+        if (b == null) {
+            return "the block source returned no block";
+        }
+        if (b.requestId() != s.requestId || b.index() != s.blockIndex) {
+            return "the block source returned " + b + " for block " + s.blockIndex + " of request " + s.requestId;
+        }
+        if (b.size() != source.blockSize()) {
+            return "the block source returned " + b.size() + " bytes, not the block size " + source.blockSize();
+        }
+        if (scoped && b.count() != source.blockCount(s.requestId)) {
+            return "the block source returned " + b.count() + " blocks for content " + s.contentKey + " but request "
+                    + s.requestId + " has " + source.blockCount(s.requestId);
+        }
+        return null;
+    }
+}
