@@ -99,7 +99,8 @@ final class SpiGuideExamples {
     // tag::server-predictor[]
     /**
      * Server half for a list of items: the user is likely to move to a neighbour of the last
-     * item, more so the further ahead we look. Decodes {@code {"request": id}}.
+     * item, more so the further ahead we look. Decodes {@code {"request": id}}; the client half's
+     * {@code -1} (nothing hovered yet) makes every item equally likely.
      */
     static final class NeighbourPredictor implements ServerPredictor {
         private final int requestCount;
@@ -113,11 +114,14 @@ final class SpiGuideExamples {
         @Override
         public Distribution decode(JsonNode state) {
             JsonNode id = state == null ? null : state.get("request");
-            if (id == null || !id.isInt() || id.intValue() < 0 || id.intValue() >= requestCount) {
-                throw new IllegalArgumentException("state must be {\"request\": id} with id in [0, "
+            if (id == null || !id.isInt() || id.intValue() < -1 || id.intValue() >= requestCount) {
+                throw new IllegalArgumentException("state must be {\"request\": id} with id in [-1, "
                         + requestCount + "), was " + state);
             }
             int last = id.intValue();
+            if (last == -1) {
+                return Distribution.uniform(requestCount, horizonsMillis);   // no hover yet
+            }
             Distribution.Builder d = Distribution.builder(requestCount, horizonsMillis);
             for (int j = 0; j < horizonsMillis.length; j++) {
                 double stay = 0.6 / (j + 1);

@@ -83,17 +83,28 @@ class SpiGuideExamplesTest {
         @Override
         protected List<JsonNode> validStates() {
             SpiGuideExamples.LastHoverPredictor client = new SpiGuideExamples.LastHoverPredictor();
+            JsonNode noHoverYet = client.state(0);
             client.onEvent(0);
-            JsonNode first = client.state(0);
+            JsonNode first = client.state(1);
             client.onEvent(49);
-            return List.of(first, client.state(10));
+            return List.of(noHoverYet, first, client.state(10));
         }
 
         @Override
         protected List<JsonNode> invalidStates() {
-            SpiGuideExamples.LastHoverPredictor noHoverYet = new SpiGuideExamples.LastHoverPredictor();
-            return List.of(noHoverYet.state(0), JSON.createObjectNode().put("request", 50),
+            return List.of(JSON.createObjectNode().put("request", -2), JSON.createObjectNode().put("request", 50),
                     JSON.createObjectNode().put("request", "7"), JSON.createArrayNode(), JSON.nullNode());
+        }
+    }
+
+    @Test
+    void neighbourPredictor_beforeAnyHover_isUniform() {
+        // The client half's first state may come before any hover; rejecting it would close the session.
+        JsonNode noHoverYet = new SpiGuideExamples.LastHoverPredictor().state(0);
+        Distribution d = new SpiGuideExamples.NeighbourPredictor(50, 50, 500).decode(noHoverYet);
+        for (int j = 0; j < 2; j++) {
+            assertEquals(1.0 / 50, d.probability(j, 0), 1e-12);
+            assertEquals(1.0 / 50, d.probability(j, 49), 1e-12);
         }
     }
 
