@@ -255,7 +255,10 @@ export declare class PredictorManager<E = PointerSample> {
   onBytes(n: number): void;
   /** Sends the predictor's current state now, unless it is the rejected one. */
   sendState(): void;
-  /** A request missed the cache: sends a state now unless one went out less than `missStateIntervalMs` ago. */
+  /**
+   * A request missed the cache: sends a state now, or, if one went out less than
+   * `missStateIntervalMs` ago, when that window ends (unless a state goes out meanwhile).
+   */
   onMiss(): void;
   /** Sends a receive-rate report for the interval since the last one. */
   sendRate(): void;

@@ -743,7 +743,7 @@ export class KalmanPredictor {
  * Feeds pointer events to a predictor and streams its state (every `stateIntervalMs`, default
  * 150) and receive-rate reports (every `rateIntervalMs`, default 500) through `send`. A request
  * that misses the cache sends a fresh state at once ({@link PredictorManager#onMiss}), at most
- * one per `missStateIntervalMs` (default 20). A state the server rejected
+ * one per `missStateIntervalMs` (default 20; a miss inside that window sends at its end). A state the server rejected
  * ({@link PredictorManager#rejectLastState}) is never sent again: it would be rejected again.
  */
 export class PredictorManager {
@@ -772,6 +772,8 @@ export class PredictorManager {
     this.lastState = undefined;
     /** JSON of the state the server rejected last, or null */
     this.rejectedJson = null;
+    /** the timer of a miss's state deferred to the end of its window, or null */
+    this.missTimer = null;
   }
 
   /** Starts the periodic messages, as for a new session: the next rate report covers only it. */
@@ -790,6 +792,10 @@ export class PredictorManager {
       clearInterval(t);
     }
     this.timers = [];
+    if (this.missTimer !== null) {
+      clearTimeout(this.missTimer);
+      this.missTimer = null;
+    }
   }
 
   /** Feeds one event to the predictor; an exception it throws is logged and the event skipped. @param {PointerSample} e */
@@ -842,13 +848,25 @@ export class PredictorManager {
   }
 
   /**
-   * A request missed the cache: sends a fresh state now unless one went out less than
-   * `missStateIntervalMs` ago, so the miss costs one round trip instead of waiting for the next
-   * periodic state.
+   * A request missed the cache: sends a fresh state now, so the miss costs one round trip instead
+   * of waiting for the next periodic state. If one went out less than `missStateIntervalMs` ago,
+   * the state is sent when that window ends instead (one deferred send however many misses), unless
+   * a state goes out meanwhile.
    */
   onMiss() {
-    if (Math.round(this.clock()) - this.lastStateAt >= this.missStateIntervalMs) {
+    const wait = this.lastStateAt + this.missStateIntervalMs - Math.round(this.clock());
+    if (wait <= 0) {
       this.sendState();
+      return;
+    }
+    if (this.missTimer === null) {
+      const sentBefore = this.statesSent;
+      this.missTimer = setTimeout(() => {
+        this.missTimer = null;
+        if (this.statesSent === sentBefore) {
+          this.sendState();
+        }
+      }, wait);
     }
   }
 

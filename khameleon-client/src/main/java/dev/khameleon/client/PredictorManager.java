@@ -71,6 +71,10 @@ public final class PredictorManager<E> implements AutoCloseable {
     private ScheduledFuture<?> stateTask;
     private ScheduledFuture<?> rateTask;
     private long statesSent;
+    /** A miss came within {@code missStateInterval} of the last state: its state is due at the window's end. */
+    private ScheduledFuture<?> deferredMiss;
+    /** A miss's state is still to be sent (see {@link #onMiss()}). */
+    private boolean missPending;
 
     private PredictorManager(Builder<E> b) {
         this.predictor = b.predictor;
@@ -129,17 +133,35 @@ public final class PredictorManager<E> implements AutoCloseable {
         }
     }
 
-    /** Sends the state and the rate report if each is due. Any thread. */
+    /** Sends the state and the rate report if each is due (a missed request's state included). Any thread. */
     public void tick() {
-        sendStateIfDue();
+        boolean miss;
+        synchronized (lock) {
+            miss = missPending;
+        }
+        sendState(miss ? missStateIntervalMillis : stateIntervalMillis);
         sendRateIfDue();
     }
 
     /**
      * The application's request missed the cache: sends the current state now if it differs from
-     * the last one sent and at least {@code missStateInterval} has passed since then. Any thread.
+     * the last one sent and at least {@code missStateInterval} has passed since then. A miss
+     * inside that window is not dropped: with a scheduler, the state is sent when the window ends
+     * (one deferred send however many misses); without one, by the next {@link #tick()}. Any thread.
      */
     public void onMiss() {
+        long wait;
+        synchronized (lock) {
+            long now = Math.max(0, millisClock.getAsLong());
+            wait = stateSent ? lastStateMillis + missStateIntervalMillis - now : 0;
+            if (wait > 0) {
+                missPending = true;
+                if (scheduler != null && !closed && (deferredMiss == null || deferredMiss.isDone())) {
+                    deferredMiss = scheduler.schedule(this::sendDeferredMiss, wait, TimeUnit.MILLISECONDS);
+                }
+                return;
+            }
+        }
         sendState(missStateIntervalMillis);
     }
 
@@ -179,6 +201,23 @@ public final class PredictorManager<E> implements AutoCloseable {
                 stateTask.cancel(false);
                 rateTask.cancel(false);
             }
+            if (deferredMiss != null) {
+                deferredMiss.cancel(false);
+            }
+        }
+    }
+
+    /**
+     * The end of a miss's window: the state goes out unless one was sent meanwhile. No gap check,
+     * since the window has passed by construction and a clock may lag the scheduler by a tick.
+     */
+    private void sendDeferredMiss() {
+        boolean pending;
+        synchronized (lock) {
+            pending = missPending;
+        }
+        if (pending) {
+            sendState(0);
         }
     }
 
@@ -202,11 +241,15 @@ public final class PredictorManager<E> implements AutoCloseable {
                 return;
             }
             if (state == null || stateSent && state.equals(lastState)) {
+                if (state != null) {
+                    missPending = false; // the server has this state already
+                }
                 return;
             }
             lastState = state;
             lastStateMillis = now;
             stateSent = true;
+            missPending = false;
             statesSent++;
             message = new PredictionState(now, state);
         }

@@ -96,6 +96,58 @@ class PredictorManagerTest {
     }
 
     @Test
+    void miss_insideTheWindow_isSentWhenTheWindowEnds_byTheScheduler() throws Exception {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        try (PredictorManager<PointerEvent> m = PredictorManager.builder(KalmanPredictor.create(), sink)
+                .clock(now::get).scheduler(scheduler).stateInterval(Duration.ofHours(1))
+                .missStateInterval(Duration.ofMillis(20)).build()) {
+            m.onEvent(new PointerEvent(10, 10, 1000));
+            m.tick();
+            now.set(1005);
+            m.onEvent(new PointerEvent(400, 10, 1005));
+            m.onMiss();
+            m.onMiss();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (sentStates() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals(2, sentStates(), "the miss's state is deferred to the window's end, not dropped");
+            Thread.sleep(60);
+            assertEquals(2, sentStates(), "two misses in one window cost one state");
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
+    @Test
+    void miss_insideTheWindow_isSentByTheNextTickAfterIt_withoutAScheduler() {
+        PredictorManager<PointerEvent> m = PredictorManager.builder(KalmanPredictor.create(), sink).clock(now::get)
+                .stateInterval(Duration.ofMillis(150)).missStateInterval(Duration.ofMillis(20)).build();
+        m.onEvent(new PointerEvent(10, 10, 1000));
+        m.tick();
+        now.set(1005);
+        m.onEvent(new PointerEvent(400, 10, 1005));
+        m.onMiss();
+        assertEquals(1, states.size(), "inside the window");
+        now.set(1010);
+        m.tick();
+        assertEquals(1, states.size(), "still inside the window");
+        now.set(1020);
+        m.tick();
+        assertEquals(2, states.size(), "sent at the window's end, long before the periodic state at 1150");
+        assertEquals(1020, states.get(1).timeMillis());
+        now.set(1045);
+        m.tick();
+        assertEquals(2, states.size(), "nothing pending any more: back to the 150 ms interval");
+    }
+
+    private int sentStates() {
+        synchronized (sink) {
+            return states.size();
+        }
+    }
+
+    @Test
     void miss_withAnUnchangedState_sendsNothing() {
         PredictorManager<PointerEvent> m = manager(constantPredictor());
         m.tick();

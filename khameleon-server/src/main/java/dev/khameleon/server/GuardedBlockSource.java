@@ -23,6 +23,7 @@ final class GuardedBlockSource {
     private final boolean scoped;
     private final int requestCount;
     private final int blockSize;
+    private final boolean fetchesImmediately;
 
     /**
      * @param source      the application's source, whose request count and block size were validated
@@ -35,6 +36,24 @@ final class GuardedBlockSource {
         this.scoped = scoped;
         this.requestCount = source.requestCount();
         this.blockSize = source.blockSize();
+        this.fetchesImmediately = promisesCompletedStages(source, application);
+    }
+
+    private static boolean promisesCompletedStages(BlockSource source, String application) {
+        try {
+            return source.fetchesImmediately();
+        } catch (Throwable e) { // without the promise the fetch executor is always safe
+            log.debug("{}: fetchesImmediately() of the block source threw", application, e);
+            return false;
+        }
+    }
+
+    /**
+     * Whether the source promised completed stages ({@link BlockSource#fetchesImmediately()}), read
+     * once at build time: its fetches may then run on an event loop.
+     */
+    boolean fetchesImmediately() {
+        return fetchesImmediately;
     }
 
     /** {@code n}, read once at build time. */

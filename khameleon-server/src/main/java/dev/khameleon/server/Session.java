@@ -118,7 +118,7 @@ final class Session {
                 closeWithError(ErrorCode.MISSING_HELLO, "no hello within " + config.helloTimeoutMillis() + " ms");
             }
         });
-        this.fetcher = new SlotFetcher(server, app, loop, id, wakeTimer::armIn, this::onFetched);
+        this.fetcher = new SlotFetcher(server, app, loop, id, wakeTimer::armIn, this::onFetched, this::recordFetched);
     }
 
     String id() {
@@ -551,10 +551,15 @@ final class Session {
 
     /** A fetch ended: {@code b} is the slot's block, or null if the slot failed. */
     private void onFetched(Slot s, Block b) {
+        recordFetched(s, b);
+        pump();
+    }
+
+    /** A fetch ended while the plan is being walked: recorded only; the walking pump sends it. */
+    private void recordFetched(Slot s, Block b) {
         if (b != null) {
             plan.fetched(s, b);
         }
-        pump();
     }
 
     // ---------------------------------------------------------------- sending (event loop)

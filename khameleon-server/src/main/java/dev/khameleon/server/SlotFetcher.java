@@ -7,6 +7,9 @@ import io.netty.channel.EventLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -22,7 +25,10 @@ import java.util.function.LongConsumer;
  * {@link SlotState#FAILED}; the first failure of a session is logged at WARN, later ones at DEBUG.
  *
  * <p><b>Threading.</b> Confined to the session's event loop; the block source is called on the
- * fetch executor and its answer comes back on the event loop.
+ * fetch executor and its answer comes back on the event loop, except for a source that promises
+ * completed stages ({@link dev.khameleon.core.spi.BlockSource#fetchesImmediately()}), which is
+ * called on the event loop itself: its block is ready when {@link #start} returns, without the
+ * two thread hand-offs.
  */
 final class SlotFetcher {
     private static final Logger log = LoggerFactory.getLogger(SlotFetcher.class);
@@ -40,15 +46,18 @@ final class SlotFetcher {
     private final String sessionId;
     private final LongConsumer retryIn;
     private final BiConsumer<Slot, Block> done;
+    private final BiConsumer<Slot, Block> doneNow;
     private boolean failureLogged;
 
     /**
      * @param retryIn called with a delay in nanoseconds when a fetch could not start now
      * @param done    called on the event loop when a fetch ends: with the block if it is usable
      *                (the slot still {@link SlotState#FETCHING}), with null if the slot failed
+     * @param doneNow as {@code done}, for a fetch that ended within {@link #start}: the caller is
+     *                still walking its plan, so this must only record the outcome, never send
      */
     SlotFetcher(ServerRuntime server, ServerRuntime.App app, EventLoop loop, String sessionId, LongConsumer retryIn,
-                BiConsumer<Slot, Block> done) {
+                BiConsumer<Slot, Block> done, BiConsumer<Slot, Block> doneNow) {
         this.app = app;
         this.source = app.application().guardedSource();
         this.scoped = app.application().guardedScope() != null;
@@ -58,6 +67,7 @@ final class SlotFetcher {
         this.sessionId = sessionId;
         this.retryIn = retryIn;
         this.done = done;
+        this.doneNow = doneNow;
     }
 
     /**
@@ -73,6 +83,10 @@ final class SlotFetcher {
             return false;
         }
         s.state = SlotState.FETCHING;
+        if (source.fetchesImmediately()) {
+            fetchOnLoop(s);
+            return true;
+        }
         try {
             fetchExecutor.execute(() -> fetchOffLoop(s));
         } catch (RejectedExecutionException e) {
@@ -82,8 +96,7 @@ final class SlotFetcher {
             retryIn.accept(QUEUE_RETRY_NANOS);
             return false;
         }
-        s.timeout = loop.schedule(() -> onFetched(s, null, new TimeoutException("fetch timed out after "
-                + timeoutMillis + " ms")), timeoutMillis, TimeUnit.MILLISECONDS);
+        armTimeout(s);
         return true;
     }
 
@@ -93,15 +106,44 @@ final class SlotFetcher {
         app.backend().end(s.requestId);
     }
 
+    /**
+     * Fetches on the event loop from a source that promised a completed stage. A stage that is not
+     * complete after all comes back like one from the executor, under the same timeout.
+     */
+    private void fetchOnLoop(Slot s) {
+        CompletableFuture<Block> stage = source.fetch(s.requestId, s.contentKey, s.blockIndex).toCompletableFuture();
+        if (!stage.isDone()) {
+            armTimeout(s);
+            stage.whenComplete((b, e) -> backOnLoop(s, b, e));
+            return;
+        }
+        Block b = null;
+        Throwable error = null;
+        try {
+            b = stage.getNow(null);
+        } catch (CompletionException | CancellationException e) {
+            error = e.getCause() != null ? e.getCause() : e;
+        }
+        Block usable = finish(s, b, error);
+        doneNow.accept(s, usable);
+    }
+
+    private void armTimeout(Slot s) {
+        s.timeout = loop.schedule(() -> onFetched(s, null, new TimeoutException("fetch timed out after "
+                + timeoutMillis + " ms")), timeoutMillis, TimeUnit.MILLISECONDS);
+    }
+
     /** Runs on the fetch executor. */
     private void fetchOffLoop(Slot s) {
-        source.fetch(s.requestId, s.contentKey, s.blockIndex).whenComplete((b, e) -> {
-            try {
-                loop.execute(() -> onFetched(s, b, e));
-            } catch (RejectedExecutionException gone) {
-                log.debug("session {}: event loop gone before a fetch completed", sessionId);
-            }
-        });
+        source.fetch(s.requestId, s.contentKey, s.blockIndex).whenComplete((b, e) -> backOnLoop(s, b, e));
+    }
+
+    private void backOnLoop(Slot s, Block b, Throwable e) {
+        try {
+            loop.execute(() -> onFetched(s, b, e));
+        } catch (RejectedExecutionException gone) {
+            log.debug("session {}: event loop gone before a fetch completed", sessionId);
+        }
     }
 
     private void onFetched(Slot s, Block b, Throwable error) {
@@ -109,6 +151,11 @@ final class SlotFetcher {
             return;
         }
         cancel(s.timeout);
+        done.accept(s, finish(s, b, error));
+    }
+
+    /** Ends a fetch: the block if it is usable, or null after marking the slot failed. */
+    private Block finish(Slot s, Block b, Throwable error) {
         app.backend().end(s.requestId);
         String problem = error != null ? String.valueOf(error) : check(s, b);
         if (problem != null) {
@@ -121,10 +168,9 @@ final class SlotFetcher {
                 log.debug("session {}: fetch of block {} of request {} failed: {}", sessionId, s.blockIndex,
                         s.requestId, problem);
             }
-            done.accept(s, null);
-        } else {
-            done.accept(s, b);
+            return null;
         }
+        return b;
     }
 
     private static void cancel(Future<?> f) {

@@ -46,7 +46,20 @@ final class TestApps {
 
     /** {@code delegate}'s requests and geometry, with fetches answered by {@code fetch}. */
     static BlockSource withFetch(BlockSource delegate, Fetch fetch) {
+        return withFetch(delegate, fetch, false);
+    }
+
+    /**
+     * {@code delegate}'s requests and geometry, with fetches answered by {@code fetch}, declaring
+     * {@link BlockSource#fetchesImmediately()} as {@code immediately}.
+     */
+    static BlockSource withFetch(BlockSource delegate, Fetch fetch, boolean immediately) {
         return new BlockSource() {
+            @Override
+            public boolean fetchesImmediately() {
+                return immediately;
+            }
+
             @Override
             public int requestCount() {
                 return delegate.requestCount();

@@ -31,11 +31,19 @@ final class LoadApp {
     private LoadApp() {
     }
 
-    /** Blocks made on demand from one shared payload: no memory per block, no backend cost. */
-    static BlockSource syntheticSource() {
+    /**
+     * Blocks made on demand from one shared payload: no memory per block, no backend cost; fetched
+     * on the event loop if {@code immediately} (see {@link BlockSource#fetchesImmediately()}).
+     */
+    static BlockSource syntheticSource(boolean immediately) {
         byte[] payload = new byte[BLOCK_SIZE];
         new SplittableRandom(1).nextBytes(payload);
         return new BlockSource() {
+            @Override
+            public boolean fetchesImmediately() {
+                return immediately;
+            }
+
             @Override
             public int requestCount() {
                 return N;
@@ -68,9 +76,14 @@ final class LoadApp {
      * scheduler and two fetch threads, and otherwise the defaults: callers lift limits themselves.
      */
     static KhameleonServer.Builder server(ServerPredictor predictor, double rate) {
+        return server(predictor, rate, true);
+    }
+
+    /** As {@link #server(ServerPredictor, double)}, choosing where the server fetches (see {@link #syntheticSource}). */
+    static KhameleonServer.Builder server(ServerPredictor predictor, double rate, boolean inlineFetch) {
         return KhameleonServer.builder().host("127.0.0.1").port(0).seed(1)
                 .fixedBytesPerSecond(rate).pacingGain(1.0).schedulerThreads(2).fetchThreads(2)
-                .application(Application.builder(APP).blockSource(syntheticSource()).predictor(predictor)
+                .application(Application.builder(APP).blockSource(syntheticSource(inlineFetch)).predictor(predictor)
                         .horizons(HORIZONS).build());
     }
 }

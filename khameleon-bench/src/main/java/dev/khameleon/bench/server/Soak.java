@@ -116,7 +116,7 @@ public final class Soak {
         }
         int perAddress = Math.max(64, options.healthy() + (ownAddresses ? 0 : (int) hostileConnections));
         double rate = options.ratePerSession();
-        try (KhameleonServer server = LoadApp.server(ServerPredictor.point(LoadApp.N, LoadApp.HORIZONS), rate)
+        try (KhameleonServer server = LoadApp.server(ServerPredictor.point(LoadApp.N, LoadApp.HORIZONS), rate, options.inlineFetch())
                 .maxConnectionsPerAddress(perAddress).build().start()) {
             LoadClient.Latency latency = LoadClient.Latency.create();
             List<LoadClient> clients = LoadClient.connect(server.port(), options.healthy(), latency, CONNECT_BATCH);

@@ -11,11 +11,15 @@ import java.util.Set;
  * @param hostile   the kinds of hostile client in the loaded phase (none: baseline only)
  * @param totalRate bytes/s shared by the healthy sessions; each is paced at
  *                  min(2 MB/s, totalRate / healthy), which must be at least the server's 1,000 bytes/s
+ * @param inlineFetch whether the synthetic source promises completed stages, so the server fetches
+ *                  on the event loop ({@code --fetch inline}, what an in-memory source gets) or on
+ *                  its fetch executor ({@code --fetch executor})
  */
-record SoakOptions(int healthy, int seconds, int warmup, Set<HostileKind> hostile, double totalRate) {
+record SoakOptions(int healthy, int seconds, int warmup, Set<HostileKind> hostile, double totalRate,
+        boolean inlineFetch) {
     static final String USAGE = "usage: Soak [--healthy 200] [--seconds 20] [--warmup 3]"
             + " [--hostile all|none|" + String.join(",", HostileKind.names().split(", ")) + "]"
-            + " [--total-rate 20e6]";
+            + " [--total-rate 20e6] [--fetch inline|executor]";
 
     SoakOptions {
         hostile = Set.copyOf(hostile);
@@ -35,6 +39,7 @@ record SoakOptions(int healthy, int seconds, int warmup, Set<HostileKind> hostil
         int warmup = 3;
         Set<HostileKind> hostile = HostileKind.parseList("all");
         double totalRate = 20e6;
+        boolean inlineFetch = true;
         for (int i = 0; i < args.length; i += 2) {
             String name = args[i];
             if (i + 1 >= args.length) {
@@ -47,10 +52,16 @@ record SoakOptions(int healthy, int seconds, int warmup, Set<HostileKind> hostil
                 case "--warmup" -> warmup = integer(name, value);
                 case "--hostile" -> hostile = HostileKind.parseList(value);
                 case "--total-rate" -> totalRate = number(name, value);
+                case "--fetch" -> inlineFetch = switch (value.trim()) {
+                    case "inline" -> true;
+                    case "executor" -> false;
+                    default -> throw new IllegalArgumentException("--fetch: 'inline' or 'executor', not '" + value
+                            + "'");
+                };
                 default -> throw new IllegalArgumentException("unknown option '" + name + "'; " + USAGE);
             }
         }
-        return new SoakOptions(healthy, seconds, warmup, hostile, totalRate);
+        return new SoakOptions(healthy, seconds, warmup, hostile, totalRate, inlineFetch);
     }
 
     /** The pace of each healthy session, bytes/s. */

@@ -67,6 +67,7 @@ final class PushSystem implements SimSystem {
     private boolean sending;
     private long lastDistributionAt = -1;
     private long lastStateAt = Long.MIN_VALUE / 2;
+    private boolean missDeferred;
 
     private PushSystem(String name, Predictor predictor, boolean progressive) {
         this.name = name;
@@ -247,12 +248,31 @@ final class PushSystem implements SimSystem {
         }
     }
 
-    /** Like the library's client: a miss sends a fresh state at once, at most one per interval. */
+    /**
+     * Like the library's client: a miss sends a fresh state at once, at most one per interval; a
+     * miss inside the interval sends at its end, unless a state went out meanwhile.
+     */
     private void sendStateOnMiss() {
         long now = ctx.loop().nowNanos();
-        if (now - lastStateAt < MISS_STATE_INTERVAL_NANOS) {
+        long dueAt = lastStateAt + MISS_STATE_INTERVAL_NANOS;
+        if (now < dueAt) {
+            if (!missDeferred) {
+                missDeferred = true;
+                long sentBefore = lastStateAt;
+                ctx.loop().at(dueAt, () -> {
+                    missDeferred = false;
+                    if (lastStateAt == sentBefore) {
+                        sendMissState();
+                    }
+                });
+            }
             return;
         }
+        sendMissState();
+    }
+
+    private void sendMissState() {
+        long now = ctx.loop().nowNanos();
         lastStateAt = now;
         sendUp(kalman.state(now / 1_000_000));
     }

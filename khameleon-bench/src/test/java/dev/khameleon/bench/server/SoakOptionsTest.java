@@ -19,17 +19,26 @@ class SoakOptionsTest {
         assertEquals(EnumSet.allOf(HostileKind.class), o.hostile());
         assertEquals(20e6, o.totalRate());
         assertEquals(100_000, o.ratePerSession(), 1e-9);
+        assertTrue(o.inlineFetch());
     }
 
     @Test
     void parse_readsEveryOption() {
         SoakOptions o = SoakOptions.parse("--healthy", "1000", "--seconds", "5", "--warmup", "0",
-                "--hostile", "ping-flood,huge-cache", "--total-rate", "4e7");
+                "--hostile", "ping-flood,huge-cache", "--total-rate", "4e7", "--fetch", "executor");
         assertEquals(1000, o.healthy());
         assertEquals(5, o.seconds());
         assertEquals(0, o.warmup());
         assertEquals(Set.of(HostileKind.PING_FLOOD, HostileKind.HUGE_CACHE), o.hostile());
         assertEquals(40_000, o.ratePerSession(), 1e-9);
+        assertEquals(false, o.inlineFetch());
+    }
+
+    @Test
+    void parse_badFetchMode_namesTheChoices() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SoakOptions.parse("--fetch", "threads"));
+        assertTrue(e.getMessage().contains("'inline' or 'executor'"), e.getMessage());
     }
 
     @Test

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SoakSmokeTest {
     @Test
     void run_refusesTheHugeCacheClient_whileHealthySessionsReceiveBlocks() throws Exception {
-        SoakOptions options = new SoakOptions(3, 1, 0, Set.of(HostileKind.HUGE_CACHE), 3e5);
+        SoakOptions options = new SoakOptions(3, 1, 0, Set.of(HostileKind.HUGE_CACHE), 3e5, true);
         SoakReport r = Soak.run(options, false);
 
         assertTrue(r.baseline().bytes() > 0, "unloaded healthy sessions received nothing");

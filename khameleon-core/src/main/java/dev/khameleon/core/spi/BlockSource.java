@@ -53,6 +53,19 @@ public interface BlockSource {
     }
 
     /**
+     * Whether {@link #fetch} always returns an already completed stage and never blocks, like a
+     * source over blocks held in memory. A server then calls {@code fetch} on the session's own
+     * event loop and sends the block at once, instead of handing each fetch to its fetch executor
+     * and the result back, which is two thread hand-offs per block; on a busy machine each can wait
+     * for a core. Return {@code true} only if that holds for every call: a fetch that blocks would
+     * stall every session on that event loop. A stage that is not complete after all is still
+     * handled correctly, only without the gain. The default is {@code false}.
+     */
+    default boolean fetchesImmediately() {
+        return false;
+    }
+
+    /**
      * A hint, given as soon as a chunk is planned and before its blocks are fetched, that the
      * blocks of {@code chunk} will be fetched soon in that order; a source may start reading
      * ahead. Must return at once without blocking. The default ignores the hint.

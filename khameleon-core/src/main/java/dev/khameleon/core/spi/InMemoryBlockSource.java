@@ -56,6 +56,11 @@ final class InMemoryBlockSource implements BlockSource {
     }
 
     @Override
+    public boolean fetchesImmediately() {
+        return true;
+    }
+
+    @Override
     public CompletionStage<Block> fetch(int requestId, int blockIndex) {
         if (requestId < 0 || requestId >= blocks.length) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(

@@ -117,10 +117,13 @@ public final class GalleryMain implements Callable<Integer> {
                 return userError(spec.commandLine().getErr(), "cannot replay " + replay + ": " + why);
             }
         }
-        System.out.println("Building the gallery (" + rows + " x " + cols + " pictures) ...");
+        PrintWriter out = spec.commandLine().getOut();
         GalleryServer started;
         try {
-            started = builder.start();
+            started = builder.start(() -> {
+                out.println("Building the gallery (" + rows + " x " + cols + " pictures) ...");
+                out.flush();
+            });
         } catch (BindException | TileImages.BadImagesException e) {
             // The user's input, not a bug: one line, no stack trace.
             return userError(spec.commandLine().getErr(), e.getMessage()

@@ -330,12 +330,22 @@ public final class GalleryServer implements AutoCloseable {
          *     message names the file and what is wrong)
          */
         public GalleryServer start() throws IOException {
+            return start(() -> { });
+        }
+
+        /**
+         * As {@link #start()}, running {@code whenBound} once both ports are bound and before the
+         * corpus is built: the place to announce a build that takes a while, which a busy port
+         * never reaches.
+         */
+        public GalleryServer start(Runnable whenBound) throws IOException {
             Config config = new Config(port, rows, cols, images, seed, blockSize, cacheBlocks,
                     linkBytesPerSecond, latencyMillis, allowedOrigins);
             ServerSocket pageListener = LinkEmulator.listen(port);
             ServerSocket wsListener = null;
             try {
                 wsListener = LinkEmulator.listen(0);
+                whenBound.run();
                 return new GalleryServer(config, pageListener, wsListener);
             } catch (IOException | RuntimeException e) {
                 pageListener.close();

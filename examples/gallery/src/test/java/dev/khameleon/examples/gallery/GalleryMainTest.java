@@ -23,13 +23,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Timeout(60)
 class GalleryMainTest {
 
-    private record Run(int status, String err) {
+    private record Run(int status, String err, String out) {
     }
 
     private static Run run(String... args) {
         StringWriter err = new StringWriter();
-        int status = GalleryMain.commandLine().setErr(new PrintWriter(err, true)).execute(args);
-        return new Run(status, err.toString());
+        StringWriter out = new StringWriter();
+        int status = GalleryMain.commandLine().setErr(new PrintWriter(err, true)).setOut(new PrintWriter(out, true))
+                .execute(args);
+        return new Run(status, err.toString(), out.toString());
     }
 
     private static void assertOneLineError(Run run, String expected) {
@@ -113,16 +115,19 @@ class GalleryMainTest {
     @Test
     void imagesFolderWithANonImage_isOneLineAndStatus2(@TempDir Path dir) throws IOException {
         Path fake = Files.writeString(dir.resolve("photo.jpg"), "not a picture");
-        assertOneLineError(run("--port", "0", "--rows", "1", "--cols", "1", "--images", dir.toString()),
-                fake + " is not a PNG or JPEG image");
+        Run run = run("--port", "0", "--rows", "1", "--cols", "1", "--images", dir.toString());
+        assertOneLineError(run, fake + " is not a PNG or JPEG image");
+        assertTrue(run.out().startsWith("Building the gallery (1 x 1 pictures)"), "bound, then announced: " + run.out());
     }
 
     @Test
     void busyPort_isOneLineAndStatus2(@TempDir Path dir) throws IOException {
         try (ServerSocket busy = LinkEmulator.listen(0)) {
             int port = busy.getLocalPort();
-            assertOneLineError(run("--port", String.valueOf(port), "--rows", "1", "--cols", "1"),
+            Run run = run("--port", String.valueOf(port), "--rows", "1", "--cols", "1");
+            assertOneLineError(run,
                     "port " + port + " on 127.0.0.1 is already in use (choose another with --port, or 0 for any free one)");
+            assertEquals("", run.out(), "nothing is announced as being built on a busy port");
         }
     }
 

@@ -351,6 +351,28 @@ class KhameleonJsModuleTest {
         assertEquals("[1000,1020]", times.toString());
     }
 
+    @Test
+    void predictorManager_missInsideTheWindow_isSentWhenTheWindowEnds_notDropped() {
+        JsonNode times = run("""
+                let now = 1000;
+                const sent = [];
+                const m = new k.PredictorManager({
+                  predictor: {onEvent() {}, state: (t) => ({t})},
+                  send: (message) => sent.push(message),
+                  clock: () => now,
+                  missStateIntervalMs: 20,
+                });
+                m.onMiss();              // sends at once
+                now = 1005; m.onMiss();  // inside the window: deferred by 15 ms
+                now = 1010; m.onMiss();  // the same deferred send
+                const before = sent.length;
+                await new Promise((resolve) => setTimeout(resolve, 100));
+                return {before, after: sent.map((s) => s.time)};
+                """);
+        assertEquals(1, times.get("before").asInt(), "nothing inside the window");
+        assertEquals("[1000,1010]", times.get("after").toString(), "one state at the window's end");
+    }
+
     /** The Java client's policy: attempt k waits in [b/2, b], b = min(max, initial·2^k); only a healthy session resets k. */
     @Test
     void reconnectBackoff_delaysDoubleWithinTheirJitterUntilTheCap_andOnlyAHealthySessionResets() {
