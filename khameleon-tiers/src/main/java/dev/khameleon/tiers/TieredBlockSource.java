@@ -325,7 +325,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
                 return fromObjects(requestId, contentKey, count);
             }
             if (got) {
-                return computeAndPublish(requestId, contentKey, count, lock, token);
+                return recheckThenCompute(requestId, contentKey, count, lock, token);
             }
             return later().thenCompose(x -> poll(requestId, contentKey, count, deadline));
         }).thenCompose(Function.identity());
@@ -358,6 +358,37 @@ public final class TieredBlockSource implements BlockSource, Closeable {
         }).thenCompose(Function.identity());
     }
 
+    /**
+     * With the lock held, looks for the value once more before computing: another node may have
+     * stored it and released the lock between this node's miss and its taking the lock.
+     */
+    private CompletableFuture<StoredResponse> recheckThenCompute(int requestId, long contentKey, int count,
+                                                                 String lock, String token) {
+        String key = valueKey(contentKey);
+        return redis.get(key).handle((value, e) -> {
+            if (e == null && value != null) {
+                StoredResponse r = decode(key, value, contentKey);
+                if (r != null) {
+                    waitedForOtherNode.increment();
+                    release(lock, token);
+                    return CompletableFuture.completedFuture(r);
+                }
+            }
+            if (e != null) {
+                redisFailed(e);
+            }
+            return computeAndPublish(requestId, contentKey, count, lock, token);
+        }).thenCompose(Function.identity());
+    }
+
+    private void release(String lock, String token) {
+        redis.unlock(lock, token).whenComplete((x, ue) -> {
+            if (ue != null) {
+                redisFailed(ue);
+            }
+        });
+    }
+
     private CompletableFuture<StoredResponse> computeAndPublish(int requestId, long contentKey, int count,
                                                                 String lock, String token) {
         return fromObjects(requestId, contentKey, count).whenComplete((r, e) -> {
@@ -366,11 +397,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
             if (r != null) {
                 publish(valueKey(contentKey), r);
             }
-            redis.unlock(lock, token).whenComplete((x, ue) -> {
-                if (ue != null) {
-                    redisFailed(ue);
-                }
-            });
+            release(lock, token);
         });
     }
 
