@@ -46,16 +46,23 @@ class PageBrowserTest {
         return ((List<?>) list).stream().mapToInt(n -> (int) Math.round(((Number) n).doubleValue())).toArray();
     }
 
+    private static ServingModel model(TileCache cache, List<Workflow> workflows) throws Exception {
+        return ServingModel.learn(workflows, cache, TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), 2, 50, 42,
+                60);
+    }
+
     @Test
     void brushingOneView_redrawsTheOthersWithTheDatabasesCountsUnderTheBrush() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
                 "Chromium or chromedriver absent: " + CHROMIUM + ", " + CHROMEDRIVER);
         FlightsTable table = FlightsTable.read(SharedData.flightsCsv());
+        List<Workflow> workflows = Workflows.readAll(SharedData.workflows());
         int arrDelay = View.ARR_DELAY.ordinal();
         try (TileBackend db = TileBackend.duckDb(table, table.sample(table.size(), 42), 1);
                 TileCache cache = TileCache.create(db);
                 CrossfilterServer server = CrossfilterServer.start(cache,
-                        TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), 0, 64)) {
+                        TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), model(cache, workflows), workflows, 0,
+                        64)) {
             ChromeDriverService service = new ChromeDriverService.Builder()
                     .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
             ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile()).addArguments("--headless=new",
