@@ -196,8 +196,10 @@ class PageBrowserTest {
         @SuppressWarnings("unchecked")
         Map<String, Object> run = (Map<String, Object>) driver.executeAsyncScript("const done = arguments[0];"
                 + " window.crossfilter.replayWorkflow(0, {speed: 50, limit: " + limit + "}).then(r => done({"
-                + " done: r.done, switches: r.switches, name: r.name}));");
+                + " done: r.done, switches: r.switches, name: r.name,"
+                + " timed: r.withinMs.length + r.switchMs.length + r.unanswered}));");
         assertEquals(limit, ((Number) run.get("done")).intValue());
+        assertEquals(limit, ((Number) run.get("timed")).intValue(), "every event is answered or counted unanswered");
         assertEquals(w.name(), run.get("name"));
         long switches = java.util.stream.IntStream.range(0, limit).filter(w::isViewSwitch).count();
         assertEquals(switches, ((Number) run.get("switches")).longValue());
