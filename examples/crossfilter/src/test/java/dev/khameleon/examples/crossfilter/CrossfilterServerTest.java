@@ -19,6 +19,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -165,6 +170,69 @@ class CrossfilterServerTest {
                     "every answer of " + view + " is its tile under the current brushes");
         } while (!last.isComplete());
         return TileDecoder.decode(last.blocks()).toTile();
+    }
+
+    private HttpResponse<String> get(String pathAndQuery) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(server.pageUri().resolve(pathAndQuery)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void onDemandHistogramsAndRecordedSessions_areServedOverHttp_badQueriesAre400() throws Exception {
+        server = start();
+        HttpResponse<String> ok = get("histograms?active=DISTANCE&scope=" + encode("{\"DISTANCE\": [0, 100],"
+                + " \"AIR_TIME\": [20, 200]}"));
+        assertEquals(200, ok.statusCode(), ok.body());
+        JsonNode h = JSON.readTree(ok.body());
+        assertEquals(5, h.size(), "every view but the active one: " + ok.body());
+        Filters filters = Filters.none().with(View.DISTANCE, 0, 100).with(View.AIR_TIME, 20, 200);
+        for (View v : Tile.passives(View.DISTANCE)) {
+            int[] shown = new int[h.get(v.name()).size()];
+            for (int k = 0; k < shown.length; k++) {
+                shown[k] = h.get(v.name()).get(k).intValue();
+            }
+            assertArrayEquals(db.histogram(v, filters), shown, v.name());
+        }
+        assertEquals(6, JSON.readTree(get("histograms?active=&scope=" + encode("{}")).body()).size());
+
+        assertEquals(400, get("histograms?active=NOPE&scope=" + encode("{}")).statusCode());
+        assertEquals(400, get("histograms?active=DISTANCE&scope=" + encode("{\"DISTANCE\": [5, 1]}")).statusCode());
+        assertEquals(400, get("histograms?active=DISTANCE&scope=" + encode("[1")).statusCode());
+        assertEquals(400, get("histograms?active=DISTANCE").statusCode(), "scope is required");
+        assertEquals(400, get("histograms").statusCode());
+        assertEquals(400, get("histograms?active=&scope=" + "x".repeat(CrossfilterServer.MAX_QUERY_LENGTH))
+                .statusCode(), "a query string over the limit");
+
+        JsonNode sessions = JSON.readTree(get("workflows.json").body());
+        assertEquals(workflows.size(), sessions.size());
+        JsonNode events = JSON.readTree(get("workflow/3.json").body()).get("events");
+        Workflow w = workflows.get(3);
+        assertEquals(w.events().size(), events.size());
+        BrushEvent last = w.events().get(w.events().size() - 1);
+        JsonNode row = events.get(events.size() - 1);
+        assertEquals(List.of(last.timeMs(), (long) last.view().ordinal(), (long) last.from(), (long) last.to()),
+                List.of(row.get(0).longValue(), row.get(1).longValue(), row.get(2).longValue(), row.get(3).longValue()));
+        assertEquals(404, get("workflow/" + workflows.size() + ".json").statusCode());
+        assertEquals(404, get("workflow/x.json").statusCode());
+        assertEquals(404, get("workflow/99999999999.json").statusCode());
+    }
+
+    @Test
+    void onDemandHistograms_whenTheQueryQueueIsFull_are503() throws Exception {
+        TileCacheTest.GatedBackend gated = new TileCacheTest.GatedBackend();
+        try (TileCache small = TileCache.create(gated, 1, 4, 1)) {
+            server = CrossfilterServer.start(small, TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), model,
+                    workflows, 0, 64);
+            // Six queries: one runs, one waits, the third does not fit.
+            HttpResponse<String> full = get("histograms?active=&scope=" + encode("{}"));
+            assertEquals(503, full.statusCode(), full.body());
+            assertTrue(full.body().contains("queue full"), full.body());
+            gated.release.countDown();
+        }
     }
 
     @Test
