@@ -1,10 +1,10 @@
 package dev.khameleon.examples.crossfilter;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.khameleon.core.Rect;
 import dev.khameleon.core.predict.GaussianLayoutPredictor;
 import dev.khameleon.core.spi.ServerPredictor;
@@ -101,6 +101,11 @@ public final class CrossfilterServer implements AutoCloseable {
             throw new IllegalArgumentException("port must be in [0, 65535], was " + port);
         }
         ContentKeys keys = new ContentKeys(maxKeys);
+        byte[] sessions = sessionsJson(workflows);
+        byte[][] sessionEvents = new byte[workflows.size()][];
+        for (int i = 0; i < sessionEvents.length; i++) {
+            sessionEvents[i] = eventsJson(workflows.get(i));
+        }
         ExecutorService encoding = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "tile-encoder");
             t.setDaemon(true);
@@ -127,11 +132,6 @@ public final class CrossfilterServer implements AutoCloseable {
                 .predictFromRequests(true)
                 .utility(model.utility().function())
                 .build();
-        byte[] sessions = sessionsJson(workflows);
-        byte[][] sessionEvents = new byte[workflows.size()][];
-        for (int i = 0; i < sessionEvents.length; i++) {
-            sessionEvents[i] = eventsJson(workflows.get(i));
-        }
         HttpServer site;
         KhameleonServer khameleon;
         try {

@@ -102,11 +102,15 @@ class PageReplayBenchmark {
                         driver.executeAsyncScript("const done = arguments[0], c = window.crossfilter;"
                                 + " c.link.bytesPerSecond = " + rate + "; c.link.rttMs = " + rtt + ";"
                                 + " c.connect('" + mode + "').then(() => done(true));");
+                        // A session lasts minutes, longer than one WebDriver call may: start it, then poll.
+                        driver.executeScript("window.benchRun = null; window.crossfilter.replayWorkflow(" + i
+                                + ", {speed: 1}).then(r => { window.benchRun = {within: r.withinMs, switches:"
+                                + " r.switchMs, atOnce: r.answeredAtOnce, hits: r.switchHits, unanswered:"
+                                + " r.unanswered}; });");
+                        new WebDriverWait(driver, Duration.ofHours(1), Duration.ofSeconds(2)).until(d -> Boolean.TRUE
+                                .equals(driver.executeScript("return window.benchRun !== null")));
                         @SuppressWarnings("unchecked")
-                        Map<String, Object> run = (Map<String, Object>) driver.executeAsyncScript(
-                                "const done = arguments[0]; window.crossfilter.replayWorkflow(" + i + ", {speed: 1})"
-                                        + ".then(r => done({within: r.withinMs, switches: r.switchMs, atOnce:"
-                                        + " r.answeredAtOnce, hits: r.switchHits, unanswered: r.unanswered}));");
+                        Map<String, Object> run = (Map<String, Object>) driver.executeScript("return window.benchRun");
                         ((List<?>) run.get("within")).forEach(x -> within.add(((Number) x).doubleValue()));
                         ((List<?>) run.get("switches")).forEach(x -> switches.add(((Number) x).doubleValue()));
                         atOnce += ((Number) run.get("atOnce")).longValue();
