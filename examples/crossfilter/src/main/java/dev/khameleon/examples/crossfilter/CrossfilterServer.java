@@ -258,7 +258,7 @@ public final class CrossfilterServer implements AutoCloseable {
                 String name = eq < 0 ? pair : pair.substring(0, eq);
                 String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
                 if (name.equals("active")) {
-                    active = value.isEmpty() ? null : viewNamed(value);
+                    active = value.isEmpty() ? null : BrushScope.view(value);
                 } else if (name.equals("scope")) {
                     scope = value;
                 }
@@ -295,15 +295,6 @@ public final class CrossfilterServer implements AutoCloseable {
                 // the page went away: nothing to answer
             }
         });
-    }
-
-    private static View viewNamed(String name) {
-        for (View v : View.values()) {
-            if (v.name().equals(name)) {
-                return v;
-            }
-        }
-        throw new IllegalArgumentException("unknown view " + (name.length() > 40 ? name.substring(0, 40) + "..." : name));
     }
 
     private static void respond(HttpExchange exchange, int status, String type, byte[] body) throws IOException {
