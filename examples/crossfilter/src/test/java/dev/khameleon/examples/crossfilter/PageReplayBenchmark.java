@@ -35,6 +35,8 @@ import java.util.logging.Logger;
 class PageReplayBenchmark {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Map<String, String> LABELS = Map.of("khameleon", "Khameleon (predicted push)", "hover",
+            "Khameleon on hover", "ondemand", "on demand");
 
     static {
         Logger.getLogger("org.openqa.selenium.devtools").setLevel(Level.SEVERE);
@@ -124,7 +126,7 @@ class PageReplayBenchmark {
                     long fast = within.stream().filter(x -> x <= 100).count() + switches.stream().filter(x -> x <= 100)
                             .count();
                     System.out.printf(Locale.ROOT, "| %s | %,d | %.1f %% | %,d | %.1f | %.1f | %d | %.1f %% | %.0f"
-                            + " | %.0f | %.1f %% | %d |%n", mode, n, 100.0 * atOnce / Math.max(1, n), w.count(), w.p50(),
+                            + " | %.0f | %.1f %% | %d |%n", LABELS.get(mode), n, 100.0 * atOnce / Math.max(1, n), w.count(), w.p50(),
                             w.p99(), s.count(), 100.0 * hits / Math.max(1, s.count()), mean, s.p99(),
                             100.0 * fast / Math.max(1, n), unanswered);
                 }
