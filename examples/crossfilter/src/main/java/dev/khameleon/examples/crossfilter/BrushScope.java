@@ -54,7 +54,12 @@ final class BrushScope implements RequestScope {
         return filters;
     }
 
-    private static View view(String name) {
+    /**
+     * The view named {@code name}.
+     *
+     * @throws IllegalArgumentException if there is none, quoting (at most 40 characters of) the name
+     */
+    static View view(String name) {
         for (View v : View.values()) {
             if (v.name().equals(name)) {
                 return v;

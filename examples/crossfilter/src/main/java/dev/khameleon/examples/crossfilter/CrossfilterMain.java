@@ -152,10 +152,15 @@ public final class CrossfilterMain implements Callable<Integer> {
         @Option(names = "--pg-bin", paramLabel = "DIR", description = "PostgreSQL server binaries (default: ${DEFAULT-VALUE})")
         Path pgBin = PostgresCluster.DEFAULT_BIN;
 
-        /** Reads the flights file, resamples it to {@code rows} and loads it into the chosen database. */
+        /** Reads the flights file, resamples it to {@code rows} and loads it into the chosen database (one connection). */
         Database open() throws Exception {
+            return open(1);
+        }
+
+        /** As {@link #open()}, with {@code connections} connections to the database. */
+        Database open(int connections) throws Exception {
             FlightsTable table = FlightsTable.read(data.resolve("datasets/flights/flights-10k.csv"));
-            return Database.open(backend, table, table.sample(rows, seed), pgBin);
+            return Database.open(backend, table, table.sample(rows, seed), pgBin, connections);
         }
     }
 
@@ -169,14 +174,15 @@ public final class CrossfilterMain implements Callable<Integer> {
             this.backend = backend;
         }
 
-        static Database open(Backend kind, FlightsTable table, int[] sample, Path pgBin) throws Exception {
+        static Database open(Backend kind, FlightsTable table, int[] sample, Path pgBin, int connections)
+                throws Exception {
             if (kind == Backend.duckdb) {
-                return new Database(null, TileBackend.duckDb(table, sample, 1));
+                return new Database(null, TileBackend.duckDb(table, sample, connections));
             }
             PostgresCluster cluster = PostgresCluster.start(pgBin);
             try {
                 return new Database(cluster, TileBackend.postgres(cluster.jdbcUrl(), PostgresCluster.USER, table,
-                        sample, 1));
+                        sample, connections));
             } catch (SQLException | RuntimeException e) {
                 cluster.close();
                 throw e;
@@ -216,8 +222,28 @@ public final class CrossfilterMain implements Callable<Integer> {
                 + " ${DEFAULT-VALUE})")
         int maxKeys = CrossfilterServer.DEFAULT_MAX_KEYS;
 
+        @Option(names = "--utility-tiles", description = "recorded view activations whose tiles the utility is"
+                + " measured on at start-up (default: ${DEFAULT-VALUE})")
+        int utilityTiles = ServingModel.DEFAULT_UTILITY_TILES;
+
+        @Option(names = "--utility-states", description = "recorded brush states the utility is averaged over"
+                + " (default: ${DEFAULT-VALUE})")
+        int utilityStates = ServingModel.DEFAULT_UTILITY_STATES;
+
+        @Option(names = "--prior-weight", description = "weight of the view-transition prior against the pointer"
+                + " forecast, in [0, 1] (default: ${DEFAULT-VALUE})")
+        double priorWeight = ServingModel.DEFAULT_PRIOR_WEIGHT;
+
         @Override
         public Integer call() throws Exception {
+            if (utilityTiles < 1 || utilityStates < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--utility-tiles and --utility-states"
+                        + " must be >= 1, were " + utilityTiles + " and " + utilityStates);
+            }
+            if (!(priorWeight >= 0 && priorWeight <= 1)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--prior-weight must be in [0, 1], was "
+                        + priorWeight);
+            }
             if (source.rows < 1) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--rows must be >= 1, was " + source.rows);
             }
@@ -245,9 +271,13 @@ public final class CrossfilterMain implements Callable<Integer> {
                     Thread.currentThread().interrupt();
                 }
             }));
-            try (Database database = source.open();
+            List<Workflow> workflows = Workflows.readAll(source.data.resolve("crossfilter/flights/workflows"));
+            // As many connections as the cache runs queries at once, so that its slots are real.
+            int connections = source.backend == Backend.duckdb ? 4 : 15;
+            try (Database database = source.open(connections);
                     TileCache cache = TileCache.create(database.backend);
-                    CrossfilterServer server = CrossfilterServer.start(cache, encoder, port, maxKeys)) {
+                    CrossfilterServer server = CrossfilterServer.start(cache, encoder,
+                            learn(workflows, cache, encoder), workflows, port, maxKeys)) {
                 spec.commandLine().getOut().println("serving " + source.rows + " rows (" + source.backend + "): open "
                         + server.pageUri() + " (WebSocket " + server.webSocketUri() + "); stop with Ctrl-C");
                 spec.commandLine().getOut().flush();
@@ -256,6 +286,17 @@ public final class CrossfilterMain implements Callable<Integer> {
                 closed.countDown();
             }
             return 0;
+        }
+
+        /** The prior and the utility measured on this table, with the chosen prior weight. */
+        private ServingModel learn(List<Workflow> workflows, TileCache cache, TileEncoder encoder) throws Exception {
+            long t0 = System.nanoTime();
+            ServingModel m = ServingModel.learn(workflows, cache, encoder, utilityTiles, utilityStates, source.seed,
+                    600);
+            spec.commandLine().getOut().printf(java.util.Locale.ROOT, "measured the tile utility over %d brush states"
+                    + " in %.1f s: U(1/10 of the blocks) = %.3f%n", m.utility().states(), (System.nanoTime() - t0)
+                    / 1e9, m.utility().function().utility(0.1));
+            return new ServingModel(m.prior(), priorWeight, m.utility());
         }
     }
 }

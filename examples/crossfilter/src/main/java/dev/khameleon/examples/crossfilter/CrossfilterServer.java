@@ -1,10 +1,13 @@
 package dev.khameleon.examples.crossfilter;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.khameleon.core.Horizons;
+import dev.khameleon.core.Rect;
+import dev.khameleon.core.predict.GaussianLayoutPredictor;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
@@ -14,8 +17,13 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -23,7 +31,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * 127.0.0.1 (the WebSocket on a free port, admitting pages of the site's origin and clients
  * without an origin). The six request ids are the views ({@link View} ordinals), request
  * {@code v} meaning "the progressive tile of view {@code v} under the client's current brushes on
- * the other views".
+ * the other views". Two applications serve the same tiles: {@value #APPLICATION} (predicted
+ * push) and {@value #ON_HOVER_APPLICATION} (the hovered view only); the page also answers
+ * on-demand histogram queries ({@code /histograms}) and lists the recorded sessions for its replay
+ * mode ({@code /workflows.json}, {@code /workflow/N.json}).
  *
  * <ul>
  *   <li><b>Scope</b>: the client sends its brushes as {@code {"VIEW": [from, to], ...}} in pixels
@@ -34,17 +45,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li><b>Blocks</b>: fetched by content key through the shared {@link TileCache} and a
  *       {@link TileEncoder}; the database is queried on the cache's threads, tiles are encoded on
  *       one thread of this server, never on a network thread.</li>
- *   <li><b>Prediction</b>: {@link ServerPredictor#point}: the client's state
- *       {@code {"request": v}} (the hovered view) or its request events put the mass on that
- *       view; uniform before either.</li>
+ *   <li><b>Prediction</b> ({@value #APPLICATION}): a {@link GaussianLayoutPredictor} over the
+ *       page's charts ({@link PageLayout}) decodes the client's Kalman pointer forecast, mixed with
+ *       the model's view-transition prior given the chart under the pointer; the scheduler values
+ *       prefixes with the model's measured {@link TileUtility}. ({@value #ON_HOVER_APPLICATION}):
+ *       {@link ServerPredictor#point}: the client's state {@code {"request": v}} (the hovered
+ *       view) or its request events put all the mass on that view; uniform before either.</li>
  * </ul>
  *
  * <p>{@link #close()} stops the page, the server and the encoding thread, not the cache.
  * Thread-safe.
  */
 public final class CrossfilterServer implements AutoCloseable {
-    /** The Khameleon application's name and WebSocket path. */
+    /** The predicted application's name and WebSocket path. */
     public static final String APPLICATION = "crossfilter";
+    /** The on-hover application's name and WebSocket path. */
+    public static final String ON_HOVER_APPLICATION = "crossfilter-hover";
+    /** The longest query string {@code /histograms} accepts. */
+    static final int MAX_QUERY_LENGTH = 2048;
     /** Default of {@code maxKeys}: filtered tile keys remembered by the key table. */
     public static final int DEFAULT_MAX_KEYS = 4096;
     /** Prediction horizons announced to clients, ms (the library's defaults). */
@@ -54,6 +72,8 @@ public final class CrossfilterServer implements AutoCloseable {
 
     /** The browser's ring in blocks: room for the six tiles about five times over. */
     static final int PAGE_CACHE_BLOCKS = 400;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final HttpServer site;
     private final KhameleonServer khameleon;
@@ -70,30 +90,48 @@ public final class CrossfilterServer implements AutoCloseable {
 
     /**
      * Starts the page on 127.0.0.1 at {@code port} (0 for any free port) and the WebSocket on a
-     * free port, serving the tiles of {@code cache} in blocks of {@code encoder}.
+     * free port, serving the tiles of {@code cache} in blocks of {@code encoder}, predicted and
+     * valued with {@code model}; {@code workflows} are the recorded sessions the page can replay.
      *
      * @throws IllegalArgumentException if {@code port} is not in [0, 65535] or {@code maxKeys < 1}
      * @throws IOException if the page's port cannot be bound
      */
-    public static CrossfilterServer start(TileCache cache, TileEncoder encoder, int port, int maxKeys)
-            throws IOException {
+    public static CrossfilterServer start(TileCache cache, TileEncoder encoder, ServingModel model,
+            List<Workflow> workflows, int port, int maxKeys) throws IOException {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in [0, 65535], was " + port);
         }
         ContentKeys keys = new ContentKeys(maxKeys);
+        byte[] sessions = sessionsJson(workflows);
+        byte[][] sessionEvents = new byte[workflows.size()][];
+        for (int i = 0; i < sessionEvents.length; i++) {
+            sessionEvents[i] = eventsJson(workflows.get(i));
+        }
         ExecutorService encoding = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "tile-encoder");
             t.setDaemon(true);
             return t;
         });
         int views = View.values().length;
-        Application application = Application.builder(APPLICATION)
+        TileBlockSource blocks = new TileBlockSource(cache, encoder, keys, encoding, ENCODED_TILES);
+        BrushScope scope = new BrushScope(keys);
+        Application predicted = Application.builder(APPLICATION)
                 .path("/" + APPLICATION)
-                .blockSource(new TileBlockSource(cache, encoder, keys, encoding, ENCODED_TILES))
-                .requestScope(new BrushScope(keys))
+                .blockSource(blocks)
+                .requestScope(scope)
+                .horizons(HORIZONS)
+                .predictor(GaussianLayoutPredictor.builder(PageLayout.INSTANCE).horizons(HORIZONS)
+                        .prior(model.prior(), model.priorWeight()).build())
+                .utility(model.utility().function())
+                .build();
+        Application onHover = Application.builder(ON_HOVER_APPLICATION)
+                .path("/" + ON_HOVER_APPLICATION)
+                .blockSource(blocks)
+                .requestScope(scope)
                 .horizons(HORIZONS)
                 .predictor(ServerPredictor.point(views, HORIZONS))
                 .predictFromRequests(true)
+                .utility(model.utility().function())
                 .build();
         HttpServer site;
         KhameleonServer khameleon;
@@ -106,7 +144,8 @@ public final class CrossfilterServer implements AutoCloseable {
         }
         int sitePort = site.getAddress().getPort();
         try {
-            khameleon = KhameleonServer.builder().host("127.0.0.1").port(0).application(application)
+            khameleon = KhameleonServer.builder().host("127.0.0.1").port(0).application(predicted)
+                    .application(onHover)
                     .allowedOrigins("http://127.0.0.1:" + sitePort, "http://localhost:" + sitePort)
                     .build().start();
         } catch (RuntimeException e) {
@@ -115,40 +154,154 @@ public final class CrossfilterServer implements AutoCloseable {
             throw e;
         }
         byte[] info = info(khameleon.port());
-        site.createContext("/", exchange -> serve(exchange, info));
-        site.start(); // no executor: one dispatcher thread answers, each answer is a ready array
+        site.createContext("/", exchange -> serve(exchange, info, sessions, sessionEvents));
+        site.createContext("/histograms", exchange -> histograms(exchange, cache));
+        site.start(); // no executor: one dispatcher thread answers; queries answer from the cache's threads
         return new CrossfilterServer(site, khameleon, encoding, keys);
     }
 
-    /** What the page needs: where the WebSocket is, and each view's axis and bins. */
+    /** What the page needs: where the WebSocket is, each view's axis and bins, and where it draws each chart. */
     private static byte[] info(int wsPort) throws IOException {
         ObjectMapper json = new ObjectMapper();
-        ObjectNode o = json.createObjectNode().put("application", APPLICATION).put("wsPort", wsPort)
-                .put("wsPath", "/" + APPLICATION).put("cacheBlocks", PAGE_CACHE_BLOCKS).put("pixels", View.PIXELS);
+        ObjectNode o = json.createObjectNode().put("application", APPLICATION).put("onHoverApplication",
+                ON_HOVER_APPLICATION).put("wsPort", wsPort).put("cacheBlocks", PAGE_CACHE_BLOCKS)
+                .put("pixels", View.PIXELS).put("width", PageLayout.width()).put("height", PageLayout.height())
+                .put("titleHeight", PageLayout.TITLE_HEIGHT);
+        o.putArray("horizons").addAll(java.util.Arrays.stream(HORIZONS).mapToObj(json.getNodeFactory()::numberNode)
+                .toList());
         for (View v : View.values()) {
+            Rect r = PageLayout.INSTANCE.bounds(v.ordinal());
             o.withArray("views").addObject().put("name", v.name()).put("start", v.start()).put("stop", v.stop())
-                    .put("step", v.step()).put("bins", v.bins());
+                    .put("step", v.step()).put("bins", v.bins()).put("x", r.x()).put("y", r.y())
+                    .put("width", r.width()).put("height", r.height());
         }
         return json.writeValueAsBytes(o);
     }
 
-    private static void serve(HttpExchange exchange, byte[] info) throws IOException {
+    /** The recorded sessions the page can replay: name, events and duration of each. */
+    private static byte[] sessionsJson(List<Workflow> workflows) throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        ArrayNode list = json.createArrayNode();
+        for (Workflow w : workflows) {
+            long duration = w.events().isEmpty() ? 0 : w.events().get(w.events().size() - 1).timeMs();
+            list.addObject().put("name", w.name()).put("events", w.events().size()).put("durationMs", duration);
+        }
+        return json.writeValueAsBytes(list);
+    }
+
+    /** One session's events as {@code [timeMs, view, from, to]} rows. */
+    private static byte[] eventsJson(Workflow w) throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode o = json.createObjectNode().put("name", w.name());
+        ArrayNode rows = o.putArray("events");
+        for (BrushEvent e : w.events()) {
+            rows.addArray().add(e.timeMs()).add(e.view().ordinal()).add(e.from()).add(e.to());
+        }
+        return json.writeValueAsBytes(o);
+    }
+
+    private static void serve(HttpExchange exchange, byte[] info, byte[] sessions, byte[][] sessionEvents)
+            throws IOException {
         try (exchange) {
             String path = exchange.getRequestURI().getPath();
             byte[] body = switch (path) {
                 case "/", "/index.html" -> resource("dev/khameleon/examples/crossfilter/index.html");
                 case "/khameleon/khameleon.js" -> resource("META-INF/resources/khameleon/khameleon.js");
                 case "/info.json" -> info;
-                default -> null;
+                case "/workflows.json" -> sessions;
+                default -> sessionEvents(path, sessionEvents);
             };
             int status = !exchange.getRequestMethod().equals("GET") ? 405 : body == null ? 404 : 200;
             String type = path.endsWith(".js") ? "text/javascript" : path.endsWith(".json") ? "application/json"
                     : "text/html; charset=utf-8";
-            exchange.getResponseHeaders().set("Content-Type", status == 200 ? type : "text/plain");
-            body = status == 200 ? body : (status + "\n").getBytes();
-            exchange.sendResponseHeaders(status, body.length);
-            exchange.getResponseBody().write(body);
+            respond(exchange, status, status == 200 ? type : "text/plain", status == 200 ? body
+                    : (status + "\n").getBytes(StandardCharsets.UTF_8));
         }
+    }
+
+    /** {@code /workflow/N.json}: session {@code N}'s events, or null for any other path. */
+    private static byte[] sessionEvents(String path, byte[][] sessionEvents) {
+        if (!path.startsWith("/workflow/") || !path.endsWith(".json")) {
+            return null;
+        }
+        String n = path.substring("/workflow/".length(), path.length() - ".json".length());
+        if (n.isEmpty() || n.length() > 6 || !n.chars().allMatch(Character::isDigit)) {
+            return null;
+        }
+        int i = Integer.parseInt(n);
+        return i < sessionEvents.length ? sessionEvents[i] : null;
+    }
+
+    /**
+     * {@code /histograms?active=VIEW&scope=JSON} (active may be empty): the on-demand answer,
+     * {@code {"VIEW": [counts...], ...}} for every view but the active one under the brushes of
+     * {@code scope} (the {@link BrushScope} form). A malformed query is a 400, a full query queue a
+     * 503; the queries run on the cache's threads, which send the answer.
+     */
+    private static void histograms(HttpExchange exchange, TileCache cache) throws IOException {
+        String raw = exchange.getRequestURI().getRawQuery();
+        View active = null;
+        Filters filters;
+        try {
+            if (!exchange.getRequestMethod().equals("GET")) {
+                try (exchange) {
+                    respond(exchange, 405, "text/plain", "405\n".getBytes(StandardCharsets.UTF_8));
+                }
+                return;
+            }
+            if (raw == null || raw.length() > MAX_QUERY_LENGTH) {
+                throw new IllegalArgumentException("a query of at most " + MAX_QUERY_LENGTH
+                        + " characters is required: active=VIEW&scope={...}");
+            }
+            String scope = null;
+            for (String pair : raw.split("&")) {
+                int eq = pair.indexOf('=');
+                String name = eq < 0 ? pair : pair.substring(0, eq);
+                String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                if (name.equals("active")) {
+                    active = value.isEmpty() ? null : BrushScope.view(value);
+                } else if (name.equals("scope")) {
+                    scope = value;
+                }
+            }
+            if (scope == null) {
+                throw new IllegalArgumentException("scope is required, e.g. scope={\"DISTANCE\":[0,100]}");
+            }
+            filters = BrushScope.filters(JSON.readTree(scope));
+        } catch (IOException | IllegalArgumentException e) {
+            try (exchange) {
+                respond(exchange, 400, "text/plain", ("400 " + e.getMessage() + "\n").getBytes(StandardCharsets.UTF_8));
+            }
+            return;
+        }
+        cache.histograms(active, filters).whenComplete((result, error) -> {
+            try (exchange) {
+                if (error == null) {
+                    ObjectNode o = JSON.createObjectNode();
+                    for (Map.Entry<View, int[]> e : result.entrySet()) {
+                        ArrayNode counts = o.putArray(e.getKey().name());
+                        for (int c : e.getValue()) {
+                            counts.add(c);
+                        }
+                    }
+                    respond(exchange, 200, "application/json", JSON.writeValueAsBytes(o));
+                } else {
+                    Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause()
+                            != null ? error.getCause() : error;
+                    int status = cause instanceof RejectedExecutionException ? 503 : 500;
+                    respond(exchange, status, "text/plain", (status + " " + cause.getMessage() + "\n")
+                            .getBytes(StandardCharsets.UTF_8));
+                }
+            } catch (IOException e) {
+                // the page went away: nothing to answer
+            }
+        });
+    }
+
+    private static void respond(HttpExchange exchange, int status, String type, byte[] body) throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", type);
+        exchange.sendResponseHeaders(status, body.length);
+        exchange.getResponseBody().write(body);
     }
 
     private static byte[] resource(String name) throws IOException {
@@ -165,14 +318,24 @@ public final class CrossfilterServer implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + site.getAddress().getPort() + "/");
     }
 
+    /** The applications served (for tests: their predictor and utility). */
+    List<Application> applications() {
+        return khameleon.applications();
+    }
+
     /** The port the WebSocket listens on. */
     public int port() {
         return khameleon.port();
     }
 
-    /** The WebSocket's address, e.g. {@code ws://127.0.0.1:8081/crossfilter}. */
+    /** The predicted application's WebSocket address, e.g. {@code ws://127.0.0.1:8081/crossfilter}. */
     public URI webSocketUri() {
         return URI.create("ws://127.0.0.1:" + port() + "/" + APPLICATION);
+    }
+
+    /** The on-hover application's WebSocket address, e.g. {@code ws://127.0.0.1:8081/crossfilter-hover}. */
+    public URI onHoverWebSocketUri() {
+        return URI.create("ws://127.0.0.1:" + port() + "/" + ON_HOVER_APPLICATION);
     }
 
     /** How many filtered tile keys the key table holds now (at most {@code maxKeys}). */

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.TreeSet;
 import java.util.function.DoubleSupplier;
 
 /**
@@ -118,7 +117,7 @@ final class Evaluation {
         }
         TileEncoder encoder = TileEncoder.withBlockSize(settings.blockSize());
         TileUtility utility = TileUtility.measure(BrushState.sample(states, settings.utilityStates(), settings.seed()),
-                tiles::get, encoder, blockFractions(encoder));
+                tiles::get, encoder, TileUtility.blockFractions(encoder));
 
         List<Double> onDemandWithin = new ArrayList<>();
         List<Double> onDemandSwitch = new ArrayList<>();
@@ -236,24 +235,6 @@ final class Evaluation {
         out.printf(Locale.ROOT, "| %s | %,d | %.0f | %.0f | %.1f %% | %,d | %.0f | %.0f | %.1f %% | %.1f %% |%n", name,
                 a.count(), a.p50(), a.p99(), 100 * a.shareWithin100ms(), b.count(), b.p50(), b.p99(),
                 100 * b.shareWithin100ms(), 100 * all);
-    }
-
-    /**
-     * The default fractions and every {@code k/N} of the tiles' block counts {@code N}, so that
-     * the utility of a prefix of whole blocks is measured, not interpolated.
-     */
-    private static double[] blockFractions(TileEncoder encoder) {
-        TreeSet<Double> f = new TreeSet<>();
-        for (double d : TileUtility.defaultFractions()) {
-            f.add(d);
-        }
-        for (View v : View.values()) {
-            int n = encoder.blockCount(v);
-            for (int k = 0; k <= n; k++) {
-                f.add((double) k / n);
-            }
-        }
-        return f.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
     private void pushRow(String name, PushTally t) {

@@ -1,11 +1,13 @@
 package dev.khameleon.examples.crossfilter;
 
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -17,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Tiles shared by every session, each computed at most once per key at a time: concurrent
  * requests for one {@link TileKey} wait for the same computation (single flight), and at most
- * {@code maxConcurrentQueries} slice queries run on the backend at once.
+ * {@code maxConcurrentQueries} queries run on the backend at once (slice queries and the
+ * on-demand {@link #histograms} alike).
  *
  * <p>Limits, each validated at creation:
  * <ul>
@@ -132,36 +135,63 @@ public final class TileCache implements AutoCloseable {
         }
     }
 
-    /** One slice query; a named task so that {@link #close()} can fail the queries it drops. */
-    private final class SliceQuery implements Runnable {
-        final TileKey key;
-        final View passive;
-        final CompletableFuture<Slice> part = new CompletableFuture<>();
+    /** One query; a named task so that {@link #close()} can fail the queries it drops. */
+    private static final class Query<T> implements Runnable {
+        final Callable<T> work;
+        final CompletableFuture<T> result = new CompletableFuture<>();
 
-        SliceQuery(TileKey key, View passive) {
-            this.key = key;
-            this.passive = passive;
+        Query(Callable<T> work) {
+            this.work = work;
         }
 
         @Override
         public void run() {
-            if (part.isDone()) {
+            if (result.isDone()) {
                 return;
             }
             try {
-                part.complete(backend.slice(key, passive));
+                result.complete(work.call());
             } catch (Exception | Error e) {
-                part.completeExceptionally(e);
+                result.completeExceptionally(e);
             }
         }
+    }
+
+    /**
+     * The histograms every view but {@code active} shows under {@code filters} (every view when
+     * {@code active} is null), in view order: one {@link TileBackend#histogram} query per view,
+     * the on-demand way, on this cache's query threads and within its limits. Not cached. Never
+     * blocks; the future fails with the backend's error, or with a
+     * {@link RejectedExecutionException} when the query queue is full or the cache is closed.
+     */
+    public CompletableFuture<Map<View, int[]>> histograms(View active, Filters filters) {
+        Map<View, CompletableFuture<int[]>> parts = new EnumMap<>(View.class);
+        try {
+            for (View v : View.values()) {
+                if (v != active) {
+                    Query<int[]> q = new Query<>(() -> backend.histogram(v, filters));
+                    parts.put(v, q.result);
+                    queries.execute(q);
+                }
+            }
+        } catch (RejectedExecutionException e) {
+            RejectedExecutionException error = new RejectedExecutionException("query queue full or cache closed", e);
+            parts.values().forEach(p -> p.completeExceptionally(error));
+            return CompletableFuture.failedFuture(error);
+        }
+        return CompletableFuture.allOf(parts.values().toArray(CompletableFuture[]::new)).thenApply(ignored -> {
+            Map<View, int[]> out = new EnumMap<>(View.class);
+            parts.forEach((v, f) -> out.put(v, f.join()));
+            return out;
+        });
     }
 
     private void compute(TileKey key, CompletableFuture<Tile> result) {
         List<CompletableFuture<Slice>> parts = new ArrayList<>();
         try {
             for (View passive : Tile.passives(key.active())) {
-                SliceQuery q = new SliceQuery(key, passive);
-                parts.add(q.part);
+                Query<Slice> q = new Query<>(() -> backend.slice(key, passive));
+                parts.add(q.result);
                 queries.execute(q);
             }
         } catch (RejectedExecutionException e) {
@@ -200,8 +230,8 @@ public final class TileCache implements AutoCloseable {
     public void close() {
         List<Runnable> dropped = queries.shutdownNow();
         for (Runnable r : dropped) {
-            if (r instanceof SliceQuery q) {
-                q.part.completeExceptionally(new RejectedExecutionException("tile cache closed"));
+            if (r instanceof Query<?> q) {
+                q.result.completeExceptionally(new RejectedExecutionException("tile cache closed"));
             }
         }
     }

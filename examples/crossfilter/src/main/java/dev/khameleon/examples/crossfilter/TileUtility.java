@@ -6,6 +6,7 @@ import dev.khameleon.core.spi.UtilityFunction;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -30,6 +31,24 @@ public record TileUtility(double[] fractions, double[] utilities, int states) {
             f[i] = i / 10.0;
         }
         return f;
+    }
+
+    /**
+     * The default fractions and every {@code k/N} of {@code encoder}'s block counts {@code N}, so
+     * that the utility of a prefix of whole blocks is measured, not interpolated.
+     */
+    public static double[] blockFractions(TileEncoder encoder) {
+        TreeSet<Double> f = new TreeSet<>();
+        for (double d : defaultFractions()) {
+            f.add(d);
+        }
+        for (View v : View.values()) {
+            int n = encoder.blockCount(v);
+            for (int k = 0; k <= n; k++) {
+                f.add((double) k / n);
+            }
+        }
+        return f.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
     /**

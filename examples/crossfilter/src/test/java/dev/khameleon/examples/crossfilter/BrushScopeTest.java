@@ -6,6 +6,7 @@ import dev.khameleon.core.Bindings;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
@@ -102,7 +103,7 @@ class BrushScopeTest {
     @Test
     void start_rejectsAPortOutOfRangeAndAnEmptyKeyTable() {
         TileEncoder encoder = TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE);
-        assertThrows(IllegalArgumentException.class, () -> CrossfilterServer.start(null, encoder, -1, 8));
-        assertThrows(IllegalArgumentException.class, () -> CrossfilterServer.start(null, encoder, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> CrossfilterServer.start(null, encoder, null, List.of(), -1, 8));
+        assertThrows(IllegalArgumentException.class, () -> CrossfilterServer.start(null, encoder, null, List.of(), 0, 0));
     }
 }

@@ -37,6 +37,17 @@ class CrossfilterMainTest {
     }
 
     @Test
+    void serve_rejectsAPriorWeightOutsideZeroToOne() {
+        assertRefusedBy("serve", "--prior-weight must be in [0, 1], was 1.5", "--prior-weight", "1.5");
+    }
+
+    @Test
+    void serve_rejectsNoUtilityStates() {
+        assertRefusedBy("serve", "--utility-tiles and --utility-states must be >= 1, were 12 and 0",
+                "--utility-states", "0");
+    }
+
+    @Test
     void serve_rejectsAKeyTableBelowOne() {
         assertRefusedBy("serve", "--max-keys must be >= 1, was 0", "--max-keys", "0");
     }

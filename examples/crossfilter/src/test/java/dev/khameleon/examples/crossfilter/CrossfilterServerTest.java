@@ -6,13 +6,24 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.khameleon.client.ClientListener;
 import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.client.Response;
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.Rect;
+import dev.khameleon.core.predict.GaussianAtHorizon;
+import dev.khameleon.core.predict.GaussianLayoutPredictor;
+import dev.khameleon.core.predict.PointerForecast;
 import dev.khameleon.core.spi.ClientPredictor;
+import dev.khameleon.server.Application;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -27,9 +38,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The live crossfilter over loopback with the Java client and DuckDB on the real 10,000 flights:
- * a brush on one view rebinds the others, a hovered view's pushed blocks decode to exactly the tile
- * the database computes for those brushes, and after the brush moves the answer is the new tile,
- * never a block of the old one.
+ * the predicted application predicts with the page layout and the recorded view transitions and
+ * values blocks with the measured utility; a brush on one view rebinds the others, a hovered
+ * view's pushed blocks decode to exactly the tile the database computes for those brushes, and
+ * after the brush moves the answer is the new tile, never a block of the old one.
  */
 @Timeout(120)
 class CrossfilterServerTest {
@@ -37,6 +49,8 @@ class CrossfilterServerTest {
 
     private static TileBackend db;
     private static TileCache cache;
+    private static List<Workflow> workflows;
+    private static ServingModel model;
     private CrossfilterServer server;
     private KhameleonClient<Integer> client;
 
@@ -45,6 +59,58 @@ class CrossfilterServerTest {
         FlightsTable table = FlightsTable.read(SharedData.flightsCsv());
         db = TileBackend.duckDb(table, table.sample(table.size(), 42), 1);
         cache = TileCache.create(db);
+        workflows = Workflows.readAll(SharedData.workflows());
+        model = ServingModel.learn(workflows, cache, TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), 4,
+                100, 42, 60);
+    }
+
+    private static CrossfilterServer start() throws Exception {
+        return CrossfilterServer.start(cache, TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), model,
+                workflows, 0, 64);
+    }
+
+    private Application application(String name) {
+        return server.applications().stream().filter(a -> a.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    /** A pointer resting at the centre of {@code view}'s chart, as the page's Kalman filter reports it. */
+    private static JsonNode restingOn(View view) {
+        Rect r = PageLayout.INSTANCE.bounds(view.ordinal());
+        List<GaussianAtHorizon> hs = new ArrayList<>();
+        for (long h : CrossfilterServer.HORIZONS) {
+            hs.add(new GaussianAtHorizon(h, r.centerX(), r.centerY(), 4, 0, 4));
+        }
+        return new PointerForecast(r.centerX(), r.centerY(), hs).toJson();
+    }
+
+    @Test
+    void thePredictedApplication_mixesTheLayoutForecastWithTheRecordedTransitions_andUsesTheMeasuredUtility()
+            throws Exception {
+        server = start();
+        Application predicted = application(CrossfilterServer.APPLICATION);
+        assertTrue(predicted.predictor() instanceof GaussianLayoutPredictor, predicted.predictor().toString());
+        // The measured utility, not the default linear one: a tenth of a tile draws far more than a tenth.
+        for (double f = 0; f <= 1.0001; f += 0.05) {
+            assertEquals(model.utility().function().utility(f), predicted.utility().utility(f), 1e-12, "U(" + f + ")");
+        }
+        assertTrue(predicted.utility().utility(0.1) > 0.5, "U(0.1) = " + predicted.utility().utility(0.1));
+
+        // Resting on ARR_DELAY: half the mass stays there, half follows what users brushed after it.
+        double w = model.priorWeight();
+        double[] prior = model.prior().apply(View.ARR_DELAY.ordinal());
+        Distribution d = predicted.predictor().decode(restingOn(View.ARR_DELAY));
+        for (View v : View.values()) {
+            double expected = (v == View.ARR_DELAY ? 1 - w : 0) + w * prior[v.ordinal()];
+            assertEquals(expected, d.probability(0, v.ordinal()), 1e-3, v + " at the first horizon");
+        }
+        // The recorded habit differs by view: the prior is not uniform.
+        double max = java.util.Arrays.stream(prior).max().orElseThrow();
+        double min = java.util.Arrays.stream(prior).min().orElseThrow();
+        assertTrue(max > 2 * min, "transition prior after ARR_DELAY " + java.util.Arrays.toString(prior));
+
+        Application onHover = application(CrossfilterServer.ON_HOVER_APPLICATION);
+        assertEquals(1.0, onHover.predictor().decode(JsonNodeFactory.instance.objectNode().put("request",
+                View.AIR_TIME.ordinal())).probability(0, View.AIR_TIME.ordinal()), 1e-12);
     }
 
     @AfterAll
@@ -106,12 +172,75 @@ class CrossfilterServerTest {
         return TileDecoder.decode(last.blocks()).toTile();
     }
 
+    private HttpResponse<String> get(String pathAndQuery) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(server.pageUri().resolve(pathAndQuery)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void onDemandHistogramsAndRecordedSessions_areServedOverHttp_badQueriesAre400() throws Exception {
+        server = start();
+        HttpResponse<String> ok = get("histograms?active=DISTANCE&scope=" + encode("{\"DISTANCE\": [0, 100],"
+                + " \"AIR_TIME\": [20, 200]}"));
+        assertEquals(200, ok.statusCode(), ok.body());
+        JsonNode h = JSON.readTree(ok.body());
+        assertEquals(5, h.size(), "every view but the active one: " + ok.body());
+        Filters filters = Filters.none().with(View.DISTANCE, 0, 100).with(View.AIR_TIME, 20, 200);
+        for (View v : Tile.passives(View.DISTANCE)) {
+            int[] shown = new int[h.get(v.name()).size()];
+            for (int k = 0; k < shown.length; k++) {
+                shown[k] = h.get(v.name()).get(k).intValue();
+            }
+            assertArrayEquals(db.histogram(v, filters), shown, v.name());
+        }
+        assertEquals(6, JSON.readTree(get("histograms?active=&scope=" + encode("{}")).body()).size());
+
+        assertEquals(400, get("histograms?active=NOPE&scope=" + encode("{}")).statusCode());
+        assertEquals(400, get("histograms?active=DISTANCE&scope=" + encode("{\"DISTANCE\": [5, 1]}")).statusCode());
+        assertEquals(400, get("histograms?active=DISTANCE&scope=" + encode("[1")).statusCode());
+        assertEquals(400, get("histograms?active=DISTANCE").statusCode(), "scope is required");
+        assertEquals(400, get("histograms").statusCode());
+        assertEquals(400, get("histograms?active=&scope=" + "x".repeat(CrossfilterServer.MAX_QUERY_LENGTH))
+                .statusCode(), "a query string over the limit");
+
+        JsonNode sessions = JSON.readTree(get("workflows.json").body());
+        assertEquals(workflows.size(), sessions.size());
+        JsonNode events = JSON.readTree(get("workflow/3.json").body()).get("events");
+        Workflow w = workflows.get(3);
+        assertEquals(w.events().size(), events.size());
+        BrushEvent last = w.events().get(w.events().size() - 1);
+        JsonNode row = events.get(events.size() - 1);
+        assertEquals(List.of(last.timeMs(), (long) last.view().ordinal(), (long) last.from(), (long) last.to()),
+                List.of(row.get(0).longValue(), row.get(1).longValue(), row.get(2).longValue(), row.get(3).longValue()));
+        assertEquals(404, get("workflow/" + workflows.size() + ".json").statusCode());
+        assertEquals(404, get("workflow/x.json").statusCode());
+        assertEquals(404, get("workflow/99999999999.json").statusCode());
+    }
+
+    @Test
+    void onDemandHistograms_whenTheQueryQueueIsFull_are503() throws Exception {
+        TileCacheTest.GatedBackend gated = new TileCacheTest.GatedBackend();
+        try (TileCache small = TileCache.create(gated, 1, 4, 1)) {
+            server = CrossfilterServer.start(small, TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), model,
+                    workflows, 0, 64);
+            // Six queries: one runs, one waits, the third does not fit.
+            HttpResponse<String> full = get("histograms?active=&scope=" + encode("{}"));
+            assertEquals(503, full.statusCode(), full.body());
+            assertTrue(full.body().contains("queue full"), full.body());
+            gated.release.countDown();
+        }
+    }
+
     @Test
     void aHoveredView_getsTheTileOfTheCurrentBrushes_andTheNewOneAfterTheBrushMoves() throws Exception {
-        server = CrossfilterServer.start(cache, TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), 0, 64);
+        server = start();
         LinkedBlockingQueue<int[]> rebinds = new LinkedBlockingQueue<>();
-        client = KhameleonClient.builder().predictor(new Hover()).uri(server.webSocketUri())
-                .application(CrossfilterServer.APPLICATION).cacheBlocks(256).reconnect(false)
+        client = KhameleonClient.builder().predictor(new Hover()).uri(server.onHoverWebSocketUri())
+                .application(CrossfilterServer.ON_HOVER_APPLICATION).cacheBlocks(256).reconnect(false)
                 .listener(new ClientListener() {
                     @Override
                     public void onRebind(int[] requestIds) {

@@ -1,9 +1,10 @@
 package dev.khameleon.examples.crossfilter;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -15,78 +16,201 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The page in headless Chromium over DuckDB on the real 10,000 flights: the first draw is every
- * view's unfiltered histogram, and brushing DISTANCE redraws ARR_DELAY as exactly the counts the
- * database gives under that brush.
+ * view's unfiltered histogram; brushing DISTANCE redraws ARR_DELAY as exactly the counts the
+ * database gives under that brush, from the pushed tile or, in the on-demand mode, from a query;
+ * over a slow emulated link a partial tile's bars are marked approximate until the tile is whole;
+ * and replaying a recorded session ends on the database's histograms for its last brushes.
  */
-@Timeout(180)
+@Timeout(600)
 class PageBrowserTest {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     /** Selenium has no DevTools bindings for Debian's newer Chromium; the test uses WebDriver only. */
     private static final Logger DEVTOOLS_LOG = Logger.getLogger("org.openqa.selenium.devtools");
+    private static final int ARR_DELAY = View.ARR_DELAY.ordinal();
 
     static {
         DEVTOOLS_LOG.setLevel(Level.SEVERE);
     }
 
-    @TempDir
-    Path profile;
+    private static Path profile;
+    private static TileBackend db;
+    private static TileCache cache;
+    private static List<Workflow> workflows;
+    private static CrossfilterServer server;
+    private static ChromeDriverService service;
+    private static ChromeDriver driver;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
+                "Chromium or chromedriver absent: " + CHROMIUM + ", " + CHROMEDRIVER);
+        FlightsTable table = FlightsTable.read(SharedData.flightsCsv());
+        workflows = Workflows.readAll(SharedData.workflows());
+        db = TileBackend.duckDb(table, table.sample(table.size(), 42), 2);
+        cache = TileCache.create(db);
+        TileEncoder encoder = TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE);
+        server = CrossfilterServer.start(cache, encoder, ServingModel.learn(workflows, cache, encoder, 2, 50, 42, 60),
+                workflows, 0, 64);
+        profile = Files.createTempDirectory("crossfilter-chromium");
+        service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort()
+                .build();
+        ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile()).addArguments("--headless=new",
+                "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + profile,
+                "--window-size=1400,1000");
+        driver = new ChromeDriver(service, options);
+        driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(120));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (driver != null) {
+            driver.quit();
+        }
+        if (service != null) {
+            service.stop();
+        }
+        if (server != null) {
+            server.close();
+        }
+        if (cache != null) {
+            cache.close();
+        }
+        if (db != null) {
+            db.close();
+        }
+        if (profile != null) {
+            try (var files = Files.walk(profile)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
 
     private static int[] ints(Object list) {
         return ((List<?>) list).stream().mapToInt(n -> (int) Math.round(((Number) n).doubleValue())).toArray();
     }
 
+    private static Object js(String script) {
+        return driver.executeScript(script);
+    }
+
+    /** Loads the page and waits for its first draw; returns a waiter. */
+    private static WebDriverWait load() {
+        driver.get(server.pageUri().toString());
+        WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(120));
+        wait.until(d -> Boolean.TRUE.equals(js(
+                "return window.crossfilter?.ready === true && window.crossfilter.shown.every(h => h !== null)")));
+        return wait;
+    }
+
+    /** Drags on DISTANCE from about pixel 20 to about pixel 120 (offsets are from the element's centre). */
+    private static int[] dragOnDistance() {
+        WebElement distance = driver.findElement(By.id("chart-" + View.DISTANCE.ordinal()));
+        int width = distance.getSize().getWidth();
+        new Actions(driver).moveToElement(distance, 20 - width / 2, 0).clickAndHold()
+                .moveToElement(distance, 70 - width / 2, 0).moveToElement(distance, 120 - width / 2, 0).release()
+                .perform();
+        int[] brush = ints(js("return window.crossfilter.brushes.DISTANCE"));
+        assertEquals(2, brush.length);
+        return brush;
+    }
+
+    private static int[] shown(int view) {
+        return ints(js("return window.crossfilter.shown[" + view + "]"));
+    }
+
     @Test
     void brushingOneView_redrawsTheOthersWithTheDatabasesCountsUnderTheBrush() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-                "Chromium or chromedriver absent: " + CHROMIUM + ", " + CHROMEDRIVER);
-        FlightsTable table = FlightsTable.read(SharedData.flightsCsv());
-        int arrDelay = View.ARR_DELAY.ordinal();
-        try (TileBackend db = TileBackend.duckDb(table, table.sample(table.size(), 42), 1);
-                TileCache cache = TileCache.create(db);
-                CrossfilterServer server = CrossfilterServer.start(cache,
-                        TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), 0, 64)) {
-            ChromeDriverService service = new ChromeDriverService.Builder()
-                    .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
-            ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile()).addArguments("--headless=new",
-                    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + profile);
-            ChromeDriver driver = new ChromeDriver(service, options);
-            try {
-                driver.get(server.pageUri().toString());
-                WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(60));
-                wait.until(d -> Boolean.TRUE.equals(driver.executeScript(
-                        "return window.crossfilter?.ready === true && window.crossfilter.shown.every(h => h !== null)")));
-                int[] before = ints(driver.executeScript("return window.crossfilter.shown[" + arrDelay + "]"));
-                assertArrayEquals(db.histogram(View.ARR_DELAY, Filters.none()), before, "the first draw is unfiltered");
+        WebDriverWait wait = load();
+        int[] before = shown(ARR_DELAY);
+        assertArrayEquals(db.histogram(View.ARR_DELAY, Filters.none()), before, "the first draw is unfiltered");
 
-                WebElement distance = driver.findElement(By.id("chart-" + View.DISTANCE.ordinal()));
-                int width = distance.getSize().getWidth();
-                new Actions(driver).moveToElement(distance, 20 - width / 2, 0).perform();
-                wait.until(d -> Boolean.TRUE.equals(driver.executeScript("const t = window.crossfilter.tiles[0];"
-                        + " return window.crossfilter.active === 0 && t !== undefined && t.blocks === t.blockCount")));
-                // Offsets are from the element's centre: drag from about pixel 20 to about pixel 120.
-                new Actions(driver).clickAndHold().moveToElement(distance, 70 - width / 2, 0)
-                        .moveToElement(distance, 120 - width / 2, 0).release().perform();
-                int[] brush = ints(driver.executeScript("return window.crossfilter.brushes.DISTANCE"));
-                assertEquals(2, brush.length);
-                int[] expected = db.histogram(View.ARR_DELAY, Filters.none().with(View.DISTANCE, brush[0], brush[1]));
-                int[] shown = ints(driver.executeScript("return window.crossfilter.shown[" + arrDelay + "]"));
-                assertArrayEquals(expected, shown, "ARR_DELAY under the DISTANCE brush " + brush[0] + ".." + brush[1]);
-                assertFalse(java.util.Arrays.equals(before, shown), "brushing DISTANCE changed ARR_DELAY");
-            } finally {
-                driver.quit();
-                service.stop();
-            }
-        }
+        WebElement distance = driver.findElement(By.id("chart-" + View.DISTANCE.ordinal()));
+        new Actions(driver).moveToElement(distance, 20 - distance.getSize().getWidth() / 2, 0).perform();
+        wait.until(d -> Boolean.TRUE.equals(js("const t = window.crossfilter.tiles[0];"
+                + " return window.crossfilter.active === 0 && t !== undefined && t.blocks === t.blockCount")));
+        int[] brush = dragOnDistance();
+        int[] expected = db.histogram(View.ARR_DELAY, Filters.none().with(View.DISTANCE, brush[0], brush[1]));
+        assertArrayEquals(expected, shown(ARR_DELAY), "ARR_DELAY under the DISTANCE brush " + brush[0] + ".." + brush[1]);
+        assertFalse(Arrays.equals(before, shown(ARR_DELAY)), "brushing DISTANCE changed ARR_DELAY");
+        assertEquals(Boolean.FALSE, js("return window.crossfilter.approximate[" + ARR_DELAY + "]"), "a whole tile is exact");
+    }
+
+    @Test
+    void onDemand_queriesTheDatabaseForEveryBrush() throws Exception {
+        WebDriverWait wait = load();
+        driver.findElement(By.cssSelector("input[name=mode][value=ondemand]")).click();
+        wait.until(d -> Boolean.TRUE.equals(js("return window.crossfilter.mode === 'ondemand'"
+                + " && window.crossfilter.onDemandAnswers > 0")));
+        int[] brush = dragOnDistance();
+        int[] expected = db.histogram(View.ARR_DELAY, Filters.none().with(View.DISTANCE, brush[0], brush[1]));
+        wait.until(d -> Arrays.equals(expected, shown(ARR_DELAY)));
+        assertEquals(Boolean.FALSE, js("return window.crossfilter.approximate[" + ARR_DELAY + "]"));
+    }
+
+    @Test
+    void overASlowLink_aPartialTilesBarsAreMarkedApproximate_untilTheTileIsWhole() throws Exception {
+        WebDriverWait wait = load();
+        // A fresh on-hover session over 100 kB/s: DISTANCE's tile (14 blocks of 12 KiB) takes about 2 s.
+        js("window.crossfilter.link.bytesPerSecond = 100000; window.crossfilter.connect('hover');"
+                + " window.crossfilter.activate(0);");
+        // Brush off the bin-edge rows (DISTANCE's edges are every 14 px) as soon as the first block is in.
+        wait.until(d -> Boolean.TRUE.equals(js("const t = window.crossfilter.tiles[0];"
+                + " return t !== undefined && t.blocks >= 1")));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> partial = (Map<String, Object>) js("const c = window.crossfilter, t = c.tiles[0];"
+                + " c.brush(0, 21, 117); return {blocks: t.blocks, count: t.blockCount,"
+                + " approximate: c.approximate[" + ARR_DELAY + "],"
+                + " marked: document.getElementById('approx-" + ARR_DELAY + "').textContent};");
+        assertTrue(((Number) partial.get("blocks")).intValue() < ((Number) partial.get("count")).intValue(),
+                "the tile was partial: " + partial);
+        assertEquals(Boolean.TRUE, partial.get("approximate"), "interpolated rows: " + partial);
+        assertTrue(((String) partial.get("marked")).contains("approximate"), "the chart says so: " + partial);
+
+        wait.until(d -> Boolean.TRUE.equals(js("const t = window.crossfilter.tiles[0];"
+                + " return t.blocks === t.blockCount")));
+        js("window.crossfilter.brush(0, 21, 117)");
+        assertEquals(Boolean.FALSE, js("return window.crossfilter.approximate[" + ARR_DELAY + "]"));
+        assertEquals("", js("return document.getElementById('approx-" + ARR_DELAY + "').textContent"));
+        assertArrayEquals(db.histogram(View.ARR_DELAY, Filters.none().with(View.DISTANCE, 21, 117)), shown(ARR_DELAY));
+    }
+
+    @Test
+    void replayingARecordedSession_endsOnTheDatabasesHistogramsForItsLastBrushes() throws Exception {
+        WebDriverWait wait = load();
+        Workflow w = workflows.get(0);
+        int limit = Math.min(300, w.events().size());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> run = (Map<String, Object>) driver.executeAsyncScript("const done = arguments[0];"
+                + " window.crossfilter.replayWorkflow(0, {speed: 50, limit: " + limit + "}).then(r => done({"
+                + " done: r.done, switches: r.switches, name: r.name,"
+                + " timed: r.withinMs.length + r.switchMs.length + r.unanswered}));");
+        assertEquals(limit, ((Number) run.get("done")).intValue());
+        assertEquals(limit, ((Number) run.get("timed")).intValue(), "every event is answered or counted unanswered");
+        assertEquals(w.name(), run.get("name"));
+        long switches = java.util.stream.IntStream.range(0, limit).filter(w::isViewSwitch).count();
+        assertEquals(switches, ((Number) run.get("switches")).longValue());
+
+        Filters last = w.filtersAfter().get(limit - 1);
+        View active = w.events().get(limit - 1).view();
+        View passive = active == View.ARR_DELAY ? View.DEP_DELAY : View.ARR_DELAY;
+        int[] expected = db.histogram(passive, last);
+        assertFalse(Arrays.equals(expected, db.histogram(passive, Filters.none())), "the session brushed by then");
+        wait.until(d -> Arrays.equals(expected, shown(passive.ordinal()))
+                && Boolean.FALSE.equals(js("return window.crossfilter.approximate[" + passive.ordinal() + "]")));
+        assertEquals((long) active.ordinal(), ((Number) js("return window.crossfilter.active")).longValue());
     }
 }

@@ -4,7 +4,9 @@ import org.junit.jupiter.api.Test;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -32,6 +34,18 @@ class TileCacheTest {
 
         @Override
         public Slice slice(TileKey key, View passive) throws SQLException {
+            gate();
+            return Slice.fromPixelCounts(passive, new long[View.PIXELS][passive.bins()], new long[passive.bins()]);
+        }
+
+        @Override
+        public int[] histogram(View passive, Filters filters) throws SQLException {
+            gate();
+            return new int[passive.bins()];
+        }
+
+        /** Counts the query, waits for the gate, fails the first {@code failFirst} calls. */
+        private void gate() throws SQLException {
             int call = calls.incrementAndGet();
             maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
             try {
@@ -41,17 +55,11 @@ class TileCacheTest {
                 if (call <= failFirst) {
                     throw new SQLException("injected failure " + call);
                 }
-                return Slice.fromPixelCounts(passive, new long[View.PIXELS][passive.bins()], new long[passive.bins()]);
             } catch (InterruptedException e) {
                 throw new SQLException(e);
             } finally {
                 running.decrementAndGet();
             }
-        }
-
-        @Override
-        public int[] histogram(View passive, Filters filters) {
-            throw new UnsupportedOperationException();
         }
 
         @Override
@@ -177,6 +185,27 @@ class TileCacheTest {
             assertTrue(e.getCause().getMessage().contains("queue full"), e.getCause().getMessage());
             backend.release.countDown();
             assertEquals(View.DISTANCE, first.get(10, TimeUnit.SECONDS).key().active());
+        }
+    }
+
+    @Test
+    void histograms_shareTheQuerySlotsAndQueue_aFullQueueFailsAtOnce() throws Exception {
+        GatedBackend backend = new GatedBackend();
+        try (TileCache cache = TileCache.create(backend, 1, 16, 4)) {
+            // 1 running + 4 queued = the five passive histograms; nothing else fits.
+            CompletableFuture<Map<View, int[]>> first = cache.histograms(View.DISTANCE, Filters.none());
+            ExecutionException tile = assertThrows(ExecutionException.class, () -> cache.get(KEY).get(10,
+                    TimeUnit.SECONDS));
+            assertInstanceOf(RejectedExecutionException.class, tile.getCause());
+            ExecutionException all = assertThrows(ExecutionException.class,
+                    () -> cache.histograms(null, Filters.none()).get(10, TimeUnit.SECONDS));
+            assertInstanceOf(RejectedExecutionException.class, all.getCause());
+            assertTrue(all.getCause().getMessage().contains("queue full"), all.getCause().getMessage());
+            backend.release.countDown();
+            Map<View, int[]> h = first.get(10, TimeUnit.SECONDS);
+            assertEquals(EnumSet.complementOf(EnumSet.of(View.DISTANCE)), h.keySet());
+            assertEquals(View.AIR_TIME.bins(), h.get(View.AIR_TIME).length);
+            assertEquals(1, backend.maxRunning.get(), "histograms run within the concurrency limit");
         }
     }
 
