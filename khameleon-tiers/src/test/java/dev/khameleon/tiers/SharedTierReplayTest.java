@@ -118,7 +118,7 @@ class SharedTierReplayTest {
         final List<BufferedImage> photos;
         final int[] counts;
         final ExecutorService pool = Executors.newFixedThreadPool(2);
-        final ConcurrentHashMap<Long, CompletableFuture<List<Block>>> running = new ConcurrentHashMap<>();
+        final ConcurrentHashMap<Long, Encoding> running = new ConcurrentHashMap<>();
         final AtomicInteger encodings = new AtomicInteger();
 
         EncodingOrigin(List<BufferedImage> photos, int[] counts) {
@@ -143,15 +143,32 @@ class SharedTierReplayTest {
 
         @Override
         public CompletionStage<Block> fetch(int requestId, int blockIndex) {
-            // The blocks of one computation are asked for together: they share one encoding.
-            CompletableFuture<List<Block>> f = running.computeIfAbsent((long) requestId, k -> {
-                encodings.incrementAndGet();
-                CompletableFuture<List<Block>> e = CompletableFuture.supplyAsync(
-                        () -> encoder.encode(requestId, photos.get(requestId)), pool);
-                e.whenComplete((r, x) -> running.remove(k, e));
-                return e;
+            // The blocks of one computation are asked for together: they share one encoding, kept
+            // until each of them has been asked for (an encoding that finished before the last
+            // block was asked for would otherwise be counted twice).
+            Encoding[] mine = new Encoding[1];
+            running.compute((long) requestId, (k, old) -> {
+                Encoding cur = old;
+                if (cur == null) {
+                    encodings.incrementAndGet();
+                    cur = new Encoding(CompletableFuture.supplyAsync(
+                            () -> encoder.encode(requestId, photos.get(requestId)), pool), counts[requestId]);
+                }
+                mine[0] = cur;
+                return --cur.unasked == 0 ? null : cur;
             });
-            return f.thenApply(blocks -> blocks.get(blockIndex));
+            return mine[0].blocks.thenApply(blocks -> blocks.get(blockIndex));
+        }
+
+        /** One encoding and how many of its blocks are still to be asked for. */
+        static final class Encoding {
+            final CompletableFuture<List<Block>> blocks;
+            int unasked;
+
+            Encoding(CompletableFuture<List<Block>> blocks, int count) {
+                this.blocks = blocks;
+                this.unasked = count;
+            }
         }
 
         @Override
