@@ -33,6 +33,7 @@ public final class Application {
     private final long[] horizonsMillis;
     private final int chunkSize;
     private final double discount;
+    private final double minBlockGain;
     private final int backendConcurrency;
     private final SchedulerFactory schedulerFactory;
     private final boolean predictFromRequests;
@@ -58,6 +59,7 @@ public final class Application {
         this.utility = b.utility;
         this.chunkSize = b.chunkSize;
         this.discount = b.discount;
+        this.minBlockGain = b.minBlockGain;
         this.backendConcurrency = b.backendConcurrency;
         this.schedulerFactory = b.schedulerFactory != null ? b.schedulerFactory : DefaultScheduler.FACTORY;
         this.predictFromRequests = b.predictFromRequests;
@@ -119,6 +121,11 @@ public final class Application {
     /** The scheduler's per-slot discount {@code γ}. */
     public double discount() {
         return discount;
+    }
+
+    /** The scheduler's least block gain (see {@link Builder#minBlockGain}). */
+    public double minBlockGain() {
+        return minBlockGain;
     }
 
     /** The limit on distinct requests being fetched at once across sessions; 0 for none. */
@@ -200,6 +207,7 @@ public final class Application {
         private long[] horizonsMillis = Horizons.defaults().toArray();
         private int chunkSize = SchedulerConfig.DEFAULT_CHUNK_SIZE;
         private double discount = SchedulerConfig.DEFAULT_DISCOUNT;
+        private double minBlockGain = SchedulerConfig.MIN_BLOCK_GAIN;
         private int backendConcurrency;
         private SchedulerFactory schedulerFactory;
         private boolean predictFromRequests;
@@ -281,6 +289,19 @@ public final class Application {
                 throw new IllegalArgumentException("chunkSize must be in [1, " + MAX_CHUNK_SIZE + "], was " + chunkSize);
             }
             this.chunkSize = chunkSize;
+            return this;
+        }
+
+        /**
+         * The least weight of a block when the scheduler compares blocks, in
+         * {@code [SchedulerConfig.MIN_BLOCK_GAIN, 1]} (default {@link SchedulerConfig#MIN_BLOCK_GAIN}):
+         * each block's marginal utility gain is raised to at least this, so the last blocks of a
+         * likely response are not outbid by first blocks of unlikely ones. Pair a raised floor
+         * (e.g. 0.03) with a predictor's heavy tail ({@code GaussianGridPredictor.Builder.tail});
+         * {@code docs/scheduler.md} has the measured trade.
+         */
+        public Builder minBlockGain(double gain) {
+            this.minBlockGain = SchedulerConfig.checkMinBlockGain(gain);
             return this;
         }
 

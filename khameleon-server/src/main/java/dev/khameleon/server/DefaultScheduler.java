@@ -21,6 +21,7 @@ final class DefaultScheduler {
                 .utility(c.utility())
                 .chunkSize(c.chunkSize())
                 .discount(c.discount())
+                .minBlockGain(c.minBlockGain())
                 .seed(c.seed());
         if (c.backendConcurrency() > 0) {
             b.backendConcurrency(c.backendConcurrency(), new BackendLoad() {

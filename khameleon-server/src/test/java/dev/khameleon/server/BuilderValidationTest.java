@@ -1,5 +1,8 @@
 package dev.khameleon.server;
 
+import dev.khameleon.core.scheduler.SchedulerConfig;
+import dev.khameleon.core.spi.UtilityFunction;
+import dev.khameleon.server.spi.SchedulerContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -70,7 +73,24 @@ class BuilderValidationTest {
         rejects("horizons", "[50, 50]", () -> b.horizons(50, 50));
         rejects("chunkSize", "0", () -> b.chunkSize(0));
         rejects("discount", "1.5", () -> b.discount(1.5));
+        rejects("minBlockGain", "1.5", () -> b.minBlockGain(1.5));
+        rejects("minBlockGain", "0.0", () -> b.minBlockGain(0));
         rejects("blockSource", "required", b::build);
+    }
+
+    @Test
+    void minBlockGain_defaultsToTheSchedulersLeastGain_andReachesTheSchedulerContext() {
+        Application plain = Application.builder("a").blockSource(TestApps.inMemory(2, 1, 8)).build();
+        assertEquals(SchedulerConfig.MIN_BLOCK_GAIN, plain.minBlockGain());
+        Application floored = Application.builder("a").blockSource(TestApps.inMemory(2, 1, 8)).minBlockGain(0.03)
+                .build();
+        assertEquals(0.03, floored.minBlockGain());
+        SchedulerContext old = new SchedulerContext(8, 2, r -> 1,
+                UtilityFunction.linear(), 4, 1.0, 1, 0, () -> 0, r -> false);
+        assertEquals(SchedulerConfig.MIN_BLOCK_GAIN, old.minBlockGain(),
+                "the constructor without it keeps the default");
+        rejects("minBlockGain", "2.0", () -> new SchedulerContext(8, 2, r -> 1,
+                UtilityFunction.linear(), 4, 1.0, 1, 0, () -> 0, r -> false, 2.0));
     }
 
     @Test

@@ -111,6 +111,7 @@ final class PushSystem implements SimSystem {
                 .utility(utility)
                 .chunkSize(context.config().chunkSize())
                 .seed(context.random().nextLong())
+                .minBlockGain(context.config().minBlockGain())
                 .build());
         this.manager = CacheManager.builder(new RingBufferCache(scheduler.cacheBlocks()))
                 .utility(utility)
@@ -130,7 +131,11 @@ final class PushSystem implements SimSystem {
                     kb.velocityDecayMillis(context.config().kalmanVelocityDecayMillis());
                 }
                 this.kalman = kb.build();
-                this.gaussian = GaussianGridPredictor.builder(layout).horizons(horizons).build();
+                GaussianGridPredictor.Builder gb = GaussianGridPredictor.builder(layout).horizons(horizons);
+                if (context.config().tailWeight() > 0) {
+                    gb.tail(context.config().tailWeight(), context.config().tailWiden(), context.config().tailMinSigma());
+                }
+                this.gaussian = gb.build();
                 context.loop().at(0, this::predictTick);
             }
             case ORACLE -> context.loop().at(0, this::predictTick);

@@ -2,7 +2,10 @@ package dev.khameleon.bench.sim;
 
 import dev.khameleon.bench.sim.net.Link;
 import dev.khameleon.bench.sim.net.MahimahiTrace;
+import dev.khameleon.core.GridLayout;
 import dev.khameleon.core.Horizons;
+import dev.khameleon.core.predict.GaussianGridPredictor;
+import dev.khameleon.core.scheduler.SchedulerConfig;
 import dev.khameleon.core.spi.UtilityFunction;
 import java.util.Arrays;
 import java.util.Objects;
@@ -40,13 +43,20 @@ import java.util.Objects;
  * @param requestMode              what counts as a request: every grid sample of the trace
  *                                 (the paper's traces) or every cell entry
  * @param sampleMillis             the grid interval of {@link RequestMode#PER_SAMPLE}, in ms
+ * @param minBlockGain             the scheduler's least block gain
+ *                                 ({@code SchedulerConfig.Builder.minBlockGain})
+ * @param tailWeight               the weight of the server predictor's heavy tail
+ *                                 ({@code GaussianGridPredictor.Builder.tail}); 0 for none
+ * @param tailWiden                the tail's widening factor, {@code >= 1}
+ * @param tailMinSigma             the tail's least standard deviation in px, {@code >= 0}
  */
 public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blockBytes, UtilityFunction utility,
                         double bandwidthMBps, double latencyMillis, double cacheMB, double thinkTimeMillis,
                         MahimahiTrace networkTrace, long seed, long predictionIntervalMillis, long[] horizonsMillis,
                         int chunkSize, double warmupMillis, double drainMillis, boolean alignHorizons,
                         double kalmanProcessNoise, double kalmanVelocityDecayMillis, RequestMode requestMode,
-                        double sampleMillis) {
+                        double sampleMillis, double minBlockGain, double tailWeight, double tailWiden,
+                        double tailMinSigma) {
 
     /** Copies the horizons. */
     public SimConfig {
@@ -93,6 +103,10 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         b.kalmanVelocityDecayMillis = kalmanVelocityDecayMillis;
         b.requestMode = requestMode;
         b.sampleMillis = sampleMillis;
+        b.minBlockGain = minBlockGain;
+        b.tailWeight = tailWeight;
+        b.tailWiden = tailWiden;
+        b.tailMinSigma = tailMinSigma;
         return b;
     }
 
@@ -161,6 +175,11 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         // PER_VISIT (one request per cell entry) is the other view of the same replay.
         private RequestMode requestMode = RequestMode.PER_SAMPLE;
         private double sampleMillis = 20;
+        // The library's defaults: no floor beyond the scheduler's own, no tail.
+        private double minBlockGain = SchedulerConfig.MIN_BLOCK_GAIN;
+        private double tailWeight = 0;
+        private double tailWiden = 1;
+        private double tailMinSigma = 0;
 
         private Builder() {
         }
@@ -329,12 +348,32 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
             return this;
         }
 
+        /** Sets the scheduler's least block gain (default {@code SchedulerConfig.MIN_BLOCK_GAIN}). */
+        public Builder minBlockGain(double gain) {
+            this.minBlockGain = SchedulerConfig.checkMinBlockGain(gain);
+            return this;
+        }
+
+        /**
+         * Gives the server predictor a heavy tail ({@code GaussianGridPredictor.Builder.tail});
+         * weight 0 (the default) for none.
+         *
+         * @throws IllegalArgumentException with the predictor's own message for a bad setting
+         */
+        public Builder tail(double weight, double widen, double minSigma) {
+            GaussianGridPredictor.builder(new GridLayout(1, 1, 0, 0, 1, 1)).tail(weight, widen, minSigma); // validates
+            this.tailWeight = weight;
+            this.tailWiden = widen;
+            this.tailMinSigma = minSigma;
+            return this;
+        }
+
         /** Builds the configuration. */
         public SimConfig build() {
             return new SimConfig(mosaicRows, mosaicCols, imageBytes, blockBytes, utility, bandwidthMBps,
                     latencyMillis, cacheMB, thinkTimeMillis, networkTrace, seed, predictionIntervalMillis,
                     horizonsMillis, chunkSize, warmupMillis, drainMillis, alignHorizons, kalmanProcessNoise, kalmanVelocityDecayMillis,
-                    requestMode, sampleMillis);
+                    requestMode, sampleMillis, minBlockGain, tailWeight, tailWiden, tailMinSigma);
         }
     }
 }

@@ -39,12 +39,13 @@ final class BlockClasses {
         this.layout = layout;
     }
 
-    static BlockClasses uniform(int requestCount, int blockCount, UtilityFunction utility) {
+    static BlockClasses uniform(int requestCount, int blockCount, UtilityFunction utility, double minGain) {
         return new BlockClasses(requestCount, new int[] {blockCount},
-                new double[][] {schedulingGains(utility, blockCount)}, null, new int[] {0, requestCount}, null);
+                new double[][] {schedulingGains(utility, blockCount, minGain)}, null, new int[] {0, requestCount}, null);
     }
 
-    static BlockClasses perRequest(int requestCount, IntUnaryOperator blockCount, UtilityFunction utility) {
+    static BlockClasses perRequest(int requestCount, IntUnaryOperator blockCount, UtilityFunction utility,
+                                   double minGain) {
         Map<Integer, Integer> classByCount = new HashMap<>();
         int[] classOf = new int[requestCount];
         int[] countsBuf = new int[16];
@@ -69,12 +70,12 @@ final class BlockClasses {
         }
         int classes = classByCount.size();
         if (classes == 1) {
-            return uniform(requestCount, countsBuf[0], utility);
+            return uniform(requestCount, countsBuf[0], utility, minGain);
         }
         int[] counts = Arrays.copyOf(countsBuf, classes);
         double[][] gains = new double[classes][];
         for (int c = 0; c < classes; c++) {
-            gains[c] = schedulingGains(utility, counts[c]);
+            gains[c] = schedulingGains(utility, counts[c], minGain);
         }
         int[] start = new int[classes + 1];
         for (int c = 0; c < classes; c++) {
@@ -89,14 +90,15 @@ final class BlockClasses {
     }
 
     /**
-     * The marginal gains of {@code blockCount} blocks with the zero (or tiny) gains of flat
-     * stretches raised to {@link SchedulerConfig#MIN_BLOCK_GAIN}: a request whose next block
-     * adds no utility must still get it once nothing better is left, or the push would stall.
+     * The marginal gains of {@code blockCount} blocks, each raised to at least {@code minGain}
+     * ({@link SchedulerConfig#MIN_BLOCK_GAIN} by default, see
+     * {@link SchedulerConfig.Builder#minBlockGain}): a request whose next block adds no utility
+     * must still get it once nothing better is left, or the push would stall.
      */
-    static double[] schedulingGains(UtilityFunction utility, int blockCount) {
+    static double[] schedulingGains(UtilityFunction utility, int blockCount, double minGain) {
         double[] g = utility.marginalGains(blockCount);
         for (int b = 0; b < blockCount; b++) {
-            g[b] = Math.max(g[b], SchedulerConfig.MIN_BLOCK_GAIN);
+            g[b] = Math.max(g[b], minGain);
         }
         return g;
     }

@@ -136,6 +136,19 @@ public final class SchedulerConfig {
         return discount;
     }
 
+    /**
+     * Checks the least block gain: in {@code [MIN_BLOCK_GAIN, 1]}.
+     *
+     * @return {@code gain}
+     * @throws IllegalArgumentException naming the setting and the value otherwise
+     */
+    public static double checkMinBlockGain(double gain) {
+        if (!(gain >= MIN_BLOCK_GAIN && gain <= 1)) {
+            throw new IllegalArgumentException("minBlockGain must be in [" + MIN_BLOCK_GAIN + ", 1], was " + gain);
+        }
+        return gain;
+    }
+
     /** {@code C}: the client cache size in blocks, the length of a batch. */
     public int cacheBlocks() {
         return cacheBlocks;
@@ -268,6 +281,7 @@ public final class SchedulerConfig {
         private UtilityFunction utility = UtilityFunction.linear();
         private int chunkSize = DEFAULT_CHUNK_SIZE;
         private double discount = DEFAULT_DISCOUNT;
+        private double minBlockGain = MIN_BLOCK_GAIN;
         private double planningHorizonMillis = DEFAULT_PLANNING_HORIZON_MILLIS;
         private double forecastFadeMillis = DEFAULT_FORECAST_FADE_MILLIS;
         private long seed = DEFAULT_SEED;
@@ -354,6 +368,20 @@ public final class SchedulerConfig {
          */
         public Builder discount(double discount) {
             this.discount = checkDiscount(discount);
+            return this;
+        }
+
+        /**
+         * The least weight a block of a response gets when the scheduler compares blocks, in
+         * {@code [MIN_BLOCK_GAIN, 1]} (default {@link #MIN_BLOCK_GAIN}): each block's marginal
+         * utility gain is raised to at least this. On a concave curve the last blocks of a
+         * picture add almost nothing, so a spread forecast (a predictor's heavy tail) outbids
+         * them with first blocks of unlikely requests and a likely picture stays unfinished; a
+         * floor such as 0.03 keeps them worth sending. Utility as reported (upcalls, metrics) is
+         * unchanged. See {@code docs/scheduler.md} for measured figures.
+         */
+        public Builder minBlockGain(double gain) {
+            this.minBlockGain = checkMinBlockGain(gain);
             return this;
         }
 
@@ -461,13 +489,13 @@ public final class SchedulerConfig {
                             + " contradicts blockCounts of length " + blockCountArray.length);
                 }
                 int[] counts = blockCountArray;
-                classes = BlockClasses.perRequest(counts.length, i -> counts[i], utility);
+                classes = BlockClasses.perRequest(counts.length, i -> counts[i], utility, minBlockGain);
             } else if (requestCount < 0) {
                 throw new IllegalArgumentException("requestCount must be set (or blockCounts(int[]) given)");
             } else if (blockCountFunction != null) {
-                classes = BlockClasses.perRequest(requestCount, blockCountFunction, utility);
+                classes = BlockClasses.perRequest(requestCount, blockCountFunction, utility, minBlockGain);
             } else {
-                classes = BlockClasses.uniform(requestCount, uniformBlocks, utility);
+                classes = BlockClasses.uniform(requestCount, uniformBlocks, utility, minBlockGain);
             }
             return new SchedulerConfig(this, classes);
         }

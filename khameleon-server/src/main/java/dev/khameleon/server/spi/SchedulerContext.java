@@ -22,11 +22,14 @@ import java.util.function.IntUnaryOperator;
  * @param backendInFlight    the number of distinct requests being fetched now (across all sessions
  *                           of the application); thread-safe and non-blocking
  * @param backendIsFetching  whether a request is being fetched now; thread-safe and non-blocking
+ * @param minBlockGain       the least weight of a block when blocks are compared, in
+ *                           {@code [SchedulerConfig.MIN_BLOCK_GAIN, 1]} (see
+ *                           {@link SchedulerConfig.Builder#minBlockGain})
  */
 public record SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperator blockCounts,
                                UtilityFunction utility, int chunkSize, double discount, long seed,
                                int backendConcurrency, IntSupplier backendInFlight,
-                               IntPredicate backendIsFetching) {
+                               IntPredicate backendIsFetching, double minBlockGain) {
     /** Validates the fields. */
     public SchedulerContext {
         // The same rules, and messages, as the scheduler's own configuration.
@@ -34,6 +37,7 @@ public record SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperat
         SchedulerConfig.checkRequestCount(requestCount);
         SchedulerConfig.checkChunkSize(chunkSize);
         SchedulerConfig.checkDiscount(discount);
+        SchedulerConfig.checkMinBlockGain(minBlockGain);
         if (backendConcurrency < 0) {
             throw new IllegalArgumentException("backendConcurrency must be >= 0, was " + backendConcurrency);
         }
@@ -41,5 +45,13 @@ public record SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperat
         Objects.requireNonNull(utility, "utility");
         Objects.requireNonNull(backendInFlight, "backendInFlight");
         Objects.requireNonNull(backendIsFetching, "backendIsFetching");
+    }
+
+    /** A context with the default least block gain, {@link SchedulerConfig#MIN_BLOCK_GAIN}. */
+    public SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperator blockCounts, UtilityFunction utility,
+                            int chunkSize, double discount, long seed, int backendConcurrency,
+                            IntSupplier backendInFlight, IntPredicate backendIsFetching) {
+        this(cacheBlocks, requestCount, blockCounts, utility, chunkSize, discount, seed, backendConcurrency,
+                backendInFlight, backendIsFetching, SchedulerConfig.MIN_BLOCK_GAIN);
     }
 }

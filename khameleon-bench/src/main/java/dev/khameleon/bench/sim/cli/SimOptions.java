@@ -68,6 +68,14 @@ public final class SimOptions {
     @Option(names = "--seed", description = "Random seed (default ${DEFAULT-VALUE}).")
     long seed = DEFAULTS.seed();
 
+    @Option(names = "--min-block-gain",
+            description = "The scheduler's least block gain, SchedulerConfig.Builder.minBlockGain (default ${DEFAULT-VALUE}).")
+    double minBlockGain = DEFAULTS.minBlockGain();
+
+    @Option(names = "--tail", split = ",", paramLabel = "WEIGHT,WIDEN,MIN_SIGMA_PX",
+            description = "A heavy tail for the server predictor, GaussianGridPredictor.Builder.tail (default: none).")
+    double[] tail;
+
     /**
      * The configurations these options name, one per request mode, in the order given.
      *
@@ -81,7 +89,14 @@ public final class SimOptions {
                 .kalmanProcessNoise(kalmanQ == null ? DEFAULTS.kalmanProcessNoise() : kalmanQ)
                 .kalmanVelocityDecayMillis(kalmanDecayMillis == null ? DEFAULTS.kalmanVelocityDecayMillis()
                         : kalmanDecayMillis)
-                .predictionIntervalMillis(predictionIntervalMillis);
+                .predictionIntervalMillis(predictionIntervalMillis)
+                .minBlockGain(minBlockGain);
+        if (tail != null) {
+            if (tail.length != 3) {
+                throw new IllegalArgumentException("--tail needs WEIGHT,WIDEN,MIN_SIGMA_PX, e.g. 0.2,2,20");
+            }
+            b.tail(tail[0], tail[1], tail[2]);
+        }
         if (networkTrace != null) {
             b.networkTrace(MahimahiTrace.read(networkTrace))
                     .latencyMillis(minRttMillis == null ? DEFAULTS.latencyMillis() : minRttMillis);
