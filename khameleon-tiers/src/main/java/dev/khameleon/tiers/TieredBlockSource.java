@@ -294,19 +294,15 @@ public final class TieredBlockSource implements BlockSource, Closeable {
         if (redis == null || !redis.usable()) {
             return fromObjects(requestId, contentKey, count);
         }
-        String key = valueKey(contentKey);
-        return redis.get(key).handle((value, e) -> {
+        return sharedValue(contentKey).handle((r, e) -> {
             if (e != null) {
                 redisFailed(e);
                 return fromObjects(requestId, contentKey, count);
             }
             redis.succeeded();
-            if (value != null) {
-                StoredResponse r = decode(key, value, contentKey);
-                if (r != null) {
-                    redisHits.increment();
-                    return CompletableFuture.completedFuture(r);
-                }
+            if (r != null) {
+                redisHits.increment();
+                return CompletableFuture.completedFuture(r);
             }
             return lockOrWait(requestId, contentKey, count, nanoClock.getAsLong() + maxWaitNanos);
         }).thenCompose(Function.identity());
@@ -341,18 +337,14 @@ public final class TieredBlockSource implements BlockSource, Closeable {
                 return r;
             });
         }
-        String key = valueKey(contentKey);
-        return redis.get(key).handle((value, e) -> {
+        return sharedValue(contentKey).handle((r, e) -> {
             if (e != null) {
                 redisFailed(e);
                 return fromObjects(requestId, contentKey, count);
             }
-            if (value != null) {
-                StoredResponse r = decode(key, value, contentKey);
-                if (r != null) {
-                    waitedForOtherNode.increment();
-                    return CompletableFuture.completedFuture(r);
-                }
+            if (r != null) {
+                waitedForOtherNode.increment();
+                return CompletableFuture.completedFuture(r);
             }
             return lockOrWait(requestId, contentKey, count, deadline);
         }).thenCompose(Function.identity());
@@ -364,21 +356,25 @@ public final class TieredBlockSource implements BlockSource, Closeable {
      */
     private CompletableFuture<StoredResponse> recheckThenCompute(int requestId, long contentKey, int count,
                                                                  String lock, String token) {
-        String key = valueKey(contentKey);
-        return redis.get(key).handle((value, e) -> {
-            if (e == null && value != null) {
-                StoredResponse r = decode(key, value, contentKey);
-                if (r != null) {
-                    waitedForOtherNode.increment();
-                    release(lock, token);
-                    return CompletableFuture.completedFuture(r);
-                }
-            }
+        return sharedValue(contentKey).handle((r, e) -> {
             if (e != null) {
                 redisFailed(e);
+            } else if (r != null) {
+                waitedForOtherNode.increment();
+                release(lock, token);
+                return CompletableFuture.completedFuture(r);
             }
             return computeAndPublish(requestId, contentKey, count, lock, token);
         }).thenCompose(Function.identity());
+    }
+
+    /**
+     * The response stored in Redis for {@code contentKey}, or null if there is none or it was
+     * refused as damaged (see {@link #decode}); fails if Redis does.
+     */
+    private CompletableFuture<StoredResponse> sharedValue(long contentKey) {
+        String key = valueKey(contentKey);
+        return redis.get(key).thenApply(value -> value == null ? null : decode(key, value, contentKey));
     }
 
     private void release(String lock, String token) {

@@ -258,26 +258,9 @@ public final class GaussianGridPredictor implements ServerPredictor {
 
     /** The Gaussian's mass on the whole grid rectangle. */
     private double gridMass(ConditionalGaussian c) {
-        double ia = Math.max(grid.originX(), c.mx - SUPPORT_SIGMAS * c.sx);
-        double ib = Math.min(grid.originX() + grid.cols() * grid.cellWidth(), c.mx + SUPPORT_SIGMAS * c.sx);
-        if (ib <= ia) {
-            return 0;
-        }
         double top = grid.originY();
-        double bottom = top + grid.rows() * grid.cellHeight();
-        int pieces = subintervals(ia, ib, c.h, 4 * MAX_SUBINTERVALS);
-        double width = (ib - ia) / pieces;
-        double mass = 0;
-        for (int p = 0; p < pieces; p++) {
-            double mid = ia + (p + 0.5) * width;
-            for (int k = 0; k < GL_NODES.length; k++) {
-                double x = mid + GL_NODES[k] * width / 2;
-                double m = c.condMean(x);
-                mass += GL_WEIGHTS[k] * width / 2 * Normal.pdf((x - c.mx) / c.sx) / c.sx
-                        * (Normal.cdf((bottom - m) / c.s) - Normal.cdf((top - m) / c.s));
-            }
-        }
-        return Math.min(1, mass);
+        return Math.min(1, c.rectangleMass(grid.originX(), grid.originX() + grid.cols() * grid.cellWidth(), top,
+                top + grid.rows() * grid.cellHeight(), 4 * MAX_SUBINTERVALS));
     }
 
     private static int clamp(double index, int size) {
