@@ -8,9 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The {@code khameleon.*} properties: the auto-configured server's address and limits. Each
- * default is the one {@link KhameleonServer.Builder} documents, except the port (8090, so that the
- * server does not collide with Boot's web server on 8080). The values are checked by the
+ * The {@code khameleon.*} properties: where the auto-configured server serves ({@link #getMode()
+ * mode}) and its limits. Each limit's default is the one {@link KhameleonServer.Builder}
+ * documents; the port (own-port mode only) defaults to 8090, so that the server does not collide
+ * with Boot's web server on 8080. The values are checked by the
  * builder's rules when the server bean is created; a rejected value fails the context with an
  * {@link IllegalArgumentException} whose message starts with the property's name, e.g.
  * {@code khameleon.max-sessions: maxSessions must be in [1, 1000000], was 0}. Not thread-safe:
@@ -18,9 +19,27 @@ import java.util.List;
  */
 @ConfigurationProperties("khameleon")
 public class KhameleonProperties {
-    /** The address to bind; "0.0.0.0" binds every interface. */
+
+    /** Where the server takes its connections. */
+    public enum Mode {
+        /**
+         * On Boot's web server port when it has a Jakarta WebSocket container (Tomcat, Jetty and
+         * Undertow do in a servlet web application), on a port of its own otherwise.
+         */
+        AUTO,
+        /** On Boot's web server port; startup fails when it has no Jakarta WebSocket container. */
+        EMBEDDED,
+        /** On a port of its own ({@code khameleon.host}, {@code khameleon.port}). */
+        OWN_PORT
+    }
+
+    /** Where to serve: auto (Boot's port when its web server has a Jakarta WebSocket container), embedded or own-port. */
+    private Mode mode = Mode.AUTO;
+    /** On Boot's port: whether GET /healthz answers 200 ok, or 503 draining once the server drains. */
+    private boolean healthz = true;
+    /** Own-port mode: the address to bind; "0.0.0.0" binds every interface. */
     private String host = "127.0.0.1";
-    /** The TCP port, in [0, 65535]; 0 picks a free one (read it from KhameleonServer.port()). */
+    /** Own-port mode: the TCP port, in [0, 65535]; 0 picks a free one (read it from KhameleonServer.port()). */
     private int port = 8090;
     /** The most sessions open at once, in [1, 1000000]; more are closed with too_many_sessions. */
     private int maxSessions = 10_000;
@@ -32,7 +51,7 @@ public class KhameleonProperties {
     private int maxConnectionsPerAddress = 64;
     /** The most connections one client address may have in their handshake at once, in [1, 1000000]. */
     private int maxHandshakesPerAddress = 16;
-    /** Time from accepting a connection to a completed WebSocket handshake, in [1 ms, 5 min]. */
+    /** Own-port mode: time from accepting a connection to a completed WebSocket handshake, in [1 ms, 5 min]. */
     private Duration handshakeTimeout = Duration.ofSeconds(10);
     /** Time from the WebSocket handshake to the client's hello, in [1 ms, 5 min]. */
     private Duration helloTimeout = Duration.ofSeconds(5);
@@ -114,7 +133,27 @@ public class KhameleonProperties {
         }
     }
 
-    /** The address to bind (default {@code 127.0.0.1}). */
+    /** Where the server serves (default {@link Mode#AUTO}). */
+    public Mode getMode() {
+        return mode;
+    }
+
+    /** Sets where the server serves. */
+    public void setMode(Mode mode) {
+        this.mode = mode;
+    }
+
+    /** Whether, on Boot's port, {@code GET /healthz} reports the server's health (default true). */
+    public boolean isHealthz() {
+        return healthz;
+    }
+
+    /** Sets whether, on Boot's port, {@code GET /healthz} reports the server's health. */
+    public void setHealthz(boolean healthz) {
+        this.healthz = healthz;
+    }
+
+    /** The address to bind in own-port mode (default {@code 127.0.0.1}). */
     public String getHost() {
         return host;
     }
@@ -124,7 +163,7 @@ public class KhameleonProperties {
         this.host = host;
     }
 
-    /** The TCP port (default 8090; 0 picks a free one). */
+    /** The TCP port in own-port mode (default 8090; 0 picks a free one). */
     public int getPort() {
         return port;
     }

@@ -3,23 +3,31 @@ package dev.khameleon.spring;
 import dev.khameleon.server.KhameleonServer;
 import org.springframework.context.SmartLifecycle;
 
+import java.util.function.BooleanSupplier;
+
 /**
- * Starts the auto-configured server when the context has been refreshed (every singleton exists)
- * and closes it when the context stops. In the default phase, so it starts after and stops before
- * Boot's own web server. A closed server cannot be restarted: a context stopped and started again
- * fails to start it with {@link IllegalStateException}.
+ * Runs the auto-configured server from the context's refresh to its stop. At start, once every
+ * singleton exists, it binds the server's own port unless the server is already mounted on Boot's
+ * web server; at stop it closes the server (every session gets {@code shutdown}). In the default
+ * phase, so it starts after and stops before Boot's own web server: the mounted server's sessions
+ * close while the web server still carries them. A closed server cannot be restarted: a context
+ * stopped and started again fails to start it with {@link IllegalStateException}.
  */
 final class ServerLifecycle implements SmartLifecycle {
     private final KhameleonServer server;
+    private final BooleanSupplier mounted;
     private volatile boolean running;
 
-    ServerLifecycle(KhameleonServer server) {
+    ServerLifecycle(KhameleonServer server, BooleanSupplier mounted) {
         this.server = server;
+        this.mounted = mounted;
     }
 
     @Override
     public void start() {
-        server.start();
+        if (!mounted.getAsBoolean()) {
+            server.start();
+        }
         running = true;
     }
 
