@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
@@ -108,8 +109,59 @@ class KhameleonAutoConfigurationTest {
     }
 
     @Test
+    void embeddedMode_withoutAServletWebApplication_failsStartupNamingTheProperty() {
+        assertStartupFails("khameleon.mode=embedded", "khameleon.mode: embedded needs a servlet web application");
+    }
+
+    @Test
+    void autoMode_inAMockServletEnvironment_servesOnItsOwnPort() {
+        // As in a @SpringBootTest without a web server: no WebSocket container to mount on.
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KhameleonAutoConfiguration.class))
+                .withUserConfiguration(OneApplication.class)
+                .withPropertyValues("khameleon.port=0")
+                .run(context -> {
+                    assertNull(context.getStartupFailure());
+                    assertTrue(context.getBean(KhameleonServer.class).port() > 0);
+                    assertFalse(context.getBean(WebServerMount.class).isMounted());
+                });
+    }
+
+    @Test
+    void embeddedMode_inAMockServletEnvironment_failsStartupSayingWhy() {
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KhameleonAutoConfiguration.class))
+                .withUserConfiguration(OneApplication.class)
+                .withPropertyValues("khameleon.mode=embedded")
+                .run(context -> {
+                    Throwable failure = context.getStartupFailure();
+                    assertTrue(failure != null, "no container to mount on");
+                    assertTrue(String.valueOf(failure.getMessage()).contains(
+                            "khameleon.mode=embedded, but the web server has no Jakarta WebSocket container"),
+                            failure.toString());
+                });
+    }
+
+    @Test
+    void ownPortMode_inAServletEnvironment_definesNoWebServerBeans() {
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KhameleonAutoConfiguration.class))
+                .withUserConfiguration(OneApplication.class)
+                .withPropertyValues("khameleon.mode=OWN_PORT", "khameleon.port=0")
+                .run(context -> {
+                    assertNull(context.getStartupFailure());
+                    assertTrue(context.getBeansOfType(WebServerMount.class).isEmpty());
+                    assertTrue(context.getBeansOfType(HealthzServlet.class).isEmpty());
+                    assertFalse(context.containsBean("khameleonHealthzServlet"));
+                    assertTrue(context.getBean(KhameleonServer.class).port() > 0);
+                });
+    }
+
+    @Test
     void properties_haveTheDocumentedDefaults() {
         KhameleonProperties p = new KhameleonProperties();
+        assertEquals(KhameleonProperties.Mode.AUTO, p.getMode());
+        assertTrue(p.isHealthz());
         assertEquals("127.0.0.1", p.getHost());
         assertEquals(8090, p.getPort());
         assertEquals(10_000, p.getMaxSessions());

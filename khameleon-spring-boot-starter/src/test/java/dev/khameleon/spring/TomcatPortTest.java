@@ -256,6 +256,22 @@ class TomcatPortTest {
     }
 
     @Test
+    void withoutAServletOverTheApplicationPath_autoKeepsAPortOfItsOwn() throws Exception {
+        String noDispatcher = "spring.autoconfigure.exclude="
+                + "org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration,"
+                + "org.springframework.boot.autoconfigure.web.servlet.error.ErrorMvcAutoConfiguration";
+        ConfigurableApplicationContext context = start(noDispatcher, "khameleon.port=0");
+        KhameleonServer server = context.getBean(KhameleonServer.class);
+        assertNotEquals(webPort(context), server.port());
+        try (KhameleonClient<PointerEvent> client = client(server.port(), new ClientListener() { })) {
+            client.connect().get(10, TimeUnit.SECONDS);
+        }
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> start(noDispatcher, "khameleon.mode=embedded"));
+        assertTrue(e.getMessage().contains("no servlet maps the path /gallery"), e.getMessage());
+    }
+
+    @Test
     void ownPortMode_listensOnItsOwnPortNextToTomcat() throws Exception {
         ConfigurableApplicationContext context = start("khameleon.mode=own-port", "khameleon.port=0");
         KhameleonServer server = context.getBean(KhameleonServer.class);
