@@ -53,7 +53,7 @@ class KhameleonServerEndToEndTest {
         // tag::application[]
         @Bean
         Application gallery(BlockSource thumbnails) {   // your blocks: a FileBlockStore, BlockSource.inMemory(...)
-            return Application.builder("gallery")       // served at ws://127.0.0.1:8090/gallery
+            return Application.builder("gallery")       // served at ws://<host>:<server.port>/gallery
                     .blockSource(thumbnails)
                     .build();
         }
