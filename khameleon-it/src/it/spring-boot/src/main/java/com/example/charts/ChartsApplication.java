@@ -10,9 +10,10 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 
 /**
- * A Spring Boot application serving 64 charts as the Khameleon application {@code charts}
- * (ws://127.0.0.1:8090/charts by default): each chart's series is encoded coarse-to-fine on
- * first use, and the server pushes the charts next to the one the user last hovered.
+ * A Spring Boot web application serving 64 charts as the Khameleon application {@code charts}, on
+ * the web server's port (ws://localhost:8080/charts by default): each chart's series is encoded
+ * coarse-to-fine on first use, and the server pushes the charts next to the one the user last
+ * hovered.
  */
 @SpringBootApplication
 public class ChartsApplication {
@@ -23,7 +24,7 @@ public class ChartsApplication {
     /** Points per series; 4,096 points of 12 bytes are 24 blocks of 2 KiB. */
     static final int POINTS = 4096;
 
-    /** Runs the application; Khameleon listens on khameleon.port (8090 by default). */
+    /** Runs the application; Khameleon serves on server.port (8080 by default), next to Spring MVC. */
     public static void main(String[] args) {
         SpringApplication.run(ChartsApplication.class, args);
     }
@@ -57,7 +58,7 @@ public class ChartsApplication {
         return new EncodingBlockSource<>(encoder, ChartsApplication::query, blockCounts, encodingExecutor);
     }
 
-    /** The Khameleon application; the starter serves it at ws://127.0.0.1:8090/charts. */
+    /** The Khameleon application; the starter serves it at ws://localhost:8080/charts. */
     @Bean
     Application charts(BlockSource chartBlocks) {
         return Application.builder("charts")

@@ -10,24 +10,32 @@ import dev.khameleon.core.Block;
 import dev.khameleon.server.KhameleonServer;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
 
-/** The application starts under Spring Boot and a Java client on 127.0.0.1 gets a whole chart from it. */
-@SpringBootTest(properties = "khameleon.port=0")
+/**
+ * The application starts under Spring Boot on a random port of embedded Tomcat, and a Java client
+ * on 127.0.0.1 gets a whole chart from Khameleon on that same port.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class ChartsApplicationTest {
+    @LocalServerPort int port;
     @Autowired KhameleonServer khameleon;
     @Autowired SeriesEncoder encoder;
 
     @Test
-    void aClientReceivesTheWholeChartItHovers() throws Exception {
+    void aClientReceivesTheWholeChartItHoversOnTheWebServersPort() throws Exception {
         int hovered = 10;
         try (KhameleonClient<Integer> client = KhameleonClient.builder()
-                .uri(URI.create("ws://127.0.0.1:" + khameleon.port() + "/charts"))
+                .uri(URI.create("ws://127.0.0.1:" + port + "/charts"))
                 .application("charts")
                 .predictor(new LastHoverPredictor())
                 .cacheBlocks(2000)                                   // room for all 1,536 blocks
@@ -54,5 +62,14 @@ class ChartsApplicationTest {
             assertArrayEquals(expected.toByteArray(), answer.content());
             assertTrue(khameleon.metrics().blocksPushed() >= answer.blockCount());
         }
+    }
+
+    @Test
+    void theHealthCheckAnswersOnTheWebServersPort() throws Exception {
+        HttpResponse<String> health = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, health.statusCode());
+        assertEquals("ok\n", health.body());
     }
 }
