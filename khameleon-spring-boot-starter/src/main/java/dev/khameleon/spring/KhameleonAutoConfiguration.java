@@ -83,7 +83,7 @@ public class KhameleonAutoConfiguration {
         @Bean
         ServerLifecycle khameleonServerLifecycle(KhameleonServer server, ObjectProvider<WebServerMount> webServer) {
             WebServerMount mount = webServer.getIfAvailable();
-            return new ServerLifecycle(server, mount != null ? mount::isMounted : () -> false);
+            return new ServerLifecycle(server, mount != null ? mount::mount : () -> false);
         }
 
         /**

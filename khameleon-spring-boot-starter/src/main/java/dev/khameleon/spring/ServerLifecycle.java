@@ -18,6 +18,7 @@ final class ServerLifecycle implements SmartLifecycle {
     private final BooleanSupplier mounted;
     private volatile boolean running;
 
+    /** {@code mounted} mounts the server on Boot's web server if possible and tells whether it is. */
     ServerLifecycle(KhameleonServer server, BooleanSupplier mounted) {
         this.server = server;
         this.mounted = mounted;

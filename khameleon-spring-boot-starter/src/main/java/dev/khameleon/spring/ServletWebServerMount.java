@@ -33,7 +33,8 @@ final class ServletWebServerMount implements WebServerMount, SmartInitializingSi
     private final ApplicationContext context;
     private final ObjectProvider<KhameleonServer> server;
     private final KhameleonProperties properties;
-    private volatile boolean mounted;
+    /** Null until decided, then whether the server is mounted; guarded by this. */
+    private Boolean mounted;
 
     ServletWebServerMount(ApplicationContext context, ObjectProvider<KhameleonServer> server,
                           KhameleonProperties properties) {
@@ -42,33 +43,39 @@ final class ServletWebServerMount implements WebServerMount, SmartInitializingSi
         this.properties = properties;
     }
 
+    /** Mounts the server now that every singleton exists: before the web server accepts connections. */
     @Override
-    public boolean isMounted() {
-        return mounted;
+    public void afterSingletonsInstantiated() {
+        mount();
     }
 
     /**
-     * Registers the endpoints, or leaves the server to its own port.
+     * Registers the endpoints, or leaves the server to its own port; decides once.
      *
      * @throws IllegalStateException in {@code embedded} mode without a container, or if the
      *     container refuses an endpoint (e.g. another endpoint already has the path)
      */
     @Override
-    public void afterSingletonsInstantiated() {
+    public synchronized boolean mount() {
+        if (mounted == null) {
+            mounted = tryMount();
+        }
+        return mounted;
+    }
+
+    private boolean tryMount() {
         ServletContext servletContext = context instanceof WebApplicationContext web ? web.getServletContext() : null;
         Object attribute = servletContext == null ? null : servletContext.getAttribute(ServerContainer.class.getName());
         if (!(attribute instanceof ServerContainer container)) {
-            ownPort("the web server has no Jakarta WebSocket container (no " + ServerContainer.class.getName()
+            return ownPort("the web server has no Jakarta WebSocket container (no " + ServerContainer.class.getName()
                     + " in the servlet context)");
-            return;
         }
         KhameleonServer khameleon = server.getObject();
         for (Application app : khameleon.applications()) {
             if (!servletMaps(servletContext, app.path())) {
-                ownPort("no servlet maps the path " + app.path() + " of application " + app.name()
+                return ownPort("no servlet maps the path " + app.path() + " of application " + app.name()
                         + ", so the web server would not pass its upgrade requests on (Spring MVC's"
                         + " DispatcherServlet, of spring-boot-starter-web, maps every path)");
-                return;
             }
         }
         khameleon.mount();
@@ -81,17 +88,18 @@ final class ServletWebServerMount implements WebServerMount, SmartInitializingSi
                         + app.path() + " on the web server: " + e.getMessage(), e);
             }
         }
-        mounted = true;
         log.info("Khameleon serves {} on the web server's port", khameleon.applications().stream()
                 .map(Application::path).toList());
+        return true;
     }
 
-    /** Leaves the server to its own port, or fails startup if the mode says Boot's port. */
-    private void ownPort(String why) {
+    /** Leaves the server to its own port (returns false), or fails startup if the mode says Boot's port. */
+    private boolean ownPort(String why) {
         if (properties.getMode() == Mode.EMBEDDED) {
             throw new IllegalStateException("khameleon.mode=embedded, but " + why);
         }
         log.info("Khameleon serves on a port of its own: {}", why);
+        return false;
     }
 
     /** Whether a servlet mapping of {@code context} matches {@code path} (Servlet spec 12.2 patterns). */

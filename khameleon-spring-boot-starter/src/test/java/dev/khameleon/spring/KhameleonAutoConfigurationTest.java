@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -123,8 +124,28 @@ class KhameleonAutoConfigurationTest {
                 .run(context -> {
                     assertNull(context.getStartupFailure());
                     assertTrue(context.getBean(KhameleonServer.class).port() > 0);
-                    assertFalse(context.getBean(WebServerMount.class).isMounted());
+                    assertFalse(context.getBean(WebServerMount.class).mount());
                 });
+    }
+
+    @Test
+    void autoMode_inAReactiveWebApplication_servesOnItsOwnPort() {
+        // WebFlux on Reactor Netty has no Jakarta WebSocket container.
+        new ReactiveWebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KhameleonAutoConfiguration.class))
+                .withUserConfiguration(OneApplication.class)
+                .withPropertyValues("khameleon.port=0")
+                .run(context -> {
+                    assertNull(context.getStartupFailure());
+                    assertTrue(context.getBeansOfType(WebServerMount.class).isEmpty());
+                    assertTrue(context.getBean(KhameleonServer.class).port() > 0);
+                });
+        new ReactiveWebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KhameleonAutoConfiguration.class))
+                .withUserConfiguration(OneApplication.class)
+                .withPropertyValues("khameleon.mode=embedded")
+                .run(context -> assertTrue(String.valueOf(context.getStartupFailure())
+                        .contains("khameleon.mode: embedded needs a servlet web application"), "fails naming the property"));
     }
 
     @Test

@@ -62,6 +62,15 @@ class TomcatPortTest extends BootPortContract {
     }
 
     @Test
+    void lazyInitialization_stillServesOnBootsPort() throws Exception {
+        ConfigurableApplicationContext context = start("spring.main.lazy-initialization=true");
+        try (KhameleonClient<PointerEvent> client = client(webPort(context), new ClientListener() { })) {
+            client.connect().get(10, TimeUnit.SECONDS);
+        }
+        assertEquals(1, context.getBean(KhameleonServer.class).metrics().sessionsOpened());
+    }
+
+    @Test
     void ownPortMode_listensOnItsOwnPortNextToTomcat() throws Exception {
         ConfigurableApplicationContext context = start("khameleon.mode=own-port", "khameleon.port=0");
         KhameleonServer server = context.getBean(KhameleonServer.class);
