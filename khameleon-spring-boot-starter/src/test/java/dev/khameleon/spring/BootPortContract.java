@@ -2,10 +2,7 @@ package dev.khameleon.spring;
 
 import dev.khameleon.client.ClientListener;
 import dev.khameleon.client.KhameleonClient;
-import dev.khameleon.client.Response;
-import dev.khameleon.core.Block;
 import dev.khameleon.core.PointerEvent;
-import dev.khameleon.core.protocol.ControlMessage.ErrorMessage;
 import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
 import org.junit.jupiter.api.AfterEach;
@@ -24,7 +21,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocket;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +29,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -143,23 +138,9 @@ abstract class BootPortContract {
     void autoMode_servesTheExactBlocksOnBootsPort() throws Exception {
         ConfigurableApplicationContext context = start();
         KhameleonServer server = context.getBean(KhameleonServer.class);
-        int request = 6;
         try (KhameleonClient<PointerEvent> client = client(webPort(context), new ClientListener() { })) {
             client.connect().get(10, TimeUnit.SECONDS);
-            CompletableFuture<Response> complete = new CompletableFuture<>();
-            client.request(request, response -> {
-                if (response.isComplete()) {
-                    complete.complete(response);
-                }
-            });
-            Response full = complete.get(30, TimeUnit.SECONDS);
-            assertEquals(TestApplications.BLOCKS, full.blocks().size());
-            for (Block b : full.blocks()) {
-                ByteBuffer content = b.content();
-                byte[] bytes = new byte[content.remaining()];
-                content.get(bytes);
-                assertArrayEquals(TestApplications.payload(request, b.index()), bytes, "block " + b.index());
-            }
+            TestApplications.assertServesExactBlocks(client, 6);
         }
         assertEquals(1, server.metrics().sessionsOpened());
         IllegalStateException e = assertThrows(IllegalStateException.class, server::port, "no port of its own");
@@ -243,23 +224,11 @@ abstract class BootPortContract {
     @Test
     void closingTheApplication_closesSessionsWithShutdownBeforeTheWebServerStops() throws Exception {
         ConfigurableApplicationContext context = start();
-        CompletableFuture<String> serverError = new CompletableFuture<>();
-        CompletableFuture<Integer> disconnected = new CompletableFuture<>();
-        try (KhameleonClient<PointerEvent> client = client(webPort(context), new ClientListener() {
-            @Override
-            public void onServerError(ErrorMessage error) {
-                serverError.complete(error.code());
-            }
-
-            @Override
-            public void onDisconnected(int status, String reason, boolean willReconnect) {
-                disconnected.complete(status);
-            }
-        })) {
+        TestApplications.ShutdownRecorder recorder = new TestApplications.ShutdownRecorder();
+        try (KhameleonClient<PointerEvent> client = client(webPort(context), recorder)) {
             client.connect().get(10, TimeUnit.SECONDS);
             context.close();
-            assertEquals("shutdown", serverError.get(10, TimeUnit.SECONDS));
-            assertEquals(1001, disconnected.get(10, TimeUnit.SECONDS));
+            recorder.assertShutdown();
         }
     }
 }

@@ -29,6 +29,10 @@ class KhameleonAutoConfigurationTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(KhameleonAutoConfiguration.class))
             .withPropertyValues("khameleon.port=0");
+    /** A servlet web application context without a web server, as in a mock-environment test. */
+    private final WebApplicationContextRunner mockWebRunner = new WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KhameleonAutoConfiguration.class))
+            .withUserConfiguration(OneApplication.class);
 
     @Configuration(proxyBeanMethods = false)
     static class OneApplication {
@@ -117,10 +121,7 @@ class KhameleonAutoConfigurationTest {
     @Test
     void autoMode_inAMockServletEnvironment_servesOnItsOwnPort() {
         // As in a @SpringBootTest without a web server: no WebSocket container to mount on.
-        new WebApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(KhameleonAutoConfiguration.class))
-                .withUserConfiguration(OneApplication.class)
-                .withPropertyValues("khameleon.port=0")
+        mockWebRunner.withPropertyValues("khameleon.port=0")
                 .run(context -> {
                     assertNull(context.getStartupFailure());
                     assertTrue(context.getBean(KhameleonServer.class).port() > 0);
@@ -150,10 +151,7 @@ class KhameleonAutoConfigurationTest {
 
     @Test
     void embeddedMode_inAMockServletEnvironment_failsStartupSayingWhy() {
-        new WebApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(KhameleonAutoConfiguration.class))
-                .withUserConfiguration(OneApplication.class)
-                .withPropertyValues("khameleon.mode=embedded")
+        mockWebRunner.withPropertyValues("khameleon.mode=embedded")
                 .run(context -> {
                     Throwable failure = context.getStartupFailure();
                     assertTrue(failure != null, "no container to mount on");
@@ -165,10 +163,7 @@ class KhameleonAutoConfigurationTest {
 
     @Test
     void ownPortMode_inAServletEnvironment_definesNoWebServerBeans() {
-        new WebApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(KhameleonAutoConfiguration.class))
-                .withUserConfiguration(OneApplication.class)
-                .withPropertyValues("khameleon.mode=OWN_PORT", "khameleon.port=0")
+        mockWebRunner.withPropertyValues("khameleon.mode=OWN_PORT", "khameleon.port=0")
                 .run(context -> {
                     assertNull(context.getStartupFailure());
                     assertTrue(context.getBeansOfType(WebServerMount.class).isEmpty());

@@ -1,8 +1,6 @@
 package dev.khameleon.spring;
 
 import dev.khameleon.client.KhameleonClient;
-import dev.khameleon.client.Response;
-import dev.khameleon.core.Block;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.testkit.DocSnippets;
@@ -16,12 +14,9 @@ import org.springframework.context.annotation.Configuration;
 
 import java.io.IOException;
 import java.net.URI;
-import java.nio.ByteBuffer;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -76,23 +71,7 @@ class KhameleonServerEndToEndTest {
             int request = 5;
             try (KhameleonClient<PointerEvent> client = client(server, MAX_CACHE_BLOCKS)) {
                 client.connect().get(10, TimeUnit.SECONDS);
-                CompletableFuture<Response> complete = new CompletableFuture<>();
-                client.request(request, response -> {
-                    if (response.isComplete()) {
-                        complete.complete(response);
-                    }
-                });
-                Response full = complete.get(30, TimeUnit.SECONDS);
-                assertEquals(request, full.requestId());
-                assertEquals(TestApplications.BLOCKS, full.blocks().size());
-                for (int i = 0; i < TestApplications.BLOCKS; i++) {
-                    Block b = full.blocks().get(i);
-                    assertEquals(i, b.index());
-                    ByteBuffer content = b.content();
-                    byte[] bytes = new byte[content.remaining()];
-                    content.get(bytes);
-                    assertArrayEquals(TestApplications.payload(request, i), bytes, "block " + i);
-                }
+                TestApplications.assertServesExactBlocks(client, request);
             }
             assertEquals(1, server.metrics().sessionsOpened());
         });

@@ -1,9 +1,7 @@
 package dev.khameleon.spring;
 
-import dev.khameleon.client.ClientListener;
 import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.core.PointerEvent;
-import dev.khameleon.core.protocol.ControlMessage.ErrorMessage;
 import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
 import org.junit.jupiter.api.Test;
@@ -15,7 +13,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 import java.net.URI;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -38,8 +35,7 @@ class SpringApplicationShutdownTest {
 
     @Test
     void closingTheApplication_closesSessionsWithShutdown() throws Exception {
-        CompletableFuture<Integer> disconnected = new CompletableFuture<>();
-        CompletableFuture<String> serverError = new CompletableFuture<>();
+        TestApplications.ShutdownRecorder recorder = new TestApplications.ShutdownRecorder();
         ConfigurableApplicationContext context = new SpringApplicationBuilder(GalleryApplication.class)
                 .web(WebApplicationType.NONE)
                 .run("--khameleon.port=0", "--spring.main.banner-mode=off");
@@ -50,23 +46,12 @@ class SpringApplicationShutdownTest {
                     .application("gallery")
                     .cacheBlocks(64)
                     .reconnect(false)
-                    .listener(new ClientListener() {
-                        @Override
-                        public void onServerError(ErrorMessage error) {
-                            serverError.complete(error.code());
-                        }
-
-                        @Override
-                        public void onDisconnected(int status, String reason, boolean willReconnect) {
-                            disconnected.complete(status);
-                        }
-                    })
+                    .listener(recorder)
                     .build()) {
                 client.connect().get(10, TimeUnit.SECONDS);
                 assertEquals(1, server.metrics().activeSessions());
                 context.close();
-                assertEquals("shutdown", serverError.get(10, TimeUnit.SECONDS));
-                assertEquals(1001, disconnected.get(10, TimeUnit.SECONDS));
+                recorder.assertShutdown();
             }
         } finally {
             context.close();
