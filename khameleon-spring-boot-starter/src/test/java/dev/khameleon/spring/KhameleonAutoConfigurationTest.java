@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.annotation.ImportCandidates;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -126,6 +127,17 @@ class KhameleonAutoConfigurationTest {
                     assertNull(context.getStartupFailure());
                     assertTrue(context.getBean(KhameleonServer.class).port() > 0);
                     assertFalse(context.getBean(WebServerMount.class).mount());
+                });
+    }
+
+    @Test
+    void withoutServletOrWebSocketApi_theServerStartsOnItsOwnPort() {
+        // The starter declares these APIs provided: an application without a servlet web server lacks them.
+        runner.withClassLoader(new FilteredClassLoader("jakarta.servlet", "jakarta.websocket", "org.springframework.web"))
+                .withUserConfiguration(OneApplication.class)
+                .run(context -> {
+                    assertNull(context.getStartupFailure());
+                    assertTrue(context.getBean(KhameleonServer.class).port() > 0);
                 });
     }
 
