@@ -306,9 +306,16 @@ public final class CrossfilterMain implements Callable<Integer> {
             return 0;
         }
 
-        /** The prior and the utility measured on this table, with the chosen prior weight. */
+        /**
+         * Computes the six tiles of the unfiltered state (every session's first push) before the page
+         * is served, then the prior and the utility measured on this table, with the chosen prior weight.
+         */
         private ServingModel learn(List<Workflow> workflows, TileCache cache, TileEncoder encoder) throws Exception {
             long t0 = System.nanoTime();
+            CrossfilterServer.startupTiles(cache).get(600, TimeUnit.SECONDS);
+            spec.commandLine().getOut().printf(java.util.Locale.ROOT, "computed the %d tiles of the unfiltered state"
+                    + " in %.1f s%n", View.values().length, (System.nanoTime() - t0) / 1e9);
+            t0 = System.nanoTime();
             ServingModel m = ServingModel.learn(workflows, cache, encoder, utilityTiles, utilityStates, source.seed,
                     600);
             spec.commandLine().getOut().printf(java.util.Locale.ROOT, "measured the tile utility over %d brush states"

@@ -107,5 +107,11 @@ class CrossfilterMainTest {
         assertTrue(report.contains("| histogram (on-demand, one passive view) | 10 |"), report);
         assertTrue(report.contains("| tile slice (one passive view) | 10 |"), report);
         assertTrue(report.lines().anyMatch(l -> l.startsWith("| utility | 0.000 |") && l.endsWith(" 1.000 |")), report);
+        // The first brushes by lead: connected at the brush, nothing can be cached in any variant; a second
+        // ahead, the start-up tiles and the learned first view leave no first brush uncached.
+        assertTrue(report.lines().anyMatch(l -> l.startsWith("| 0 | 0.0 % |") && l.split("0\\.0 %").length == 4),
+                report);
+        assertTrue(report.lines().anyMatch(l -> l.startsWith("| 1000 |") && l.contains("| 100.0 % | 0 | 1.000 |")),
+                report);
     }
 }
