@@ -37,6 +37,13 @@ public final class CrossfilterMain implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * Default of {@code evaluate --lead-ms}: one second from the page's connect to the first
+     * brush, less than the Keystroke-Level Model's time for one pointing movement (1.1 s), let
+     * alone looking at six charts first.
+     */
+    static final double DEFAULT_LEAD_MS = 1000;
+
     /** Which database holds the table. */
     enum Backend { duckdb, postgresql }
 
@@ -91,6 +98,14 @@ public final class CrossfilterMain implements Callable<Integer> {
                 + " ${DEFAULT-VALUE})")
         Selection selection = Evaluation.Push.defaults().selection();
 
+        @Option(names = "--lead-ms", description = "time from a session's connect (its page loading) to its first"
+                + " recorded brush, which the recordings do not hold (default: ${DEFAULT-VALUE})")
+        double leadMs = DEFAULT_LEAD_MS;
+
+        @Option(names = "--cold-start", description = "sessions connect at their first brush, no tile is computed at"
+                + " server start-up and the predicted push's first plan is uniform (ignores --lead-ms)")
+        boolean coldStart;
+
         @Override
         public Integer call() throws Exception {
             for (String[] check : new String[][] {{"--rows", String.valueOf(source.rows)}, {"--query-events",
@@ -115,6 +130,9 @@ public final class CrossfilterMain implements Callable<Integer> {
             if (!(stay >= 0 && stay <= 1)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--stay must be in [0, 1], was " + stay);
             }
+            if (!(leadMs >= 0) || Double.isInfinite(leadMs)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--lead-ms must be >= 0, was " + leadMs);
+            }
             if (pauseMs < 0) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--pause-ms must be >= 0, was " + pauseMs);
             }
@@ -127,7 +145,7 @@ public final class CrossfilterMain implements Callable<Integer> {
                 }
                 new Evaluation(db, workflows, new Evaluation.Settings(queryEvents, tiles, utilityStates, c,
                         blockSize, source.seed, predictTop, pauseMs, new Evaluation.Push(bandwidthMbps, rttMs, cacheMb, stay,
-                        selection)), System.out).run();
+                        selection), leadMs, coldStart), System.out).run();
             }
             return 0;
         }
@@ -288,9 +306,16 @@ public final class CrossfilterMain implements Callable<Integer> {
             return 0;
         }
 
-        /** The prior and the utility measured on this table, with the chosen prior weight. */
+        /**
+         * Computes the six tiles of the unfiltered state (every session's first push) before the page
+         * is served, then the prior and the utility measured on this table, with the chosen prior weight.
+         */
         private ServingModel learn(List<Workflow> workflows, TileCache cache, TileEncoder encoder) throws Exception {
             long t0 = System.nanoTime();
+            CrossfilterServer.startupTiles(cache).get(600, TimeUnit.SECONDS);
+            spec.commandLine().getOut().printf(java.util.Locale.ROOT, "computed the %d tiles of the unfiltered state"
+                    + " in %.1f s%n", View.values().length, (System.nanoTime() - t0) / 1e9);
+            t0 = System.nanoTime();
             ServingModel m = ServingModel.learn(workflows, cache, encoder, utilityTiles, utilityStates, source.seed,
                     600);
             spec.commandLine().getOut().printf(java.util.Locale.ROOT, "measured the tile utility over %d brush states"

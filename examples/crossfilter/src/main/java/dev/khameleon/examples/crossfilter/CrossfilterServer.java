@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.khameleon.core.Distribution;
 import dev.khameleon.core.Horizons;
 import dev.khameleon.core.Rect;
 import dev.khameleon.core.predict.GaussianLayoutPredictor;
@@ -19,8 +20,10 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -48,7 +51,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li><b>Prediction</b> ({@value #APPLICATION}): a {@link GaussianLayoutPredictor} over the
  *       page's charts ({@link PageLayout}) decodes the client's Kalman pointer forecast, mixed with
  *       the model's view-transition prior given the chart under the pointer; the scheduler values
- *       prefixes with the model's measured {@link TileUtility}. ({@value #ON_HOVER_APPLICATION}):
+ *       prefixes with the model's measured {@link TileUtility}. Before the page has seen the
+ *       pointer, and in the session's first plan, it pushes by the probability of each view
+ *       being the first one brushed in {@code workflows} ({@link FirstViewPredictor}); the six
+ *       tiles of the unfiltered state those plans need are pinned in the cache
+ *       ({@link #startupTiles}). ({@value #ON_HOVER_APPLICATION}):
  *       {@link ServerPredictor#point}: the client's state {@code {"request": v}} (the hovered
  *       view) or its request events put all the mass on that view; uniform before either.</li>
  * </ul>
@@ -115,13 +122,17 @@ public final class CrossfilterServer implements AutoCloseable {
         int views = View.values().length;
         TileBlockSource blocks = new TileBlockSource(cache, encoder, keys, encoding, ENCODED_TILES);
         BrushScope scope = new BrushScope(keys);
+        // The tiles of the unfiltered state are every session's first push: computed once, never evicted.
+        startupTiles(cache);
+        Distribution first = firstViewDistribution(workflows);
         Application predicted = Application.builder(APPLICATION)
                 .path("/" + APPLICATION)
                 .blockSource(blocks)
                 .requestScope(scope)
                 .horizons(HORIZONS)
-                .predictor(GaussianLayoutPredictor.builder(PageLayout.INSTANCE).horizons(HORIZONS)
-                        .prior(model.prior(), model.priorWeight()).build())
+                .initialDistribution(first)
+                .predictor(new FirstViewPredictor(first, GaussianLayoutPredictor.builder(PageLayout.INSTANCE)
+                        .horizons(HORIZONS).prior(model.prior(), model.priorWeight()).build()))
                 .utility(model.utility().function())
                 .build();
         Application onHover = Application.builder(ON_HOVER_APPLICATION)
@@ -158,6 +169,36 @@ public final class CrossfilterServer implements AutoCloseable {
         site.createContext("/histograms", exchange -> histograms(exchange, cache));
         site.start(); // no executor: one dispatcher thread answers; queries answer from the cache's threads
         return new CrossfilterServer(site, khameleon, encoding, keys);
+    }
+
+    /**
+     * Pins the six tiles of the unfiltered state (no brush anywhere) in {@code cache}: the tiles
+     * every session's first push holds, computed once and never evicted. Never blocks; the future
+     * completes when all six are computed.
+     */
+    public static CompletableFuture<Void> startupTiles(TileCache cache) {
+        List<CompletableFuture<Tile>> tiles = new ArrayList<>();
+        for (View v : View.values()) {
+            tiles.add(cache.pin(new TileKey(v, Filters.none())));
+        }
+        return CompletableFuture.allOf(tiles.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * The predicted application's first push, before the page has shown the pointer: each view
+     * with the probability that a recorded session brushed it first ({@link ServingModel#firstViews}),
+     * at every horizon.
+     */
+    static Distribution firstViewDistribution(List<Workflow> workflows) {
+        double[] p = ServingModel.firstViews(workflows);
+        Distribution.Builder b = Distribution.builder(p.length, HORIZONS);
+        for (int j = 0; j < HORIZONS.length; j++) {
+            for (int v = 0; v < p.length; v++) {
+                b.explicit(j, v, p[v]);
+            }
+            b.residual(j, 0);
+        }
+        return b.build();
     }
 
     /** What the page needs: where the WebSocket is, each view's axis and bins, and where it draws each chart. */

@@ -20,10 +20,21 @@ import java.util.function.DoubleSupplier;
  * push (predicted and on hover), printing Markdown tables.
  */
 final class Evaluation {
-    /** What to measure and replay. */
+    /**
+     * What to measure and replay.
+     *
+     * @param leadMs    the time from a session's connect to its first recorded event (its page
+     *                  loading and the user pointing at a chart), which the recordings do not hold
+     * @param coldStart sessions connect at their first event on a server that computed nothing at
+     *                  start-up, and predicted Khameleon's first plan is uniform over the views
+     *                  ({@code leadMs} is then ignored)
+     */
     record Settings(int queryEvents, int tiles, int utilityStates, int concurrency, int blockSize, long seed,
-            int predictTop, long pauseMs, Push push) {
+            int predictTop, long pauseMs, Push push, double leadMs, boolean coldStart) {
     }
+
+    /** Leads of the cold-start table, ms: none, around one round trip of the default link, and human times. */
+    static final double[] LEADS_MS = {0, 50, 105, 115, 150, 250, 500, 1000, 2000, 5000};
 
     /**
      * The Khameleon systems' link, cache and prediction.
@@ -133,19 +144,20 @@ final class Evaluation {
                 utility.function(), settings.push().selection(), settings.pauseMs(), settings.seed(), 100);
         PushTally predictedPush = new PushTally();
         PushTally onHoverPush = new PushTally();
+        PushReplay.Start start = settings.coldStart() ? PushReplay.Start.cold()
+                : PushReplay.Start.warm(settings.leadMs());
         for (Workflow w : workflows) {
             double[] od = Replay.onDemand(w, settings.concurrency(), histogramSampler);
-            double[] fa = Replay.falconOnHover(w, settings.concurrency(), sliceSampler);
+            double[] fa = Replay.falconOnHover(w, settings.concurrency(), sliceSampler, start.computed());
             double[] pr = Replay.predictedPrefetch(w, settings.concurrency(), sliceSampler,
-                    MarkovPrior.learn(workflows, w), settings.predictTop(), settings.pauseMs());
+                    MarkovPrior.learn(workflows, w), settings.predictTop(), settings.pauseMs(), start.computed());
             for (int i = 0; i < od.length; i++) {
                 (w.isViewSwitch(i) ? onDemandSwitch : onDemandWithin).add(od[i]);
                 (w.isViewSwitch(i) ? falconSwitch : falconWithin).add(fa[i]);
                 (w.isViewSwitch(i) ? predictedSwitch : predictedWithin).add(pr[i]);
             }
-            predictedPush.add(w, PushReplay.run(w, setup,
-                    PushReplay.Forecast.predicted(MarkovPrior.learn(workflows, w), settings.push().stay())));
-            onHoverPush.add(w, PushReplay.run(w, setup, PushReplay.Forecast.onHover()));
+            predictedPush.add(w, PushReplay.run(w, setup, predicted(MarkovPrior.learn(workflows, w)), start));
+            onHoverPush.add(w, PushReplay.run(w, setup, PushReplay.Forecast.onHover(), start));
         }
         String predictedName = String.format(Locale.ROOT, "Khameleon, predicted (stay %.2f + Markov, leave-one-out)",
                 settings.push().stay());
@@ -178,9 +190,15 @@ final class Evaluation {
         PushReplay.Link link = settings.push().link(settings.blockSize());
         out.printf(Locale.ROOT, "Khameleon: tiles pushed over %.3f MB/s, %.0f ms round trip, %.0f MB cache (%,d blocks"
                 + " of %d bytes), scheduler %s, the same %d backend slots and slice latencies; an answer is block 0"
-                + " of the tile in the cache. Each recording starts at its first brush (t = 0), so nothing can be cached"
-                + " for it: the hits are also given for the switches after it:%n%n", link.bytesPerSecond() / 1e6, link.rttMs(), settings.push().cacheMb(),
-                link.cacheBlocks(), settings.blockSize(), settings.push().selection(), settings.concurrency());
+                + " of the tile in the cache. %s The hits are also given for the switches after each session's first"
+                + " brush:%n%n", link.bytesPerSecond() / 1e6, link.rttMs(), settings.push().cacheMb(),
+                link.cacheBlocks(), settings.blockSize(), settings.push().selection(), settings.concurrency(),
+                settings.coldStart() ? "Cold start: each session connects at its first brush (t = 0), so nothing can"
+                        + " be cached for it, and the server computed no tile before."
+                        : String.format(Locale.ROOT, "Each session connects %.0f ms before its first brush; the six"
+                        + " tiles of the unfiltered state were computed at server start-up (for the Falcon rows too),"
+                        + " and the predicted push's first plan follows the first-view prior (leave-one-out).",
+                        settings.leadMs()));
         out.println("| system | view switches: n | cache hits | mean ms to first answer | p99 ms | mean utility at"
                 + " first answer | switches after the first brush: n | cache hits | mean ms | brush updates within a"
                 + " view: p99 ms from the cache | most queries at once |");
@@ -188,6 +206,7 @@ final class Evaluation {
         pushRow(predictedName, predictedPush);
         pushRow(onHoverName, onHoverPush);
         out.println();
+        coldStarts(setup, sampler(sliceMs, random.split()));
         out.printf(Locale.ROOT, "Utility of a tile prefix (1 - mean TVD over %d real brush states, %d-byte blocks, "
                 + "%d-%d blocks per tile):%n%n", utility.states(), settings.blockSize(),
                 minBlocks(encoder), maxBlocks(encoder));
@@ -205,6 +224,68 @@ final class Evaluation {
         out.println(head);
         out.println(line);
         out.println(vals);
+    }
+
+    private PushReplay.Forecast predicted(MarkovPrior prior) {
+        if (settings.coldStart()) {
+            double[] uniform = new double[View.values().length];
+            Arrays.fill(uniform, 1.0 / uniform.length);
+            return PushReplay.Forecast.predicted(prior, settings.push().stay(), uniform);
+        }
+        return PushReplay.Forecast.predicted(prior, settings.push().stay());
+    }
+
+    /**
+     * The sessions' first view switches under predicted Khameleon, by the time between the
+     * page's connect and the first brush: as before the fix (the session's tiles computed on
+     * demand, a uniform first plan), with the unfiltered tiles computed at start-up, and with
+     * both the start-up tiles and the learned first-view prior. Each session's first event is
+     * replayed alone (later events could only answer it sooner).
+     */
+    private void coldStarts(PushReplay.Setup setup, DoubleSupplier sliceMs) {
+        PushReplay.Setup s = new PushReplay.Setup(setup.servers(), sliceMs, setup.link(), setup.blockBytes(),
+                setup.blockCount(), setup.utility(), setup.selection(), setup.pauseMs(), setup.seed(),
+                setup.chunkSize());
+        double[] uniform = new double[View.values().length];
+        Arrays.fill(uniform, 1.0 / uniform.length);
+        out.printf(Locale.ROOT, "The sessions' first brushes (%d), predicted Khameleon, by the time from the page's"
+                + " connect to the first brush (the recordings start at that brush). Tiles on demand: the session's"
+                + " tiles computed when its first plan asks for them. Start-up tiles: the six tiles of the unfiltered"
+                + " state computed once when the server starts. First plan: uniform over the views, or the"
+                + " probability of each view being brushed first in the other sessions:%n%n", workflows.size());
+        out.println("| lead ms | tiles on demand, uniform first plan: hits | mean ms | start-up tiles, uniform first"
+                + " plan: hits | mean ms | start-up tiles, learned first view: hits | mean ms | mean utility |");
+        out.println("|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (double lead : LEADS_MS) {
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %.0f |", lead));
+            for (int variant = 0; variant < 3; variant++) {
+                int hits = 0;
+                double ms = 0;
+                double utility = 0;
+                for (Workflow w : workflows) {
+                    if (w.events().isEmpty()) {
+                        continue;
+                    }
+                    Workflow first = new Workflow(w.name(), w.events().subList(0, 1));
+                    MarkovPrior prior = MarkovPrior.learn(workflows, w);
+                    PushReplay.Forecast f = PushReplay.Forecast.predicted(prior, settings.push().stay(),
+                            variant == 2 ? prior.first() : uniform);
+                    PushReplay.Start start = new PushReplay.Start(lead, variant == 0 ? k -> false
+                            : PushReplay.Start::isStartupTile);
+                    PushReplay.Outcome o = PushReplay.run(first, s, f, start);
+                    hits += o.hit()[0] ? 1 : 0;
+                    ms += o.latencyMs()[0];
+                    utility += o.utility()[0];
+                }
+                row.append(String.format(Locale.ROOT, " %.1f %% | %.0f |", 100.0 * hits / workflows.size(),
+                        ms / workflows.size()));
+                if (variant == 2) {
+                    row.append(String.format(Locale.ROOT, " %.3f |", utility / workflows.size()));
+                }
+            }
+            out.println(row);
+        }
+        out.println();
     }
 
     private static int minBlocks(TileEncoder e) {

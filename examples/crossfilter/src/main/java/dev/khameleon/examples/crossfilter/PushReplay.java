@@ -15,8 +15,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.function.DoubleSupplier;
+import java.util.function.Predicate;
 import java.util.function.ToIntFunction;
 
 /**
@@ -37,6 +39,13 @@ import java.util.function.ToIntFunction;
  * the new plan queues again what it still needs. A computed tile stays computed for the rest of
  * the session. A block reaches the client half a round trip after it left and is
  * written to ring slot {@code seq mod C}, evicting the block there.
+ *
+ * <p>How the session starts ({@link Start}): the page connects {@code leadMs} before the
+ * recording's first event, and the server plans its first push half a round trip later, when the
+ * connection reaches it, with the forecast for "no active view yet" (the library's initial
+ * distribution); tiles computed at server start-up ({@link Start#computed}, shared by every
+ * session) need no queries. {@link Start#cold()} is a session that connects at its first event
+ * on a server that has computed nothing.
  *
  * <p>An event is answered once block 0 of its tile is in the cache: at once if it is there when
  * the event happens (a hit), else when it arrives, or when a later event is answered (the charts
@@ -68,6 +77,40 @@ final class PushReplay {
         }
     }
 
+    /**
+     * How a session starts.
+     *
+     * @param leadMs   the time from the page's connect to the recording's first event, {@code >= 0}
+     * @param computed the tiles the server computed at start-up, before any session
+     */
+    record Start(double leadMs, Predicate<TileKey> computed) {
+        /** Validates. */
+        Start {
+            if (!(leadMs >= 0) || Double.isInfinite(leadMs)) {
+                throw new IllegalArgumentException("lead must be finite and >= 0 ms, was " + leadMs);
+            }
+            Objects.requireNonNull(computed, "computed");
+        }
+
+        /** Connects at the first event, on a server that has computed nothing. */
+        static Start cold() {
+            return new Start(0, k -> false);
+        }
+
+        /** Connects {@code leadMs} before the first event; the tiles of the unfiltered state are computed. */
+        static Start warm(double leadMs) {
+            return new Start(leadMs, Start::isStartupTile);
+        }
+
+        /**
+         * Whether {@code key} is one of the six tiles of the unfiltered state (no brush on any
+         * other view): the same for every session, so a server computes them once at start-up.
+         */
+        static boolean isStartupTile(TileKey key) {
+            return key.filters().equals(Filters.none());
+        }
+    }
+
     /** The probability of each view being the active one next, given the current one. */
     interface Forecast {
         /**
@@ -90,18 +133,29 @@ final class PushReplay {
 
         /**
          * {@code stay} on the current view, the rest spread by {@code prior} over the others;
-         * uniform over the views at the start.
+         * before the first active view, the prior's distribution of the first view.
          */
         static Forecast predicted(MarkovPrior prior, double stay) {
+            return predicted(prior, stay, prior.first());
+        }
+
+        /**
+         * As {@link #predicted(MarkovPrior, double)}, with {@code start} (by view ordinal, summing
+         * to 1) before the first active view.
+         */
+        static Forecast predicted(MarkovPrior prior, double stay, double[] start) {
             if (!(stay >= 0 && stay <= 1)) {
                 throw new IllegalArgumentException("stay must be in [0, 1], was " + stay);
             }
+            if (start.length != View.values().length) {
+                throw new IllegalArgumentException("start needs one probability per view, has " + start.length);
+            }
+            double[] first = start.clone();
             return current -> {
-                double[] p = new double[View.values().length];
                 if (current == null) {
-                    Arrays.fill(p, 1.0 / p.length);
-                    return p;
+                    return first.clone();
                 }
+                double[] p = new double[View.values().length];
                 for (View v : View.values()) {
                     p[v.ordinal()] = v == current ? stay : (1 - stay) * prior.probability(current, v);
                 }
@@ -150,6 +204,7 @@ final class PushReplay {
     private final Workflow w;
     private final Setup s;
     private final Forecast forecast;
+    private final Start start;
     private final PriorityQueue<Event> queue = new PriorityQueue<>((a, b) -> a.t != b.t ? Double.compare(a.t, b.t)
             : a.kind != b.kind ? Integer.compare(a.kind, b.kind) : Long.compare(a.order, b.order));
     private long order;
@@ -187,26 +242,38 @@ final class PushReplay {
     private double[] utilityAt;
     private boolean[] hit;
 
-    private PushReplay(Workflow w, Setup s, Forecast forecast) {
+    private PushReplay(Workflow w, Setup s, Forecast forecast, Start start) {
         this.w = w;
         this.s = s;
         this.forecast = forecast;
+        this.start = start;
     }
 
-    /** Replays {@code w} with distributions from {@code forecast}. */
+    /** Replays {@code w} with distributions from {@code forecast}, from a {@linkplain Start#cold() cold} start. */
     static Outcome run(Workflow w, Setup setup, Forecast forecast) {
+        return run(w, setup, forecast, Start.cold());
+    }
+
+    /** Replays {@code w} with distributions from {@code forecast}, the session starting as {@code start} says. */
+    static Outcome run(Workflow w, Setup setup, Forecast forecast, Start start) {
         if (setup.servers() < 1) {
             throw new IllegalArgumentException("servers must be >= 1, was " + setup.servers());
         }
-        return new PushReplay(w, setup, forecast).replay();
+        return new PushReplay(w, setup, forecast, Objects.requireNonNull(start, "start")).replay();
     }
 
     private Outcome replay() {
         List<BrushEvent> events = w.events();
         List<Filters> after = w.filtersAfter();
+        // The unfiltered tiles first, in view order: the scheduler breaks ties by the lowest id, and
+        // ids numbered from the session's own events would favour the view it brushes first.
+        for (View v : View.values()) {
+            idOf(new TileKey(v, Filters.none()));
+        }
         // The moments the client sends a distribution: (time, active view or null, filters).
         List<Object[]> moments = new ArrayList<>();
-        moments.add(new Object[] {0.0, null, Filters.none()});
+        // The page connects leadMs before the first event; the server plans at once when it hears of it.
+        moments.add(new Object[] {connectTime(), null, Filters.none()});
         Filters sent = null;
         for (int i = 0; i < events.size(); i++) {
             BrushEvent e = events.get(i);
@@ -254,6 +321,14 @@ final class PushReplay {
         started = new int[n];
         finished = new int[n];
         queued = new int[n];
+        for (int id = 0; id < n; id++) {
+            if (start.computed().test(keys.get(id))) {
+                started[id] = QUERIES_PER_TILE; // computed at server start-up: no queries in this session
+                finished[id] = QUERIES_PER_TILE;
+            }
+        }
+        now = connectTime();
+        linkFreeAt = now;
         ringId = new int[s.link().cacheBlocks()];
         ringBlock = new int[s.link().cacheBlocks()];
         Arrays.fill(ringId, -1);
@@ -290,6 +365,11 @@ final class PushReplay {
             e.action().run();
         }
         return new Outcome(latency, utilityAt, hit, maxOverlap(queryIntervals), queryIntervals.size());
+    }
+
+    /** When the page connects: {@code -leadMs}, and {@code +0.0} (not {@code -0.0}) for no lead, as event times are. */
+    private double connectTime() {
+        return 0 - start.leadMs();
     }
 
     private int idOf(TileKey key) {

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.DoubleSupplier;
+import java.util.function.Predicate;
 
 /**
  * Replays a recorded session against a backend that runs {@code servers} queries at once, each
@@ -76,7 +77,15 @@ final class Replay {
      * gets no head start from the hover (its latency here is an upper bound).
      */
     static double[] falconOnHover(Workflow w, int servers, DoubleSupplier sliceMs) {
-        return tiles(w, servers, sliceMs, null, 0, 0);
+        return falconOnHover(w, servers, sliceMs, k -> false);
+    }
+
+    /**
+     * As {@link #falconOnHover(Workflow, int, DoubleSupplier)}, on a server that computed the
+     * tiles {@code computed} accepts at start-up: those are ready at once, without a query.
+     */
+    static double[] falconOnHover(Workflow w, int servers, DoubleSupplier sliceMs, Predicate<TileKey> computed) {
+        return tiles(w, servers, sliceMs, null, 0, 0, computed);
     }
 
     /**
@@ -88,15 +97,32 @@ final class Replay {
      */
     static double[] predictedPrefetch(Workflow w, int servers, DoubleSupplier sliceMs, MarkovPrior prior, int top,
             long pauseMs) {
-        return tiles(w, servers, sliceMs, prior, top, pauseMs);
+        return predictedPrefetch(w, servers, sliceMs, prior, top, pauseMs, k -> false);
+    }
+
+    /**
+     * As {@link #predictedPrefetch(Workflow, int, DoubleSupplier, MarkovPrior, int, long)}, on a
+     * server that computed the tiles {@code computed} accepts at start-up.
+     */
+    static double[] predictedPrefetch(Workflow w, int servers, DoubleSupplier sliceMs, MarkovPrior prior, int top,
+            long pauseMs, Predicate<TileKey> computed) {
+        return tiles(w, servers, sliceMs, prior, top, pauseMs, computed);
     }
 
     private static double[] tiles(Workflow w, int servers, DoubleSupplier sliceMs, MarkovPrior prior, int top,
-            long pauseMs) {
+            long pauseMs, Predicate<TileKey> computed) {
         List<BrushEvent> events = w.events();
         List<Filters> after = w.filtersAfter();
         double[] freeAt = new double[servers];
         Map<TileKey, Double> readyAt = new HashMap<>();
+        for (int i = 0; i < events.size(); i++) {
+            for (View v : View.values()) {
+                TileKey k = new TileKey(v, after.get(i));
+                if (computed.test(k)) {
+                    readyAt.put(k, Double.NEGATIVE_INFINITY); // computed before the session: no query
+                }
+            }
+        }
         double[] latency = new double[events.size()];
         double ready = 0;
         for (int i = 0; i < events.size(); i++) {

@@ -3,6 +3,7 @@ package dev.khameleon.examples.crossfilter;
 import dev.khameleon.core.predict.TransitionPrior;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -122,6 +123,27 @@ public record ServingModel(TransitionPrior prior, double priorWeight, TileUtilit
         TileUtility utility = TileUtility.measure(BrushState.sample(measured, states, seed),
                 k -> pending.get(k).join(), encoder, TileUtility.blockFractions(encoder));
         return new ServingModel(transitions(workflows), DEFAULT_PRIOR_WEIGHT, utility);
+    }
+
+    /**
+     * The probability of each view (by ordinal) being a session's first brushed view in
+     * {@code workflows}, add-one smoothed: what the server pushes before it knows anything of the
+     * session.
+     */
+    public static double[] firstViews(List<Workflow> workflows) {
+        double[] p = new double[View.values().length];
+        Arrays.fill(p, 1.0);
+        double total = p.length;
+        for (Workflow w : workflows) {
+            if (!w.events().isEmpty()) {
+                p[w.events().get(0).view().ordinal()]++;
+                total++;
+            }
+        }
+        for (int v = 0; v < p.length; v++) {
+            p[v] /= total;
+        }
+        return p;
     }
 
     private static List<Integer> activations(Workflow w) {

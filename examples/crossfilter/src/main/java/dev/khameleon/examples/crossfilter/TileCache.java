@@ -2,10 +2,12 @@ package dev.khameleon.examples.crossfilter;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -27,7 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code maxConcurrentQueries}: slice queries running at once; default
  *       {@link TileBackend#defaultConcurrency()} (4 for DuckDB, 15 for PostgreSQL).</li>
  *   <li>{@code maxTiles}: tiles kept, least recently used evicted first; default
- *       {@value #DEFAULT_MAX_TILES} (a tile of the flights views is about 160 KB).</li>
+ *       {@value #DEFAULT_MAX_TILES} (a tile of the flights views is about 160 KB). Pinned tiles
+ *       ({@link #pin}, at most {@value #MAX_PINNED}) are kept on top of these and never
+ *       evicted.</li>
  *   <li>{@code maxQueuedQueries}: slice queries waiting for the backend; beyond it a request
  *       fails at once with a {@link RejectedExecutionException} instead of queueing without
  *       bound; default {@value #DEFAULT_MAX_QUEUED_QUERIES}.</li>
@@ -41,12 +45,16 @@ public final class TileCache implements AutoCloseable {
     public static final int DEFAULT_MAX_TILES = 64;
     /** Default of {@code maxQueuedQueries}. */
     public static final int DEFAULT_MAX_QUEUED_QUERIES = 1024;
+    /** The most keys {@link #pin} keeps. */
+    public static final int MAX_PINNED = 16;
 
     private final TileBackend backend;
     private final int maxTiles;
     private final ThreadPoolExecutor queries;
     private final Map<TileKey, CompletableFuture<Tile>> tiles = new LinkedHashMap<>(16, 0.75f, true);
     private final AtomicLong computations = new AtomicLong();
+    /** Keys never evicted; guarded by {@link #tiles}. */
+    private final Set<TileKey> pinned = new HashSet<>();
 
     private TileCache(TileBackend backend, int maxConcurrentQueries, int maxTiles, int maxQueuedQueries) {
         this.backend = backend;
@@ -106,6 +114,24 @@ public final class TileCache implements AutoCloseable {
         return result;
     }
 
+    /**
+     * As {@link #get}, and keeps the tile for the cache's lifetime: it is never evicted, and
+     * after a failed computation the next request computes it again. For the tiles every session
+     * needs, such as the unfiltered state's, computed once when the server starts. Pinning a
+     * pinned key again only returns its tile.
+     *
+     * @throws IllegalStateException if {@value #MAX_PINNED} other keys are pinned already
+     */
+    public CompletableFuture<Tile> pin(TileKey key) {
+        synchronized (tiles) {
+            if (!pinned.contains(key) && pinned.size() >= MAX_PINNED) {
+                throw new IllegalStateException("at most " + MAX_PINNED + " tiles can be pinned; cannot pin " + key);
+            }
+            pinned.add(key);
+        }
+        return get(key);
+    }
+
     /** The tile for {@code key} if it is computed and cached, else null; never starts a computation. */
     public Tile getIfPresent(TileKey key) {
         CompletableFuture<Tile> f;
@@ -128,10 +154,16 @@ public final class TileCache implements AutoCloseable {
     }
 
     private void evict() {
-        Iterator<CompletableFuture<Tile>> it = tiles.values().iterator();
-        while (tiles.size() > maxTiles && it.hasNext()) {
-            it.next();
-            it.remove(); // waiters keep their future; only the cache forgets it
+        int unpinned = 0;
+        for (TileKey k : tiles.keySet()) {
+            unpinned += pinned.contains(k) ? 0 : 1;
+        }
+        Iterator<TileKey> it = tiles.keySet().iterator();
+        while (unpinned > maxTiles && it.hasNext()) {
+            if (!pinned.contains(it.next())) {
+                it.remove(); // waiters keep their future; only the cache forgets it
+                unpinned--;
+            }
         }
     }
 

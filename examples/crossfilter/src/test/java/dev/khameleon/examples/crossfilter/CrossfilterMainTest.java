@@ -73,6 +73,11 @@ class CrossfilterMainTest {
     }
 
     @Test
+    void evaluate_rejectsANegativeLead() {
+        assertRefused("--lead-ms must be >= 0, was -1.0", "--lead-ms", "-1");
+    }
+
+    @Test
     void evaluate_rejectsAStayOutsideZeroToOne() {
         assertRefused("--stay must be in [0, 1], was 1.5", "--stay", "1.5");
     }
@@ -85,7 +90,7 @@ class CrossfilterMainTest {
         try (TileBackend db = TileBackend.duckDb(table, table.sample(table.size(), 1), 1);
                 PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
             new Evaluation(db, workflows, new Evaluation.Settings(2, 2, 5, 4, TileEncoder.DEFAULT_BLOCK_SIZE, 1, 1, 100,
-                    Evaluation.Push.defaults()), out)
+                    Evaluation.Push.defaults(), CrossfilterMain.DEFAULT_LEAD_MS, false), out)
                     .run();
         }
         String report = bytes.toString(StandardCharsets.UTF_8);
@@ -102,5 +107,11 @@ class CrossfilterMainTest {
         assertTrue(report.contains("| histogram (on-demand, one passive view) | 10 |"), report);
         assertTrue(report.contains("| tile slice (one passive view) | 10 |"), report);
         assertTrue(report.lines().anyMatch(l -> l.startsWith("| utility | 0.000 |") && l.endsWith(" 1.000 |")), report);
+        // The first brushes by lead: connected at the brush, nothing can be cached in any variant; a second
+        // ahead, the start-up tiles and the learned first view leave no first brush uncached.
+        assertTrue(report.lines().anyMatch(l -> l.startsWith("| 0 | 0.0 % |") && l.split("0\\.0 %").length == 4),
+                report);
+        assertTrue(report.lines().anyMatch(l -> l.startsWith("| 1000 |") && l.contains("| 100.0 % | 0 | 1.000 |")),
+                report);
     }
 }

@@ -88,7 +88,8 @@ class CrossfilterServerTest {
             throws Exception {
         server = start();
         Application predicted = application(CrossfilterServer.APPLICATION);
-        assertTrue(predicted.predictor() instanceof GaussianLayoutPredictor, predicted.predictor().toString());
+        assertTrue(predicted.predictor() instanceof FirstViewPredictor p
+                && p.delegate() instanceof GaussianLayoutPredictor, predicted.predictor().toString());
         // The measured utility, not the default linear one: a tenth of a tile draws far more than a tenth.
         for (double f = 0; f <= 1.0001; f += 0.05) {
             assertEquals(model.utility().function().utility(f), predicted.utility().utility(f), 1e-12, "U(" + f + ")");
@@ -111,6 +112,53 @@ class CrossfilterServerTest {
         Application onHover = application(CrossfilterServer.ON_HOVER_APPLICATION);
         assertEquals(1.0, onHover.predictor().decode(JsonNodeFactory.instance.objectNode().put("request",
                 View.AIR_TIME.ordinal())).probability(0, View.AIR_TIME.ordinal()), 1e-12);
+    }
+
+    @Test
+    void aFreshSession_isPushedTheViewsUsersBrushFirst_fromTheUnfilteredTilesComputedAtStartUp() throws Exception {
+        server = start();
+        // Pinned at start: computed without any session asking, and kept.
+        CrossfilterServer.startupTiles(cache).get(60, TimeUnit.SECONDS);
+        for (View v : View.values()) {
+            assertNotNull(cache.getIfPresent(new TileKey(v, Filters.none())), v + "'s unfiltered tile");
+        }
+        // The first plan and the page's state before it has seen the pointer ({}): the recorded first views,
+        // AIR_TIME 18 and DISTANCE 17 of the 55 sessions' first brushes, add-one smoothed.
+        Application predicted = application(CrossfilterServer.APPLICATION);
+        Distribution initial = predicted.initialDistribution().orElseThrow();
+        Distribution empty = predicted.predictor().decode(JsonNodeFactory.instance.objectNode());
+        double[] first = ServingModel.firstViews(workflows);
+        assertEquals(19.0 / 61, first[View.AIR_TIME.ordinal()], 1e-12);
+        assertEquals(3.0 / 61, first[View.ARR_TIME.ordinal()], 1e-12);
+        for (View v : View.values()) {
+            for (int j = 0; j < CrossfilterServer.HORIZONS.length; j++) {
+                assertEquals(first[v.ordinal()], initial.probability(j, v.ordinal()), 1e-12, v + " first plan");
+                assertEquals(first[v.ordinal()], empty.probability(j, v.ordinal()), 1e-12, v + " state {}");
+            }
+        }
+
+        // A client that has not moved the pointer nor brushed gets every view's unfiltered tile pushed.
+        client = KhameleonClient.builder().predictor(new ClientPredictor<Integer>() {
+            @Override
+            public void onEvent(Integer event) {
+            }
+
+            @Override
+            public JsonNode state(long nowMillis) {
+                return JsonNodeFactory.instance.objectNode();
+            }
+        }).uri(server.webSocketUri()).application(CrossfilterServer.APPLICATION).cacheBlocks(256).reconnect(false)
+                .build();
+        client.connect().get(30, TimeUnit.SECONDS);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (Arrays.stream(View.values()).anyMatch(v -> client.cache().prefixLength(v.ordinal()) == 0)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        for (View v : View.values()) {
+            assertTrue(client.cache().prefixLength(v.ordinal()) > 0, v + "'s block 0 was pushed");
+            assertEquals(new TileKey(v, Filters.none()), TileDecoder.decode(client.cache().prefix(v.ordinal())).key());
+        }
     }
 
     @AfterAll

@@ -189,6 +189,27 @@ class PageBrowserTest {
     }
 
     @Test
+    void aSessionsFirstBrush_aSecondAfterThePageLoaded_findsItsViewsTileCached() throws Exception {
+        // Sessions that brush the most and the least likely first view first: the page's first push
+        // holds every view's unfiltered tile, computed when the server started.
+        for (View firstView : List.of(View.AIR_TIME, View.ARR_TIME)) {
+            int index = 0;
+            while (workflows.get(index).events().get(0).view() != firstView) {
+                index++;
+            }
+            load();
+            Thread.sleep(1000); // the user looks at the charts before brushing one
+            @SuppressWarnings("unchecked")
+            Map<String, Object> run = (Map<String, Object>) driver.executeAsyncScript("const done = arguments[0];"
+                    + " window.crossfilter.replayWorkflow(" + index + ", {speed: 1, limit: 1}).then(r => done({"
+                    + " switches: r.switches, switchHits: r.switchHits, answeredAtOnce: r.answeredAtOnce}));");
+            assertEquals(1, ((Number) run.get("switches")).intValue(), firstView + ": " + run);
+            assertEquals(1, ((Number) run.get("switchHits")).intValue(), firstView + "'s tile was cached: " + run);
+            assertEquals(1, ((Number) run.get("answeredAtOnce")).intValue(), firstView + ": " + run);
+        }
+    }
+
+    @Test
     void replayingARecordedSession_endsOnTheDatabasesHistogramsForItsLastBrushes() throws Exception {
         WebDriverWait wait = load();
         Workflow w = workflows.get(0);

@@ -9,6 +9,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class PushReplayTest {
@@ -116,6 +117,51 @@ class PushReplayTest {
             }
             assertTrue(o.maxConcurrentQueries() <= 4, w.name() + ": " + o.maxConcurrentQueries());
         }
+    }
+
+    @Test
+    void aSessionThatConnectsBeforeItsFirstBrush_findsItsUnfilteredTileCached_withoutAQuery() {
+        Workflow w = workflow(new BrushEvent(0, View.AIR_TIME, 1, 2, 1));
+        MarkovPrior prior = MarkovPrior.learn(List.of(workflow(new BrushEvent(0, View.AIR_TIME, 3, 4, 1))), null);
+        PushReplay.Forecast predicted = PushReplay.Forecast.predicted(prior, 0.5);
+        // Cold: the page connects at the brush; uplink 50, AIR_TIME's five queries 50..100, block 100..110, +50.
+        PushReplay.Outcome cold = PushReplay.run(w, setup(5, 50, 100), predicted, PushReplay.Start.cold());
+        assertFalse(cold.hit()[0]);
+        assertEquals(160, cold.latencyMs()[0], 1e-9);
+        // Connected 500 ms before, on a server that computed the unfiltered tiles at start-up: a hit, no query.
+        PushReplay.Outcome warm = PushReplay.run(w, setup(5, 50, 100), predicted, PushReplay.Start.warm(500));
+        assertTrue(warm.hit()[0]);
+        assertEquals(0, warm.latencyMs()[0]);
+        assertEquals(1.0, warm.utility()[0], 1e-12);
+        assertEquals(0, warm.queries());
+        // The same lead with the tiles computed on demand: the session's first plan computes them itself.
+        PushReplay.Outcome lead = PushReplay.run(w, setup(5, 50, 100), predicted,
+                new PushReplay.Start(500, k -> false));
+        assertTrue(lead.hit()[0]);
+        assertEquals(30, lead.queries());
+    }
+
+    @Test
+    void theFirstPlan_followsTheFirstViewPrior_andAUniformOneBreaksTiesByViewOrderNotByTheSession() {
+        // Connect at -115: the server plans at -65, the first block lands at -5 and the second at +5,
+        // so exactly one block is cached at the brush.
+        Workflow w = workflow(new BrushEvent(0, View.AIR_TIME, 1, 2, 1));
+        MarkovPrior prior = MarkovPrior.learn(List.of(workflow(new BrushEvent(0, View.AIR_TIME, 3, 4, 1))), null);
+        PushReplay.Outcome learned = PushReplay.run(w, setup(5, 50, 100), PushReplay.Forecast.predicted(prior, 0.5),
+                PushReplay.Start.warm(115));
+        assertTrue(learned.hit()[0]);
+        double[] uniform = new double[View.values().length];
+        java.util.Arrays.fill(uniform, 1.0 / uniform.length);
+        PushReplay.Outcome flat = PushReplay.run(w, setup(5, 50, 100),
+                PushReplay.Forecast.predicted(prior, 0.5, uniform), PushReplay.Start.warm(115));
+        // The tie goes to DISTANCE, the first view, not to the view this session brushes first.
+        assertFalse(flat.hit()[0]);
+    }
+
+    @Test
+    void aStart_refusesANegativeOrInfiniteLead() {
+        assertThrows(IllegalArgumentException.class, () -> new PushReplay.Start(-1, k -> false));
+        assertThrows(IllegalArgumentException.class, () -> new PushReplay.Start(Double.POSITIVE_INFINITY, k -> false));
     }
 
     @Test

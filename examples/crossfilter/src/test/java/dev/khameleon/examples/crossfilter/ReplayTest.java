@@ -73,4 +73,28 @@ class ReplayTest {
         assertEquals(List.of(View.ARR_TIME), MarkovPrior.learn(List.of(a, b), null).likelyNext(View.DISTANCE, 1));
         assertEquals(0.0, withoutB.probability(View.DISTANCE, View.DISTANCE));
     }
+
+    @Test
+    void markovPrior_firstView_countsEachSessionsFirstBrush_leavingTheReplayedSessionOut() {
+        Workflow a = workflow(new BrushEvent(0, View.AIR_TIME, 1, 2, 1), new BrushEvent(5, View.DISTANCE, 1, 2, 2));
+        Workflow b = workflow(new BrushEvent(0, View.ARR_DELAY, 1, 2, 1));
+        Workflow c = workflow(new BrushEvent(0, View.ARR_DELAY, 1, 2, 1));
+        double[] withoutC = MarkovPrior.learn(List.of(a, b, c), c).first();
+        // a and b: one first brush each on AIR_TIME and ARR_DELAY, add-one smoothed over 6 views: (1 + 1) / (2 + 6).
+        assertEquals(2.0 / 8, withoutC[View.AIR_TIME.ordinal()], 1e-12);
+        assertEquals(2.0 / 8, withoutC[View.ARR_DELAY.ordinal()], 1e-12);
+        // DISTANCE is brushed, but never first.
+        assertEquals(1.0 / 8, withoutC[View.DISTANCE.ordinal()], 1e-12);
+        assertEquals(3.0 / 9, MarkovPrior.learn(List.of(a, b, c), null).first()[View.ARR_DELAY.ordinal()], 1e-12);
+        assertEquals(1.0, java.util.Arrays.stream(withoutC).sum(), 1e-12);
+    }
+
+    @Test
+    void falcon_onAServerThatComputedTheUnfilteredTiles_answersTheFirstBrushAtOnce() {
+        Workflow session = workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1), new BrushEvent(500, View.AIR_TIME, 3, 4, 2));
+        assertArrayEquals(new double[] {50, 50}, Replay.falconOnHover(session, 5, () -> 50), 1e-9);
+        // AIR_TIME's tile is filtered by DISTANCE's brush: still computed on demand.
+        assertArrayEquals(new double[] {0, 50}, Replay.falconOnHover(session, 5, () -> 50,
+                PushReplay.Start::isStartupTile), 1e-9);
+    }
 }

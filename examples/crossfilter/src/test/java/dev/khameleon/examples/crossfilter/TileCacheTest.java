@@ -173,6 +173,56 @@ class TileCacheTest {
         }
     }
 
+    /** A backend whose queries run at once. */
+    private static GatedBackend released() {
+        GatedBackend backend = new GatedBackend();
+        backend.release.countDown();
+        return backend;
+    }
+
+    /** The tile of {@code view} under a brush on DISTANCE. */
+    private static TileKey brushedOnDistance(View view) {
+        return new TileKey(view, Filters.none().with(View.DISTANCE, 1, 9));
+    }
+
+    @Test
+    void pin_keepsTheTileBeyondMaxTiles_computedOnce_andCountsNoPinnedTileAgainstTheLimit() throws Exception {
+        try (TileCache cache = TileCache.create(released(), 1, 1, 100)) {
+            Tile tile = cache.pin(KEY).get(10, TimeUnit.SECONDS);
+            TileKey b = brushedOnDistance(View.ARR_TIME);
+            TileKey c = brushedOnDistance(View.AIR_TIME);
+            cache.get(b).get(10, TimeUnit.SECONDS);
+            cache.get(c).get(10, TimeUnit.SECONDS); // evicts b, the only unpinned tile, not the older pinned one
+            assertSame(tile, cache.getIfPresent(KEY));
+            assertNull(cache.getIfPresent(b));
+            assertTrue(cache.getIfPresent(c) != null);
+            assertEquals(2, cache.size());
+            assertSame(tile, cache.pin(KEY).get(10, TimeUnit.SECONDS)); // pinning again computes nothing
+            assertEquals(3, cache.computations());
+        }
+    }
+
+    @Test
+    void pin_aFailedPinnedTileIsComputedAgainAndStaysPinned_andPinningIsBounded() throws Exception {
+        GatedBackend backend = released();
+        backend.failFirst = 1;
+        try (TileCache cache = TileCache.create(backend, 1, 1, 100)) {
+            assertThrows(ExecutionException.class, () -> cache.pin(KEY).get(10, TimeUnit.SECONDS));
+            Tile tile = cache.get(KEY).get(10, TimeUnit.SECONDS);
+            for (View v : List.of(View.ARR_TIME, View.AIR_TIME)) {
+                cache.get(brushedOnDistance(v)).get(10, TimeUnit.SECONDS);
+            }
+            assertSame(tile, cache.getIfPresent(KEY));
+            for (int i = 1; i < TileCache.MAX_PINNED; i++) {
+                cache.pin(new TileKey(View.ARR_TIME, Filters.none().with(View.DISTANCE, i, i + 1)));
+            }
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> cache.pin(new TileKey(View.ARR_TIME, Filters.none().with(View.DISTANCE, 0, 100))));
+            assertTrue(e.getMessage().contains("at most " + TileCache.MAX_PINNED), e.getMessage());
+            cache.pin(KEY); // already pinned: allowed
+        }
+    }
+
     @Test
     void get_fullQueryQueue_failsAtOnceWithClearError() throws Exception {
         GatedBackend backend = new GatedBackend();
