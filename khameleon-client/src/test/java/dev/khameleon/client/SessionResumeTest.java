@@ -126,9 +126,11 @@ class SessionResumeTest {
         }
     }
 
-    private KhameleonClient<Integer> client(Pointing p, Events events) {
+    /** A client of the relay, which leads to {@code a} until the test switches it. */
+    private KhameleonClient<Integer> client(KhameleonServer a, Events events) throws Exception {
+        relay = new SwitchableRelay(a.port());
         KhameleonClient<Integer> c = KhameleonClient.builder().uri(URI.create("ws://127.0.0.1:" + relay.port() + "/grid"))
-                .application("grid").cacheBlocks(C).predictor(p).stateInterval(Duration.ofMillis(20))
+                .application("grid").cacheBlocks(C).predictor(new Pointing()).stateInterval(Duration.ofMillis(20))
                 .backoff(Duration.ofMillis(200), Duration.ofSeconds(2)).listener(events).build();
         events.cache = c.cache();
         return c;
@@ -144,8 +146,22 @@ class SessionResumeTest {
         }
     }
 
-    /** Fills the cache on A while the pointer visits a few requests; returns the ids with block 0 cached. */
-    private static void fill(KhameleonClient<Integer> client, Pointing p) throws InterruptedException {
+    /**
+     * Connects {@code client} through the relay to {@code a}, fills its cache while the pointer
+     * visits a few requests, then kills {@code a}: its connections are reset (no close frame) and
+     * the relay leads to {@code b} from then on.
+     */
+    private void fillThenKill(KhameleonClient<Integer> client, KhameleonServer a, KhameleonServer b)
+            throws Exception {
+        client.connect().get(10, TimeUnit.SECONDS);
+        fill(client);
+        relay.target(b.port());
+        relay.cutAll();
+        a.close();
+    }
+
+    /** Moves the pointer over a few requests, half a ring of blocks each. */
+    private static void fill(KhameleonClient<Integer> client) throws InterruptedException {
         for (int id : new int[] {3, 7, 11, 15}) {
             client.onEvent(id);
             long until = client.cache().nextSeq() + C / 2;
@@ -167,15 +183,9 @@ class SessionResumeTest {
     void nodeKilled_clientResumesOnAnotherNode_keepingItsCache() throws Exception {
         KhameleonServer a = start(KEY, 64 * 1024);
         KhameleonServer b = start(KEY, 64 * 1024);
-        relay = new SwitchableRelay(a.port());
-        Pointing p = new Pointing();
         Events events = new Events();
-        try (KhameleonClient<Integer> client = client(p, events)) {
-            client.connect().get(10, TimeUnit.SECONDS);
-            fill(client, p);
-            relay.target(b.port());
-            relay.cutAll(); // A dies: no close frame
-            a.close();
+        try (KhameleonClient<Integer> client = client(a, events)) {
+            fillThenKill(client, a, b);
             assertTrue(events.resume.get(10, TimeUnit.SECONDS), "resumed, refusal " + events.refusals);
             List<Integer> kept = cachedRequests(client.cache());
             long expected = events.seqAtDisconnect;
@@ -202,14 +212,9 @@ class SessionResumeTest {
         byte[] otherKey = KEY.clone();
         otherKey[0] ^= 1;
         KhameleonServer b = start(otherKey, 64 * 1024);
-        relay = new SwitchableRelay(a.port());
-        Pointing p = new Pointing();
         Events events = new Events();
-        try (KhameleonClient<Integer> client = client(p, events)) {
-            client.connect().get(10, TimeUnit.SECONDS);
-            fill(client, p);
-            relay.target(b.port());
-            relay.cutAll();
+        try (KhameleonClient<Integer> client = client(a, events)) {
+            fillThenKill(client, a, b);
             assertFalse(events.resume.get(10, TimeUnit.SECONDS));
             assertEquals(List.of("invalid_token"), events.refusals);
             assertEquals(0, events.resumedWelcome.firstSeq());
@@ -225,14 +230,9 @@ class SessionResumeTest {
     void manifestBeyondTheNodesFrameLimit_nextAttemptStartsAfresh_noLoop() throws Exception {
         KhameleonServer a = start(KEY, 64 * 1024);
         KhameleonServer b = start(KEY, 256); // too small for a hello carrying this cache's manifest
-        relay = new SwitchableRelay(a.port());
-        Pointing p = new Pointing();
         Events events = new Events();
-        try (KhameleonClient<Integer> client = client(p, events)) {
-            client.connect().get(10, TimeUnit.SECONDS);
-            fill(client, p);
-            relay.target(b.port());
-            relay.cutAll();
+        try (KhameleonClient<Integer> client = client(a, events)) {
+            fillThenKill(client, a, b);
             await(() -> events.connected.get() == 2, "connected to B");
             assertEquals(1, events.invalidated.get(), "a fresh session on B");
             await(() -> client.cache().nextSeq() >= 5, "B pushes to the fresh session");
