@@ -84,5 +84,9 @@ class ResumeCodecTest {
                 () -> ControlCodec.decodeFromClient("{\"type\":\"hello\",\"protocol\":1,\"application\":\"a\","
                         + "\"cacheBlocks\":5,\"resume\":{\"token\":\"t\",\"nextSeq\":-1,\"manifest\":[]}}")).code(),
                 "a negative nextSeq");
+        assertEquals(ErrorCode.INVALID_MESSAGE, assertThrows(ProtocolException.class,
+                () -> ControlCodec.decodeFromClient("{\"type\":\"hello\",\"protocol\":1,\"application\":\"a\","
+                        + "\"cacheBlocks\":5,\"resume\":{\"token\":\"t\",\"nextSeq\":9007199254740992,"
+                        + "\"manifest\":[]}}")).code(), "nextSeq beyond 2^53 - 1");
     }
 }
