@@ -226,6 +226,49 @@ class ServerResumeTest {
     }
 
     @Test
+    void stateSentRightAfterTheResumingHello_waitsForTheWelcome_andIsPlanned() {
+        KhameleonServer s = start(KEY);
+        String token = token(s, C);
+        TestClient c = connect(s);
+        c.send(hello(C, new ResumeRequest(token, 2, List.of(new ManifestRun(7, 0, 2)), 0)));
+        c.sendState(1, "{\"request\":7}"); // before the welcome: the server may still be seeding
+        assertTrue(welcome(c).isResumed());
+        assertEquals(2, c.nextBlock().frame().seq(), "no error, and the ring continues");
+        assertFalse(c.closed.isDone());
+    }
+
+    @Test
+    void resumeToken_isRefreshedEveryHalfTimeToLive_forClientsThatAskForIt() {
+        Application app = Application.builder("test").blockSource(TestApps.inMemory(N, BLOCKS, 256)).build();
+        KhameleonServer s = KhameleonServer.builder().host("127.0.0.1").port(0).seed(9).fixedBytesPerSecond(5_000)
+                .resumeKey(KEY).resumeTtl(Duration.ofSeconds(1)).resumeClock(wallClock::get).application(app)
+                .build().start();
+        servers.add(s);
+        TestClient asks = connect(s);
+        asks.send(hello(C, null));
+        String first = welcome(asks).resumeToken().orElseThrow();
+        wallClock.addAndGet(700); // the first token is 0.7 s old when the refresh comes, half a second in
+        ControlMessage.ResumeToken fresh = assertInstanceOf(ControlMessage.ResumeToken.class, asks.nextControl());
+        assertFalse(fresh.token().equals(first), "a new token");
+        wallClock.addAndGet(500); // the first has expired now; the refreshed one has not
+        assertRefused(s, hello(C, new ResumeRequest(first, 0, List.of(), 0)), ResumeTokens.EXPIRED);
+        TestClient again = connect(s);
+        again.send(hello(C, new ResumeRequest(fresh.token(), 0, List.of(), 0)));
+        assertTrue(welcome(again).isResumed());
+
+        TestClient old = connect(s);
+        old.send(ControlMessage.Hello.of("test", C)); // a client without the feature
+        assertTrue(welcome(old).resumeToken().isPresent(), "offered, in a field old clients ignore");
+        old.nextBlock();
+        try {
+            Thread.sleep(1_200);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        assertTrue(old.control.isEmpty(), "no resumeToken message to a client that did not ask: " + old.control);
+    }
+
+    @Test
     void resumeParts_due_anyOtherMessageIsInvalid() {
         KhameleonServer s = start(KEY);
         String token = token(s, C);
