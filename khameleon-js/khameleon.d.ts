@@ -7,6 +7,12 @@ export declare const PROTOCOL_VERSION: 1;
 /** The welcome feature of applications whose request ids mean different content per session. */
 export declare const FEATURE_SCOPE: 'scope';
 
+/** The feature of sessions that can be resumed on another connection, cache included (protocol section 8). */
+export declare const FEATURE_RESUME: 'resume';
+
+/** Manifest runs per message when resuming. */
+export declare const RUNS_PER_MESSAGE: 1024;
+
 /** A protocol violation by the peer; `code` is one of the protocol's error codes. */
 export declare class ProtocolError extends Error {
   constructor(code: string, message: string);
@@ -64,6 +70,11 @@ export declare class RingBufferCache {
   presentCount(requestId: number): number;
   /** Empties every slot, as for a new session. */
   clear(): void;
+  /**
+   * What the ring holds, for resuming a session: the `min(nextSeq, C)` slots before `nextSeq`,
+   * oldest first, as `[requestId, firstBlock, count]` runs (`[-1, 0, count]` for empty slots).
+   */
+  manifest(nextSeq: number): number[][];
 }
 
 /** Concatenates the content (payload minus padding) of `blocks`. */
@@ -318,8 +329,14 @@ export interface Welcome {
     readonly exceptions: readonly (readonly [number, number])[];
     readonly complete: boolean;
   };
-  /** Optional protocol features, e.g. "scope". */
+  /** Optional protocol features, e.g. "scope", "resume". */
   readonly features?: readonly string[];
+  /** A token with which the client may resume this session later. */
+  readonly resumeToken?: string;
+  /** Present if the hello asked to resume: whether the session was resumed. */
+  readonly resumed?: boolean;
+  /** Why a resume was refused (with `resumed` false), e.g. "expired". */
+  readonly resumeRefused?: string;
 }
 
 /** A server `error` message, or a protocol error this client found. */
@@ -371,8 +388,16 @@ export interface KhameleonClientOptions<E = PointerSample> {
   healthyAfterMs?: number;
   /** Jitter source of the reconnect delays, numbers in [0, 1); default `Math.random`. */
   random?: () => number;
+  /** On a reconnect, ask the server to resume the session with the cache as it is; default true. */
+  resume?: boolean;
   /** Every welcome, the first and each after a reconnect. */
   onConnected?: (welcome: Welcome) => void;
+  /**
+   * After the welcome of a reconnect that asked to resume: whether the cache was kept and the ring
+   * continues at `welcome.firstSeq`; if not, `refusal` says why ("" if the server does not offer
+   * resume) and {@link onCacheInvalidated} follows.
+   */
+  onResume?: (resumed: boolean, welcome: Welcome, refusal: string) => void;
   /** After a reconnect's welcome: the cache was emptied; the new ring starts at `firstSeq`. */
   onCacheInvalidated?: (firstSeq: number) => void;
   /** Every connection that ends, with whether and when the client tries again. */
@@ -405,6 +430,8 @@ export declare class KhameleonClient<E = PointerSample> {
   readonly connected: boolean;
   /** Sessions welcomed after the first. */
   readonly reconnects: number;
+  /** Whether a reconnect asks to resume the session, cache included. */
+  readonly resume: boolean;
   /** The last error from the server or found in its messages, if any. */
   readonly lastError: ServerError | null;
   readonly cache: RingBufferCache;

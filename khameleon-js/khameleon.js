@@ -27,6 +27,12 @@ const HEADER_LENGTH = 32;
 const GENERATION_HEADER_LENGTH = 36;
 /** The welcome feature of applications whose request ids mean different content per session. */
 export const FEATURE_SCOPE = 'scope';
+/** The feature of sessions that can be resumed on another connection, cache included (protocol section 8). */
+export const FEATURE_RESUME = 'resume';
+/** Manifest runs per message when resuming: at most about 32 KiB of JSON, inside a server's default frame limit. */
+export const RUNS_PER_MESSAGE = 1024;
+/** Most manifest messages one resume sends; a longer manifest is not sent (the session starts afresh). */
+const MAX_RESUME_MESSAGES = 64;
 
 /**
  * A protocol violation by the peer; `code` is one of the protocol's error codes.
@@ -250,6 +256,31 @@ export class RingBufferCache {
   presentCount(requestId) {
     const blocks = this.index.get(requestId);
     return blocks === undefined ? 0 : blocks.size;
+  }
+
+  /**
+   * What the ring holds, for resuming a session (protocol section 8): the `min(nextSeq, C)` slots
+   * before `nextSeq`, oldest first, as `[requestId, firstBlock, count]` runs of consecutive blocks
+   * of one request (`[-1, 0, count]` for empty slots).
+   * @param {number} nextSeq the sequence number the client expects next
+   * @returns {number[][]}
+   */
+  manifest(nextSeq) {
+    const runs = [];
+    let last = null;
+    for (let seq = Math.max(0, nextSeq - this.capacity); seq < nextSeq; seq++) {
+      const b = this.slots[seq % this.capacity];
+      const present = b !== undefined && b.seq === seq;
+      const id = present ? b.requestId : -1;
+      const index = present ? b.index : 0;
+      if (last !== null && last[0] === id && (id === -1 || last[1] + last[2] === index)) {
+        last[2]++;
+      } else {
+        last = [id, index, 1];
+        runs.push(last);
+      }
+    }
+    return runs;
   }
 
   /**
@@ -981,9 +1012,12 @@ export class ReconnectBackoff {
  * A connection lost after the first welcome (server restart, network change, a close for a
  * protocol error or a rejected state) is re-established after a {@link ReconnectBackoff} delay,
  * unless `reconnect: false` or {@link KhameleonClient#close} was called; a failed *first*
- * connection is not retried (the promise of `connect` rejects). Each new session empties the
- * cache (`onCacheInvalidated`), keeps the registrations, the predictor and its history, sends the
- * predictor's state at once and the last scope again.
+ * connection is not retried (the promise of `connect` rejects). A reconnect asks the server to
+ * resume the session with the cache as it is (unless `resume: false`); a server sharing the resume
+ * key of the one that issued the token continues the ring where it stopped (`onResume(true, …)`).
+ * Any other new session empties the cache (`onCacheInvalidated`). Either way the client keeps the
+ * registrations, the predictor and its history, sends the predictor's state at once and the last
+ * scope again.
  */
 export class KhameleonClient {
   /**
@@ -993,7 +1027,8 @@ export class KhameleonClient {
    *   of the application's path) and `application` are required; `cacheBlocks` is the ring size C
    *   (default 2000); `predictor` defaults to a {@link KalmanPredictor} over the welcome's
    *   horizons; `reconnect` (default true), `initialBackoffMs` (100), `maxBackoffMs` (10000),
-   *   `healthyAfterMs` (5000) and `random` set the reconnect policy; `onConnected`, `onClose`,
+   *   `healthyAfterMs` (5000) and `random` set the reconnect policy; `resume` (default true) asks
+   *   for the session and cache to be resumed on a reconnect; `onConnected`, `onResume`, `onClose`,
    *   `onCacheInvalidated`, `onServerError`, `onStateRejected` and `onRebind` are told what
    *   happens (exceptions they throw are logged and contained)
    * @returns {Promise<KhameleonClient>} rejects if the first connection closes before its welcome
@@ -1025,6 +1060,14 @@ export class KhameleonClient {
     }
     /** whether a lost connection is re-established */
     this.reconnect = reconnect;
+    const resume = options.resume ?? true;
+    if (typeof resume !== 'boolean') {
+      throw new TypeError(`resume must be a boolean, was ${resume}`);
+    }
+    /** whether a reconnect asks to resume the session, cache included */
+    this.resume = resume;
+    /** @type {string|null} the newest resume token of the session */
+    this.resumeToken = null;
     this.backoff = new ReconnectBackoff({
       initialMs: options.initialBackoffMs,
       maxMs: options.maxBackoffMs,
@@ -1057,7 +1100,7 @@ export class KhameleonClient {
   _open() {
     const ws = new WebSocket(this.options.url);
     ws.binaryType = 'arraybuffer';
-    const session = { ws, welcomed: false, welcomedAt: 0, error: null };
+    const session = { ws, welcomed: false, welcomedAt: 0, error: null, askedToResume: false };
     this.session = session;
     this.ws = ws;
     ws.onopen = () => {
@@ -1065,7 +1108,24 @@ export class KhameleonClient {
       if (this.options.token !== undefined) {
         hello.token = this.options.token;
       }
+      const parts = [];
+      if (this.resume) {
+        hello.features = [FEATURE_RESUME];
+        if (this.resumeToken !== null && this.welcome !== null) {
+          const runs = this.cache.manifest(this.nextSeq);
+          const messages = Math.max(1, Math.ceil(runs.length / RUNS_PER_MESSAGE));
+          if (messages <= MAX_RESUME_MESSAGES) {
+            hello.resume = { token: this.resumeToken, nextSeq: this.nextSeq, manifest: runs.slice(0, RUNS_PER_MESSAGE),
+              parts: messages - 1 };
+            for (let k = 1; k < messages; k++) {
+              parts.push({ type: 'resumePart', manifest: runs.slice(k * RUNS_PER_MESSAGE, (k + 1) * RUNS_PER_MESSAGE) });
+            }
+            session.askedToResume = true;
+          }
+        }
+      }
       this._send(hello);
+      parts.forEach((m) => this._send(m));
     };
     ws.onmessage = (event) => {
       if (this.session !== session) {
@@ -1096,6 +1156,11 @@ export class KhameleonClient {
     this.session = null;
     this.connected = false;
     this.predictors?.stop();
+    if (session.askedToResume && !session.welcomed) {
+      // The server may not take this resume (e.g. a frame limit below the manifest's size): the
+      // next attempt starts afresh, so a resume never becomes a reconnect loop.
+      this.resumeToken = null;
+    }
     const first = this._first;
     if (first !== null && !session.welcomed) {
       this._first = null;
@@ -1142,6 +1207,11 @@ export class KhameleonClient {
       case 'rebind':
         this._onRebind(session, message);
         return;
+      case 'resumeToken':
+        if (session.welcomed && typeof message.token === 'string') {
+          this.resumeToken = message.token;
+        }
+        return;
       case 'error': {
         const error = { code: String(message.code), message: String(message.message ?? '') };
         session.error = error;
@@ -1169,14 +1239,19 @@ export class KhameleonClient {
       throw new ProtocolError('invalid_message', `bad welcome: ${JSON.stringify(message)}`);
     }
     const again = this.welcome !== null;
+    // Keep the cache only if the server continues exactly where the ring stopped.
+    const resumed = session.askedToResume && message.resumed === true && message.firstSeq === this.nextSeq;
     session.welcomed = true;
     session.welcomedAt = performance.now();
     this.welcome = message;
     this.nextSeq = message.firstSeq ?? 0;
     this.connected = true;
+    this.resumeToken = typeof message.resumeToken === 'string' ? message.resumeToken : null;
     if (again) {
       this.reconnects++;
-      this.manager.reset();
+      if (!resumed) {
+        this.manager.reset();
+      }
     }
     if (this.predictors === null) {
       const predictor = this.options.predictor ?? new KalmanPredictor({ horizons: message.horizons });
@@ -1194,7 +1269,10 @@ export class KhameleonClient {
     this.predictors.start();
     this.predictors.sendState();
     this._tell('onConnected', message);
-    if (again) {
+    if (session.askedToResume) {
+      this._tell('onResume', resumed, message, typeof message.resumeRefused === 'string' ? message.resumeRefused : '');
+    }
+    if (again && !resumed) {
       this._tell('onCacheInvalidated', this.nextSeq);
     }
     const first = this._first;

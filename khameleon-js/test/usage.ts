@@ -2,6 +2,7 @@
 // (`npm run typecheck`); never run. Each @ts-expect-error line must fail to compile.
 import {
   CacheManager,
+  FEATURE_RESUME,
   FEATURE_SCOPE,
   KalmanPredictor,
   KhameleonClient,
@@ -41,6 +42,9 @@ export async function gallery(canvas: HTMLCanvasElement, img: HTMLImageElement):
     healthyAfterMs: 5_000,
     onConnected: (w: Welcome) => console.log(w.session, w.requestCount, w.blockCounts.default, w.features?.includes(FEATURE_SCOPE)),
     onCacheInvalidated: (firstSeq: number) => console.log(firstSeq),
+    resume: true,
+    onResume: (resumed: boolean, w: Welcome, refusal: string) =>
+      console.log(resumed, w.firstSeq, w.resumed, w.resumeRefused, refusal, w.features?.includes(FEATURE_RESUME)),
     onClose: (info) => {
       closes.push(info);
       if (info.willReconnect) console.log(`again in ${info.delayMs} ms`, info.error?.code);

@@ -25,6 +25,16 @@ public interface ClientListener {
     }
 
     /**
+     * A reconnect asked the server to resume the session with the cache as it was. If
+     * {@code resumed}, the cache was kept and the ring continues at {@code welcome.firstSeq()}
+     * (no {@link #onCacheInvalidated} follows); otherwise the server started a fresh session
+     * ({@code refusal} says why, e.g. {@code "expired"}; empty if the server does not offer
+     * resume) and {@link #onCacheInvalidated} follows. Comes after {@link #onConnected}.
+     */
+    default void onResume(boolean resumed, Welcome welcome, String refusal) {
+    }
+
+    /**
      * The connection ended ({@code status} as in RFC 6455, or 1006 when it broke without a close
      * frame); {@code willReconnect} says whether the client will try again.
      */

@@ -11,8 +11,10 @@ import dev.khameleon.core.protocol.ControlMessage.PredictionState;
 import dev.khameleon.core.protocol.ControlMessage.RateReport;
 import dev.khameleon.core.protocol.ControlMessage.Welcome;
 import dev.khameleon.core.protocol.ErrorCode;
+import dev.khameleon.core.protocol.ManifestRun;
 import dev.khameleon.core.protocol.Protocol;
 import dev.khameleon.core.protocol.ProtocolException;
+import dev.khameleon.core.protocol.ResumeRequest;
 import dev.khameleon.core.spi.ClientPredictor;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.core.spi.UtilityFunction;
@@ -24,6 +26,8 @@ import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -65,8 +69,11 @@ import java.util.random.RandomGenerator;
  * re-established with jittered exponential back-off (unless disabled) that only a session which
  * stayed up for {@code healthyAfter} resets, so a server that keeps closing the connection sees
  * fewer and fewer attempts. A state the server rejects ({@code invalid_state}) is reported to
- * {@link ClientListener#onStateRejected} and never sent again. After a reconnect the cache is
- * emptied, the ring restarts at the sequence number the server announces, and the listener's
+ * {@link ClientListener#onStateRejected} and never sent again. A reconnect asks the server to
+ * resume the session with the cache as it is (unless disabled, see {@link Builder#resume}); a
+ * server sharing the resume key of the one that issued the token, or that one itself, continues
+ * the ring where it stopped ({@link ClientListener#onResume}). Otherwise the cache is emptied, the
+ * ring restarts at the sequence number the server announces, and the listener's
  * {@link ClientListener#onCacheInvalidated} tells the application that cached blocks may be gone.
  *
  * @param <E> the event type of the client half of the predictor
@@ -77,6 +84,13 @@ public final class KhameleonClient<E> implements AutoCloseable {
     private static final int MAX_TEXT_CHARS = 1 << 20;
     private static final int NORMAL_CLOSURE = 1000;
     private static final int ABNORMAL_CLOSURE = 1006;
+    /**
+     * Manifest runs per message: at most about 32 KiB of JSON, well inside a server's default
+     * 64 KiB frame limit.
+     */
+    static final int RUNS_PER_MESSAGE = 1024;
+    /** Most manifest messages one resume sends; a longer manifest is not sent (the client starts afresh). */
+    static final int MAX_RESUME_MESSAGES = 64;
 
     private final URI uri;
     private final String application;
@@ -84,6 +98,9 @@ public final class KhameleonClient<E> implements AutoCloseable {
     private final Optional<String> token;
     private final ClientListener listener;
     private final boolean reconnect;
+    private final boolean resume;
+    /** The newest resume token of the session, or null; guarded by {@link #lock}. */
+    private String resumeToken;
     private final Duration connectTimeout;
     private final ServerPredictor predictionModel;
     private final HttpClient httpClient;
@@ -119,6 +136,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
         this.token = Optional.ofNullable(b.token);
         this.listener = b.listener;
         this.reconnect = b.reconnect;
+        this.resume = b.resume;
         this.backoff = new ReconnectBackoff(b.initialBackoff.toMillis(), b.maxBackoff.toMillis(),
                 b.healthyAfter.toNanos(), b.random != null ? b.random : new SplittableRandom());
         this.connectTimeout = b.connectTimeout;
@@ -445,6 +463,8 @@ public final class KhameleonClient<E> implements AutoCloseable {
         private byte[] binary = new byte[0];
         private int binaryLength;
         private int maxFrameBytes;
+        /** Whether this connection's hello asked to resume. */
+        private boolean askedToResume;
         final CompletableFuture<Void> closedByServer = new CompletableFuture<>();
 
         @Override
@@ -457,9 +477,44 @@ public final class KhameleonClient<E> implements AutoCloseable {
                     return;
                 }
             }
-            outbox.control(ControlCodec.encode(new ControlMessage.Hello(Protocol.VERSION, application, cacheBlocks,
-                    token)));
+            String resumeWith;
+            synchronized (lock) {
+                resumeWith = resume ? resumeToken : null;
+            }
+            List<ControlMessage> hello = hello(resumeWith);
+            askedToResume = hello.get(0) instanceof ControlMessage.Hello h && h.resume().isPresent();
+            for (ControlMessage m : hello) {
+                outbox.control(ControlCodec.encode(m));
+            }
             ws.request(1);
+        }
+
+        /**
+         * The hello, and the {@code resumePart} messages after it when resuming with
+         * {@code resumeWith} (null: a fresh session).
+         */
+        private List<ControlMessage> hello(String resumeWith) {
+            List<String> features = resume ? List.of(Protocol.FEATURE_RESUME) : List.of();
+            if (resumeWith != null) {
+                RingBufferCache ring = cacheManager.cache();
+                long nextSeq = ring.nextSeq();
+                List<ManifestRun> runs = ring.manifest();
+                int messages = Math.max(1, (runs.size() + RUNS_PER_MESSAGE - 1) / RUNS_PER_MESSAGE);
+                if (messages <= MAX_RESUME_MESSAGES) {
+                    List<ControlMessage> out = new ArrayList<>(messages);
+                    out.add(new ControlMessage.Hello(Protocol.VERSION, application, cacheBlocks, token, features,
+                            Optional.of(new ResumeRequest(resumeWith, nextSeq,
+                                    runs.subList(0, Math.min(runs.size(), RUNS_PER_MESSAGE)), messages - 1))));
+                    for (int k = 1; k < messages; k++) {
+                        out.add(new ControlMessage.ResumePart(runs.subList(k * RUNS_PER_MESSAGE,
+                                Math.min(runs.size(), (k + 1) * RUNS_PER_MESSAGE))));
+                    }
+                    return out;
+                }
+                LOG.info("cache manifest of {} runs too long to resume; starting afresh", runs.size());
+            }
+            return List.of(new ControlMessage.Hello(Protocol.VERSION, application, cacheBlocks, token, features,
+                    Optional.empty()));
         }
 
         @Override
@@ -559,8 +614,13 @@ public final class KhameleonClient<E> implements AutoCloseable {
                     welcomedAtNanos = nanoClock.getAsLong();
                     maxFrameBytes = w.blockSize() + 255;
                     first = firstWelcome;
+                    resumeToken = w.resumeToken().orElse(null);
                 }
-                cacheManager.reset(w.firstSeq());
+                // Keep the cache only if the server continues exactly where the ring stopped.
+                boolean resumed = askedToResume && w.isResumed() && w.firstSeq() == cacheManager.cache().nextSeq();
+                if (!resumed) {
+                    cacheManager.reset(w.firstSeq());
+                }
                 if (resendScope != null) {
                     outbox.scope(ControlCodec.encode(new ControlMessage.Scope(resendScope)));
                 }
@@ -568,10 +628,22 @@ public final class KhameleonClient<E> implements AutoCloseable {
                 welcomed = true;
                 predictorManager.tick();
                 tellListener(l -> l.onConnected(w));
-                if (again) {
+                if (askedToResume) {
+                    String refusal = w.resumeRefused().orElse("");
+                    LOG.info("session {} {}", w.session(), resumed ? "resumed at sequence number " + w.firstSeq()
+                            : "started afresh, resume refused: " + (refusal.isEmpty() ? "not offered" : refusal));
+                    tellListener(l -> l.onResume(resumed, w, refusal));
+                }
+                if (again && !resumed) {
                     tellListener(l -> l.onCacheInvalidated(w.firstSeq()));
                 }
                 first.complete(w);
+            } else if (message instanceof ControlMessage.ResumeToken t) {
+                synchronized (lock) {
+                    if (connection == this && welcomed) {
+                        resumeToken = t.token();
+                    }
+                }
             } else if (message instanceof ControlMessage.Rebind r) {
                 if (!welcomed || !lastWelcome.supports(Protocol.FEATURE_SCOPE)) {
                     throw new ProtocolException(ErrorCode.INVALID_MESSAGE, "rebind from a session that does not offer"
@@ -649,6 +721,11 @@ public final class KhameleonClient<E> implements AutoCloseable {
                 connection = null;
                 first = firstWelcome;
                 retry = reconnect && !closed && everConnected;
+                if (askedToResume && !welcomed) {
+                    // The server may not take this resume (e.g. a frame limit below the manifest's size):
+                    // the next attempt starts afresh, so a resume never becomes a reconnect loop.
+                    resumeToken = null;
+                }
                 welcomedFor = welcomed ? nanoClock.getAsLong() - welcomedAtNanos : -1;
             }
             if (!welcomed && !first.isDone()) {
@@ -688,6 +765,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
         private Duration missStateInterval = Duration.ofMillis(20);
         private Duration rateInterval = Duration.ofMillis(500);
         private boolean reconnect = true;
+        private boolean resume = true;
         private Duration initialBackoff = Duration.ofMillis(100);
         private Duration maxBackoff = Duration.ofSeconds(10);
         private Duration healthyAfter = Duration.ofSeconds(5);
@@ -797,6 +875,18 @@ public final class KhameleonClient<E> implements AutoCloseable {
         /** The interval of receive-rate reports. Default 500 ms. */
         public Builder<E> rateInterval(Duration interval) {
             this.rateInterval = Durations.atLeastOneMilli("rateInterval", interval);
+            return this;
+        }
+
+        /**
+         * Whether a reconnect asks the server to resume the session with the cache as it is
+         * (sending the last resume token and a manifest of the ring, at most {@code C} runs in
+         * messages of at most {@value KhameleonClient#RUNS_PER_MESSAGE} runs). Default true; a
+         * server that does not offer resume, or refuses it, starts a fresh session and the cache is
+         * emptied as without it.
+         */
+        public Builder<E> resume(boolean resume) {
+            this.resume = resume;
             return this;
         }
 

@@ -1,6 +1,7 @@
 package dev.khameleon.client;
 
 import dev.khameleon.core.Block;
+import dev.khameleon.core.protocol.ManifestRun;
 
 import java.util.Arrays;
 import java.util.HashMap;
@@ -186,6 +187,43 @@ public final class RingBufferCache {
             requests.clear();
             occupied = 0;
             nextSeq = firstSeq;
+        }
+    }
+
+    /**
+     * What the ring holds, for resuming a session ({@code docs/protocol.md}, section 8): the
+     * {@code min(nextSeq, C)} slots before {@link #nextSeq()}, oldest first, as runs of
+     * consecutive blocks of one request ({@link ManifestRun#EMPTY} for empty slots). At most
+     * {@code C} runs; an immutable snapshot. Any thread.
+     */
+    public List<ManifestRun> manifest() {
+        synchronized (lock) {
+            List<ManifestRun> runs = new java.util.ArrayList<>();
+            long first = Math.max(0, nextSeq - capacity);
+            int runId = 0;
+            int runFirst = 0;
+            int runCount = 0;
+            for (long s = first; s < nextSeq; s++) {
+                Block b = slots[slotOf(s)];
+                int id = b == null ? ManifestRun.EMPTY : b.requestId();
+                int index = b == null ? 0 : b.index();
+                boolean continues = runCount > 0 && id == runId
+                        && (id == ManifestRun.EMPTY || index == runFirst + runCount);
+                if (continues) {
+                    runCount++;
+                } else {
+                    if (runCount > 0) {
+                        runs.add(new ManifestRun(runId, runFirst, runCount));
+                    }
+                    runId = id;
+                    runFirst = index;
+                    runCount = 1;
+                }
+            }
+            if (runCount > 0) {
+                runs.add(new ManifestRun(runId, runFirst, runCount));
+            }
+            return List.copyOf(runs);
         }
     }
 

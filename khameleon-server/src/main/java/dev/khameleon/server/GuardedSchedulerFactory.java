@@ -93,6 +93,18 @@ final class GuardedSchedulerFactory {
         }
 
         @Override
+        public boolean resume(long nextSeq, int[] requestIds, int[] blockIndexes) {
+            try {
+                return scheduler.resume(nextSeq, requestIds, blockIndexes);
+            } catch (IllegalArgumentException e) {
+                // The client's manifest, not the scheduler, is at fault: the caller refuses the resume.
+                throw e;
+            } catch (Throwable e) {
+                throw failed(e);
+            }
+        }
+
+        @Override
         public long nextSeq() {
             try {
                 return scheduler.nextSeq();

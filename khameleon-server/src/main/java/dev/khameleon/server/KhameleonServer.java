@@ -512,6 +512,9 @@ public final class KhameleonServer implements AutoCloseable {
         private long closeTimeoutMillis = 2_000;
         private LongSupplier clock = System::nanoTime;
         private Long seed;
+        private byte[] resumeKey;
+        private long resumeTtlMillis = 600_000;
+        private LongSupplier resumeClock = System::currentTimeMillis;
 
         private Builder() {
         }
@@ -820,6 +823,45 @@ public final class KhameleonServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The secret that signs resume tokens (HMAC-SHA256), at least 32 bytes; copied. Give every
+         * node behind one load balancer the same key, so that a client whose node died or was
+         * drained resumes its session, cache included, on another ({@code docs/scale-out.md}).
+         * Default: a random key per server process, so sessions resume only on the same process.
+         * Keep the key as secret as a session cookie's: whoever holds it can forge tokens (which
+         * only ever let a client describe its own cache, never read another session's data).
+         */
+        public Builder resumeKey(byte[] key) {
+            Objects.requireNonNull(key, "resumeKey");
+            if (key.length < ResumeTokens.MIN_KEY_BYTES) {
+                throw new IllegalArgumentException("resumeKey must have at least " + ResumeTokens.MIN_KEY_BYTES
+                        + " bytes, had " + key.length);
+            }
+            this.resumeKey = key.clone();
+            return this;
+        }
+
+        /**
+         * How long a resume token is accepted after it was issued, in {@code [1 s, 24 h]} (default
+         * 10 min). Clients that asked for it get a fresh token every half of this, so only a
+         * client that has been away longer than this (or whose clock-distant node issued it)
+         * starts afresh.
+         */
+        public Builder resumeTtl(Duration ttl) {
+            this.resumeTtlMillis = millis("resumeTtl", ttl, 1_000, 86_400_000);
+            return this;
+        }
+
+        /**
+         * The wall clock that dates resume tokens, in milliseconds since the epoch (default
+         * {@link System#currentTimeMillis()}); nodes sharing a key must agree on it within a
+         * minute. For tests.
+         */
+        public Builder resumeClock(LongSupplier epochMillis) {
+            this.resumeClock = Objects.requireNonNull(epochMillis, "resumeClock");
+            return this;
+        }
+
         /** Seeds session ids and each session's scheduler (default: a random seed per server). */
         public Builder seed(long seed) {
             this.seed = seed;
@@ -841,6 +883,11 @@ public final class KhameleonServer implements AutoCloseable {
                         + ") must not exceed maxTotalCacheBlocks (" + maxTotalCacheBlocks + ")");
             }
             long s = seed != null ? seed : new SecureRandom().nextLong();
+            byte[] key = resumeKey;
+            if (key == null) {
+                key = new byte[ResumeTokens.MIN_KEY_BYTES];
+                new SecureRandom().nextBytes(key);
+            }
             return new KhameleonServer(new ServerConfig(host, port,
                     Collections.unmodifiableMap(new LinkedHashMap<>(applications)), maxSessions,
                     allowedOrigins, allowAnyOrigin, maxConnectionsPerAddress, maxHandshakesPerAddress,
@@ -850,7 +897,8 @@ public final class KhameleonServer implements AutoCloseable {
                     initialBytesPerSecond, maxBytesPerSecond, fixedBytesPerSecond, pacingGain, fetchWindow,
                     fetchTimeoutMillis, fetchThreads, schedulerThreads, ioThreads, maxCacheBlocks, maxTotalCacheBlocks,
                     stateIntervalMillis, transport,
-                    Optional.ofNullable(sslContext), shutdownTimeoutMillis, closeTimeoutMillis, clock, s));
+                    Optional.ofNullable(sslContext), shutdownTimeoutMillis, closeTimeoutMillis, clock, s,
+                    new ResumeTokens(key, resumeTtlMillis, resumeClock)));
         }
 
         private static long millis(String name, Duration d, long min, long max) {

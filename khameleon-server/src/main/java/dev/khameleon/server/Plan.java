@@ -144,6 +144,24 @@ final class Plan {
         this.abandonFetch = abandonFetch;
     }
 
+    /**
+     * Starts this new plan at sequence number {@code seq} instead of 0: a resumed session whose
+     * client's ring (and the scheduler's model of it) already holds the frames before it.
+     *
+     * @throws IllegalStateException if anything was planned or written already
+     */
+    void startAt(long seq) {
+        if (seq < 0) {
+            throw new IllegalArgumentException("seq must be >= 0, was " + seq);
+        }
+        if (nextSeq != 0 || plannedEnd != 0 || schedulerSeq != 0 || jobRunning || !planned.isEmpty()) {
+            throw new IllegalStateException("a plan can only start at another sequence number before any job");
+        }
+        nextSeq = seq;
+        plannedEnd = seq;
+        schedulerSeq = seq;
+    }
+
     /** Block frames written; the sequence number of the next one. Any thread. */
     long nextSeq() {
         return nextSeq;

@@ -44,7 +44,8 @@ record ServerConfig(
         long shutdownTimeoutMillis,
         long closeTimeoutMillis,
         LongSupplier clock,
-        long seed) {
+        long seed,
+        ResumeTokens resumeTokens) {
 
     List<Application> applications() {
         return List.copyOf(applicationsByPath.values());

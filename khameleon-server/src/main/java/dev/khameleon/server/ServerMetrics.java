@@ -19,12 +19,24 @@ import java.util.Map;
  * @param chunksPlanned           scheduler invocations (chunks planned)
  * @param meanSchedulingMicros    mean scheduler time per chunk (decoding included), microseconds
  * @param errorsByCode            sessions closed with each protocol error code, by wire name
+ * @param sessionsResumed         sessions opened by a hello whose resume was accepted (also counted
+ *                                in {@code sessionsOpened})
+ * @param resumesRefused          hellos asking to resume that got a fresh session instead
  */
 public record ServerMetrics(int activeSessions, long sessionsOpened, long sessionsRejected, long handshakesRefused,
                             long bytesPushed, long blocksPushed, long blocksSkipped, long replans, long chunksPlanned,
-                            double meanSchedulingMicros, Map<String, Long> errorsByCode) {
+                            double meanSchedulingMicros, Map<String, Long> errorsByCode, long sessionsResumed,
+                            long resumesRefused) {
     /** Copies the map. */
     public ServerMetrics {
         errorsByCode = Map.copyOf(errorsByCode);
+    }
+
+    /** A snapshot without resume counts (both 0). */
+    public ServerMetrics(int activeSessions, long sessionsOpened, long sessionsRejected, long handshakesRefused,
+                         long bytesPushed, long blocksPushed, long blocksSkipped, long replans, long chunksPlanned,
+                         double meanSchedulingMicros, Map<String, Long> errorsByCode) {
+        this(activeSessions, sessionsOpened, sessionsRejected, handshakesRefused, bytesPushed, blocksPushed,
+                blocksSkipped, replans, chunksPlanned, meanSchedulingMicros, errorsByCode, 0, 0);
     }
 }

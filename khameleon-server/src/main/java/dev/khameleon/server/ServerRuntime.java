@@ -209,6 +209,9 @@ final class ServerRuntime {
         }
     }
 
+    private final java.util.concurrent.atomic.LongAdder sessionsResumed = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder resumesRefused = new java.util.concurrent.atomic.LongAdder();
+
     void countError(ErrorCode code) {
         errors.get(code).increment();
     }
@@ -228,6 +231,17 @@ final class ServerRuntime {
         long chunks = chunksPlanned.sum();
         return new ServerMetrics(active.get(), sessionsOpened.sum(), sessionsRejected.sum(), handshakesRefused.sum(),
                 bytesPushed.sum(), blocksPushed.sum(), blocksSkipped.sum(), replans.sum(), chunks,
-                chunks == 0 ? 0 : schedulingNanos.sum() / 1e3 / chunks, byCode);
+                chunks == 0 ? 0 : schedulingNanos.sum() / 1e3 / chunks, byCode, sessionsResumed.sum(),
+                resumesRefused.sum());
+    }
+
+    /** A hello asking to resume got its session resumed ({@code true}) or a fresh one. */
+    void countResume(boolean resumed) {
+        (resumed ? sessionsResumed : resumesRefused).increment();
+    }
+
+    /** Issues and checks this server's resume tokens. */
+    ResumeTokens resumeTokens() {
+        return config.resumeTokens();
     }
 }

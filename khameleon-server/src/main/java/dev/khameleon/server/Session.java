@@ -8,6 +8,7 @@ import dev.khameleon.core.protocol.ControlCodec;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.protocol.Protocol;
+import dev.khameleon.core.protocol.ResumeRequest;
 import dev.khameleon.server.Plan.Slot;
 import dev.khameleon.server.Plan.SlotState;
 import dev.khameleon.server.SessionScheduler.Job;
@@ -22,7 +23,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -45,7 +48,12 @@ final class Session {
     private static final int MAX_REPLAN_MARGIN = 16;
     private static final double EWMA = 0.2;
 
-    private enum Phase { AWAITING_HELLO, ACTIVE, CLOSING, CLOSED }
+    /**
+     * Where the session is. A hello asking to resume goes through {@code AWAITING_RESUME_PARTS}
+     * (while its manifest's {@code resumePart} messages arrive) and {@code RESUMING} (while the
+     * scheduler is seeded) before the welcome makes it {@code ACTIVE}.
+     */
+    private enum Phase { AWAITING_HELLO, AWAITING_RESUME_PARTS, RESUMING, ACTIVE, CLOSING, CLOSED }
 
     private final String id;
     private final ServerRuntime server;
@@ -87,6 +95,11 @@ final class Session {
     private final LoopTimer wakeTimer;
     private final LoopTimer stallTimer;
     private final LoopTimer helloTimer;
+    private final LoopTimer tokenTimer;
+    /** The accepted hello; null before. */
+    private ControlMessage.Hello hello;
+    /** The manifest of a resume being collected or checked; null otherwise. */
+    private ResumeAssembly resume;
 
     private final SessionCounters counters;
 
@@ -116,8 +129,12 @@ final class Session {
         this.helloTimer = new LoopTimer(loop, server::nanoTime, () -> {
             if (phase == Phase.AWAITING_HELLO) {
                 closeWithError(ErrorCode.MISSING_HELLO, "no hello within " + config.helloTimeoutMillis() + " ms");
+            } else if (phase == Phase.AWAITING_RESUME_PARTS) {
+                closeWithError(ErrorCode.MISSING_HELLO, "the hello's resume manifest was not complete within "
+                        + config.helloTimeoutMillis() + " ms");
             }
         });
+        this.tokenTimer = new LoopTimer(loop, server::nanoTime, this::refreshResumeToken);
         this.fetcher = new SlotFetcher(server, app, loop, id, wakeTimer::armIn, this::onFetched, this::recordFetched);
     }
 
@@ -160,6 +177,24 @@ final class Session {
         }
         if (m instanceof ControlMessage.Hello) {
             closeWithError(ErrorCode.DUPLICATE_HELLO, "hello was already received");
+        } else if (m instanceof ControlMessage.ResumePart p) {
+            onResumePart(p);
+        } else if (phase == Phase.AWAITING_RESUME_PARTS) {
+            closeWithError(ErrorCode.INVALID_MESSAGE, "the hello announced more resumePart messages, got " + m.type());
+        } else if (phase == Phase.RESUMING && m instanceof ControlMessage.PredictionState s) {
+            // No plan to cut yet: the newest state waits for the welcome.
+            if (s.timeMillis() >= lastStateTime) {
+                lastStateTime = s.timeMillis();
+                pendingState = s.state();
+                counters.stateReceived();
+            }
+        } else if (phase == Phase.RESUMING && m instanceof ControlMessage.RequestEvent r) {
+            if (r.requestId() >= source.requestCount()) {
+                closeWithError(ErrorCode.INVALID_MESSAGE, "request " + r.requestId() + " out of range [0, "
+                        + source.requestCount() + ")");
+            } else {
+                counters.requestReceived();
+            }
         } else if (m instanceof ControlMessage.PredictionState s) {
             onState(s.timeMillis(), s.state());
         } else if (m instanceof ControlMessage.RateReport r) {
@@ -226,7 +261,7 @@ final class Session {
             }
         }
         registered = true;
-        helloTimer.cancel();
+        hello = h;
         AddressLimits.Ticket ticket = channel.attr(AddressLimits.TICKET).get();
         if (ticket != null) {
             ticket.handshakeDone();
@@ -236,18 +271,145 @@ final class Session {
         jobs = new SessionScheduler(server, app, id, cacheBlocks);
         plan = new Plan(cacheBlocks, application.chunkSize(), TimeUnit.MILLISECONDS.toNanos(config.stateIntervalMillis()),
                 fetcher::abandon);
+        if (h.resume().isPresent()) {
+            startResume(h.resume().get());
+        } else {
+            welcome(0, Optional.empty(), Optional.empty());
+        }
+    }
+
+    /** Sends the welcome and starts the session at {@code firstSeq}. */
+    private void welcome(long firstSeq, Optional<Boolean> resumed, Optional<String> refused) {
+        helloTimer.cancel();
         phase = Phase.ACTIVE;
+        resume = null;
+        int cacheBlocks = hello.cacheBlocks();
+        // An application that binds requests per session cannot resume (its bindings are not in the manifest).
+        boolean resumable = scope == null;
+        List<String> features = new ArrayList<>(2);
+        if (scope != null) {
+            features.add(Protocol.FEATURE_SCOPE);
+        }
+        if (resumable) {
+            features.add(Protocol.FEATURE_RESUME);
+        }
+        Optional<String> token = resumable
+                ? Optional.of(server.resumeTokens().issue(id, application.path(), cacheBlocks, blockSize))
+                : Optional.empty();
         ControlMessage.Welcome welcome = new ControlMessage.Welcome(Protocol.VERSION, id, application.name(),
-                blockSize, source.requestCount(), cacheBlocks, longList(application.horizonsMillis()), 0,
-                application.blockCounts(), scope == null ? List.of() : List.of(Protocol.FEATURE_SCOPE));
+                blockSize, source.requestCount(), cacheBlocks, longList(application.horizonsMillis()), firstSeq,
+                application.blockCounts(), features, token, resumed, refused);
         channel.writeAndFlush(welcome);
-        log.info("session {}: {} opened by {}, cache {} blocks", id, application.name(), channel.remoteAddress(),
-                cacheBlocks);
+        if (resumable && (hello.supports(Protocol.FEATURE_RESUME) || hello.resume().isPresent())) {
+            tokenTimer.armIn(TimeUnit.MILLISECONDS.toNanos(server.resumeTokens().ttlMillis() / 2));
+        }
+        log.info("session {}: {} opened by {}, cache {} blocks{}", id, application.name(), channel.remoteAddress(),
+                cacheBlocks, resumed.isEmpty() ? "" : resumed.get() ? ", resumed at sequence number " + firstSeq
+                        : ", resume refused (" + refused.orElse("") + "), starting afresh");
         application.initialDistribution().ifPresent(d -> {
             distribution = d;
             plan.requestInitialPlan();
         });
+        if (pendingState != null) {
+            // A state that came while the resume was checked.
+            plan.cutForReplan(replanMargin(), now());
+        }
         maybeSchedule();
+    }
+
+    // ---------------------------------------------------------------- resume (event loop)
+
+    /**
+     * The hello asks to resume: checks the token and collects the manifest (waiting for its
+     * {@code resumePart} messages if any), then has the scheduler seeded. Any refusal ends in a
+     * fresh session, never in an error.
+     */
+    private void startResume(ResumeRequest r) {
+        String refusal = null;
+        String detail = "";
+        if (scope != null) {
+            refusal = ResumeAssembly.UNSUPPORTED;
+            detail = "the application binds requests per session";
+        } else {
+            ResumeTokens.Verdict v = server.resumeTokens().verify(r.token(), application.path(), hello.cacheBlocks(),
+                    blockSize);
+            if (!v.accepted()) {
+                refusal = v.refusal();
+                detail = "token refused";
+            } else {
+                detail = "earlier session " + v.sessionId().get();
+            }
+        }
+        resume = new ResumeAssembly(r, hello.cacheBlocks(), source.requestCount(), refusal);
+        if (resume.refusal() == null && resume.awaitingParts()) {
+            phase = Phase.AWAITING_RESUME_PARTS;
+            return;
+        }
+        finishResume(detail);
+    }
+
+    /**
+     * More of the manifest. After the welcome (a resume refused before its parts came) it is
+     * ignored, so that a refusal never turns into an error.
+     */
+    private void onResumePart(ControlMessage.ResumePart p) {
+        if (phase != Phase.AWAITING_RESUME_PARTS) {
+            return;
+        }
+        resume.add(p.manifest());
+        if (resume.partReceived() || resume.refusal() != null) {
+            finishResume("");
+        }
+    }
+
+    private void finishResume(String detail) {
+        ResumeAssembly a = resume;
+        a.complete();
+        if (a.refusal() != null) {
+            log.info("session {}: resume refused: {} {} {}", id, a.refusal(), detail, a.detail());
+            server.countResume(false);
+            welcome(0, Optional.of(false), Optional.of(a.refusal()));
+            return;
+        }
+        phase = Phase.RESUMING;
+        try {
+            queuedTask = server.schedule(false, () -> {
+                String refusal = jobs.resume(a.nextSeq(), a.requestIds(), a.blockIndexes());
+                try {
+                    loop.execute(() -> onResumed(a, refusal));
+                } catch (RejectedExecutionException e) {
+                    log.debug("session {}: event loop gone before the resume result", id);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            closeWithError(ErrorCode.SHUTDOWN, "the scheduler is no longer running");
+        }
+    }
+
+    /** The scheduler job seeding the resume ended; {@code refusal} null if it resumed. */
+    private void onResumed(ResumeAssembly a, String refusal) {
+        queuedTask = null;
+        if (phase != Phase.RESUMING) {
+            return;
+        }
+        server.countResume(refusal == null);
+        if (refusal == null) {
+            plan.startAt(a.nextSeq());
+            welcome(a.nextSeq(), Optional.of(true), Optional.empty());
+        } else {
+            log.info("session {}: resume refused by the scheduler: {}", id, refusal);
+            welcome(0, Optional.of(false), Optional.of(refusal));
+        }
+    }
+
+    /** Sends a fresh resume token before the last one expires, every half time to live. */
+    private void refreshResumeToken() {
+        if (phase != Phase.ACTIVE) {
+            return;
+        }
+        channel.writeAndFlush(new ControlMessage.ResumeToken(server.resumeTokens().issue(id, application.path(),
+                hello.cacheBlocks(), blockSize)));
+        tokenTimer.armIn(TimeUnit.MILLISECONDS.toNanos(server.resumeTokens().ttlMillis() / 2));
     }
 
     private static List<Long> longList(long[] values) {
@@ -341,7 +503,7 @@ final class Session {
         if (channel.isWritable()) {
             stallTimer.cancel();
             pump();
-        } else if (phase == Phase.AWAITING_HELLO || phase == Phase.ACTIVE) {
+        } else if (phase != Phase.CLOSING && phase != Phase.CLOSED) {
             armStallTimer();
         }
     }
@@ -428,6 +590,7 @@ final class Session {
         wakeTimer.cancel();
         stallTimer.cancel();
         helloTimer.cancel();
+        tokenTimer.cancel();
         if (plan != null) {
             plan.clear();
         }

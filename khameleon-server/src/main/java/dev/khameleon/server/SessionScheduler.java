@@ -119,6 +119,34 @@ final class SessionScheduler {
         }
     }
 
+    /**
+     * Creates the scheduler and seeds it with a resumed client's ring ({@link Scheduler#resume});
+     * scheduler executor only, before any {@link #run}.
+     *
+     * @return null if the scheduler resumed at {@code nextSeq}; else the refusal code, and the
+     *     scheduler is dropped so that the next job starts a fresh one
+     */
+    String resume(long nextSeq, int[] requestIds, int[] blockIndexes) {
+        try {
+            if (scheduler == null) {
+                scheduler = application.guardedSchedulerFactory().create(schedulerContext());
+            }
+            if (scheduler.resume(nextSeq, requestIds, blockIndexes)) {
+                return null;
+            }
+            scheduler = null;
+            return ResumeAssembly.UNSUPPORTED;
+        } catch (IllegalArgumentException e) {
+            log.debug("session {}: resume manifest refused: {}", sessionId, e.getMessage());
+            scheduler = null;
+            return ResumeAssembly.MANIFEST_INCONSISTENT;
+        } catch (RuntimeException e) { // the guarded scheduler's internal_error
+            log.debug("session {}: the scheduler could not resume", sessionId, e);
+            scheduler = null;
+            return ResumeAssembly.UNSUPPORTED;
+        }
+    }
+
     private Result error(Job job, long t0, ErrorCode code, String message) {
         return new Result(job, null, -1, ScheduleChunk.empty(0), now() - t0, code, message, null, null);
     }

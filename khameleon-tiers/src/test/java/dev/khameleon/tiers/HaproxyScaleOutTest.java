@@ -47,7 +47,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The HAProxy configuration of docs/scale-out.md, run as documented (only the addresses changed to
  * 127.0.0.1 ports) with Debian's haproxy in front of three servers: sessions spread, a drained node
- * is marked down and new sessions go to the others, and a Java client gets its blocks through it.
+ * is marked down and new sessions go to the others, its clients resume their sessions on the
+ * others (the nodes share a resume key), and a Java client gets its blocks through it.
  */
 @Timeout(120)
 class HaproxyScaleOutTest {
@@ -56,6 +57,9 @@ class HaproxyScaleOutTest {
     private static final int BLOCK_SIZE = 256;
     private static final int BLOCKS = 4;
     private static final GridLayout GRID = Layout.grid(4, 4, 0, 0, 100, 100);
+    /** The nodes' shared resume key: a session moved off a node resumes on another with its cache. */
+    private static final byte[] RESUME_KEY =
+            "a resume key shared by all nodes".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final List<KhameleonServer> servers = new ArrayList<>();
     private final List<KhameleonClient<PointerEvent>> clients = new ArrayList<>();
@@ -108,7 +112,7 @@ class HaproxyScaleOutTest {
         // Every connection comes from the proxy's address: per-address limits are the proxy's job.
         KhameleonServer s = KhameleonServer.builder().host("127.0.0.1").port(0).seed(seed)
                 .fixedBytesPerSecond(200_000).maxConnectionsPerAddress(10_000).maxHandshakesPerAddress(10_000)
-                .application(app).build().start();
+                .resumeKey(RESUME_KEY).application(app).build().start();
         servers.add(s);
         // A node joins a balancer warm: a first answer from a cold JVM on a busy machine can take
         // longer than a health check waits.
@@ -215,6 +219,9 @@ class HaproxyScaleOutTest {
         }
         await(() -> totalSessions() == 12, "the drained node's two clients reconnected and six more joined");
         assertEquals(0, sessionsOn(0), "no session on the drained node");
+        assertEquals(2, servers.get(1).metrics().sessionsResumed() + servers.get(2).metrics().sessionsResumed(),
+                "the drained node's two clients resumed their sessions on the other nodes, cache included");
+        assertEquals(0, servers.get(1).metrics().resumesRefused() + servers.get(2).metrics().resumesRefused());
         assertTrue(sessionsOn(1) >= 4 && sessionsOn(2) >= 4,
                 "the others share the load: " + sessionsOn(1) + " and " + sessionsOn(2));
         for (KhameleonClient<PointerEvent> c : clients) {

@@ -47,6 +47,23 @@ public final class ControlCodec {
             o.put("application", h.application());
             o.put("cacheBlocks", h.cacheBlocks());
             h.token().ifPresent(t -> o.put("token", t));
+            if (!h.features().isEmpty()) {
+                ArrayNode features = o.putArray("features");
+                h.features().forEach(features::add);
+            }
+            h.resume().ifPresent(r -> {
+                ObjectNode resume = o.putObject("resume");
+                resume.put("token", r.token());
+                resume.put("nextSeq", r.nextSeq());
+                putManifest(resume, r.manifest());
+                if (r.parts() > 0) {
+                    resume.put("parts", r.parts());
+                }
+            });
+        } else if (message instanceof ControlMessage.ResumePart p) {
+            putManifest(o, p.manifest());
+        } else if (message instanceof ControlMessage.ResumeToken t) {
+            o.put("token", t.token());
         } else if (message instanceof ControlMessage.PredictionState s) {
             o.put("time", s.timeMillis());
             o.set("state", s.state());
@@ -79,6 +96,13 @@ public final class ControlCodec {
         }
     }
 
+    private static void putManifest(ObjectNode o, List<ManifestRun> manifest) {
+        ArrayNode runs = o.putArray("manifest");
+        for (ManifestRun r : manifest) {
+            runs.addArray().add(r.requestId()).add(r.firstBlock()).add(r.count());
+        }
+    }
+
     private static void putWelcome(ObjectNode o, ControlMessage.Welcome w) {
         o.put("protocol", w.protocol());
         o.put("session", w.session());
@@ -101,10 +125,13 @@ public final class ControlCodec {
             ArrayNode features = o.putArray("features");
             w.features().forEach(features::add);
         }
+        w.resumeToken().ifPresent(t -> o.put("resumeToken", t));
+        w.resumed().ifPresent(r -> o.put("resumed", r));
+        w.resumeRefused().ifPresent(c -> o.put("resumeRefused", c));
     }
 
     /**
-     * Decodes a message a client may send (hello, state, rate, request, scope, bye).
+     * Decodes a message a client may send (hello, resumePart, state, rate, request, scope, bye).
      *
      * @throws ProtocolException {@code malformed_json}, {@code unknown_type} (also for server
      *     message types), {@code invalid_message} or, for a state or scope holding a number beyond
@@ -115,7 +142,7 @@ public final class ControlCodec {
     }
 
     /**
-     * Decodes a message a server may send (welcome, rebind, error).
+     * Decodes a message a server may send (welcome, resumeToken, rebind, error).
      *
      * @throws ProtocolException {@code malformed_json}, {@code unknown_type} (also for client
      *     message types) or {@code invalid_message}
@@ -128,8 +155,9 @@ public final class ControlCodec {
     private enum Side { CLIENT, SERVER, ANY }
 
     private static final java.util.Set<String> CLIENT_TYPES = java.util.Set.of("hello", "state", "rate", "request", "scope",
-            "bye");
-    private static final java.util.Set<String> SERVER_TYPES = java.util.Set.of("welcome", "rebind", "error");
+            "bye", "resumePart");
+    private static final java.util.Set<String> SERVER_TYPES = java.util.Set.of("welcome", "rebind", "error",
+            "resumeToken");
 
     /**
      * Decodes any control message.
@@ -169,7 +197,10 @@ public final class ControlCodec {
         }
         return switch (type.textValue()) {
             case "hello" -> new ControlMessage.Hello(intField(root, "protocol"),
-                    stringField(root, "application"), intField(root, "cacheBlocks"), optionalString(root, "token"));
+                    stringField(root, "application"), intField(root, "cacheBlocks"), optionalString(root, "token"),
+                    features(root), resume(root));
+            case "resumePart" -> new ControlMessage.ResumePart(manifest(root));
+            case "resumeToken" -> new ControlMessage.ResumeToken(stringField(root, "token"));
             case "state" -> {
                 JsonNode state = root.get("state");
                 if (state == null) {
@@ -222,10 +253,56 @@ public final class ControlCodec {
         return new ControlMessage.Welcome(intField(root, "protocol"), stringField(root, "session"),
                 stringField(root, "application"), intField(root, "blockSize"), intField(root, "requestCount"),
                 intField(root, "cacheBlocks"), horizons, longField(root, "firstSeq"),
-                BlockCounts.of(defaultCount, ids, counts, complete.booleanValue()), features(root));
+                BlockCounts.of(defaultCount, ids, counts, complete.booleanValue()), features(root),
+                optionalString(root, "resumeToken"), optionalBoolean(root, "resumed"),
+                optionalString(root, "resumeRefused"));
     }
 
-    /** The optional {@code features} of a welcome: an array of strings; absent means none. */
+    /** The optional {@code resume} object of a hello. */
+    private static Optional<ResumeRequest> resume(JsonNode root) {
+        JsonNode n = root.get("resume");
+        if (n == null || n.isNull()) {
+            return Optional.empty();
+        }
+        if (!n.isObject()) {
+            throw Fields.invalid("field \"resume\" must be an object, was " + abbreviate(n.toString()));
+        }
+        JsonNode parts = n.get("parts");
+        return Optional.of(new ResumeRequest(stringField(n, "token"), longField(n, "nextSeq"), manifest(n),
+                parts == null || parts.isNull() ? 0 : asInt("resume.parts", parts)));
+    }
+
+    /** The {@code manifest} array of {@code [requestId, firstBlock, count]} runs in {@code parent}. */
+    private static List<ManifestRun> manifest(JsonNode parent) {
+        JsonNode runs = required(parent, "manifest");
+        if (!runs.isArray()) {
+            throw Fields.invalid("field \"manifest\" must be an array, was " + abbreviate(runs.toString()));
+        }
+        List<ManifestRun> out = new ArrayList<>(runs.size());
+        for (int k = 0; k < runs.size(); k++) {
+            JsonNode run = runs.get(k);
+            if (!run.isArray() || run.size() != 3) {
+                throw Fields.invalid("manifest[" + k + "] must be a [requestId, firstBlock, count] triple, was "
+                        + abbreviate(run.toString()));
+            }
+            out.add(new ManifestRun(asInt("manifest[" + k + "][0]", run.get(0)),
+                    asInt("manifest[" + k + "][1]", run.get(1)), asInt("manifest[" + k + "][2]", run.get(2))));
+        }
+        return out;
+    }
+
+    private static Optional<Boolean> optionalBoolean(JsonNode parent, String field) {
+        JsonNode n = parent.get(field);
+        if (n == null || n.isNull()) {
+            return Optional.empty();
+        }
+        if (!n.isBoolean()) {
+            throw Fields.invalid("field \"" + field + "\" must be a boolean, was " + abbreviate(n.toString()));
+        }
+        return Optional.of(n.booleanValue());
+    }
+
+    /** The optional {@code features} of a welcome or hello: an array of strings; absent means none. */
     private static List<String> features(JsonNode root) {
         JsonNode n = root.get("features");
         if (n == null || n.isNull()) {

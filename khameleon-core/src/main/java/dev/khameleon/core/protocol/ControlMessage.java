@@ -8,9 +8,9 @@ import java.util.Optional;
 
 /**
  * A JSON control message of the protocol ({@code docs/protocol.md}, section 3). Client messages
- * are {@link Hello}, {@link PredictionState}, {@link RateReport}, {@link RequestEvent},
- * {@link Scope} and {@link Bye}; server messages are {@link Welcome}, {@link Rebind} and
- * {@link ErrorMessage}.
+ * are {@link Hello}, {@link ResumePart}, {@link PredictionState}, {@link RateReport},
+ * {@link RequestEvent}, {@link Scope} and {@link Bye}; server messages are {@link Welcome},
+ * {@link ResumeToken}, {@link Rebind} and {@link ErrorMessage}.
  *
  * <p>Every record validates its fields on construction with the rules of the specification and
  * throws {@link ProtocolException} ({@link ErrorCode#INVALID_MESSAGE}) naming the field, so a
@@ -32,20 +32,37 @@ public sealed interface ControlMessage {
      * @param application the application's name, 1 to {@value Protocol#MAX_APPLICATION_LENGTH} characters
      * @param cacheBlocks {@code C}, the client ring size in blocks, {@code >= 1}
      * @param token       an optional authentication token, at most {@value Protocol#MAX_TOKEN_LENGTH} characters
+     * @param features    the optional protocol features the client takes part in (e.g.
+     *                    {@link Protocol#FEATURE_RESUME}), at most {@value Protocol#MAX_FEATURES} of 1 to
+     *                    {@value Protocol#MAX_FEATURES} characters; servers ignore names they do not know
+     * @param resume      the earlier session to continue, if any
      */
-    record Hello(int protocol, String application, int cacheBlocks, Optional<String> token)
+    record Hello(int protocol, String application, int cacheBlocks, Optional<String> token, List<String> features,
+                 Optional<ResumeRequest> resume)
             implements ControlMessage {
+        /** A hello without features or resume. */
+        public Hello(int protocol, String application, int cacheBlocks, Optional<String> token) {
+            this(protocol, application, cacheBlocks, token, List.of(), Optional.empty());
+        }
+
         /** Validates the fields. */
         public Hello {
             Fields.checkString("application", application, 1, Protocol.MAX_APPLICATION_LENGTH);
             Fields.checkMin("cacheBlocks", cacheBlocks, 1);
             Objects.requireNonNull(token, "token");
             token.ifPresent(t -> Fields.checkString("token", t, 0, Protocol.MAX_TOKEN_LENGTH));
+            features = checkFeatures(features);
+            Objects.requireNonNull(resume, "resume");
         }
 
         /** A hello for the current {@link Protocol#VERSION} without a token. */
         public static Hello of(String application, int cacheBlocks) {
             return new Hello(Protocol.VERSION, application, cacheBlocks, Optional.empty());
+        }
+
+        /** Whether the client takes part in {@code feature}, e.g. {@link Protocol#FEATURE_RESUME}. */
+        public boolean supports(String feature) {
+            return features.contains(feature);
         }
 
         @Override
@@ -62,7 +79,74 @@ public sealed interface ControlMessage {
         public String toString() {
             // The token is a secret: never print it.
             return "Hello[protocol=" + protocol + ", application=" + application + ", cacheBlocks=" + cacheBlocks
-                    + ", token=" + (token.isPresent() ? "<present>" : "<absent>") + "]";
+                    + ", token=" + (token.isPresent() ? "<present>" : "<absent>") + ", features=" + features
+                    + ", resume=" + resume.map(Object::toString).orElse("<absent>") + "]";
+        }
+    }
+
+    /** Copies {@code features} after checking the count and each name's length. */
+    private static List<String> checkFeatures(List<String> features) {
+        List<String> copy = List.copyOf(features);
+        if (copy.size() > Protocol.MAX_FEATURES) {
+            throw Fields.invalid("features must list at most " + Protocol.MAX_FEATURES + ", listed " + copy.size());
+        }
+        for (String f : copy) {
+            Fields.checkString("features[]", f, 1, Protocol.MAX_FEATURES);
+        }
+        return copy;
+    }
+
+    /**
+     * More of a resume manifest: a hello whose {@code resume} announces {@code parts} such
+     * messages is followed by exactly that many, before any other message.
+     *
+     * @param manifest the next runs, in FIFO order, at least one
+     */
+    record ResumePart(List<ManifestRun> manifest) implements ControlMessage {
+        /** Validates and copies the runs. */
+        public ResumePart {
+            manifest = List.copyOf(manifest);
+            if (manifest.isEmpty()) {
+                throw Fields.invalid("resumePart.manifest must hold at least one run");
+            }
+        }
+
+        @Override
+        public String type() {
+            return "resumePart";
+        }
+
+        @Override
+        public boolean fromClient() {
+            return true;
+        }
+    }
+
+    /**
+     * A fresh resume token for the session, replacing the previous one; sent only to clients
+     * whose hello lists {@link Protocol#FEATURE_RESUME}, before the previous token expires.
+     *
+     * @param token the token, 1 to {@value Protocol#MAX_RESUME_TOKEN_LENGTH} characters
+     */
+    record ResumeToken(String token) implements ControlMessage {
+        /** Validates the field. */
+        public ResumeToken {
+            Fields.checkString("token", token, 1, Protocol.MAX_RESUME_TOKEN_LENGTH);
+        }
+
+        @Override
+        public String toString() {
+            return "ResumeToken[<present>]";
+        }
+
+        @Override
+        public String type() {
+            return "resumeToken";
+        }
+
+        @Override
+        public boolean fromClient() {
+            return false;
         }
     }
 
@@ -196,11 +280,26 @@ public sealed interface ControlMessage {
      *                       {@link Protocol#FEATURE_SCOPE}), at most {@value Protocol#MAX_FEATURES} of
      *                       1 to {@value Protocol#MAX_FEATURES} characters; names a client does not know
      *                       are ignored
+     * @param resumeToken    a token with which the client may resume this session later, offered with
+     *                       {@link Protocol#FEATURE_RESUME}
+     * @param resumed        present if the hello asked to resume: whether it did (then {@code firstSeq}
+     *                       is the hello's {@code nextSeq} and the client keeps its cache)
+     * @param resumeRefused  why a resume was refused (only with {@code resumed} false), a code of 1 to
+     *                       {@value Protocol#MAX_ERROR_CODE_LENGTH} characters
      */
     record Welcome(int protocol, String session, String application, int blockSize, int requestCount,
                    int cacheBlocks, List<Long> horizonsMillis, long firstSeq, BlockCounts blockCounts,
-                   List<String> features)
+                   List<String> features, Optional<String> resumeToken, Optional<Boolean> resumed,
+                   Optional<String> resumeRefused)
             implements ControlMessage {
+        /** A welcome without resume fields. */
+        public Welcome(int protocol, String session, String application, int blockSize, int requestCount,
+                       int cacheBlocks, List<Long> horizonsMillis, long firstSeq, BlockCounts blockCounts,
+                       List<String> features) {
+            this(protocol, session, application, blockSize, requestCount, cacheBlocks, horizonsMillis, firstSeq,
+                    blockCounts, features, Optional.empty(), Optional.empty(), Optional.empty());
+        }
+
         /** A welcome without optional features. */
         public Welcome(int protocol, String session, String application, int blockSize, int requestCount,
                        int cacheBlocks, List<Long> horizonsMillis, long firstSeq, BlockCounts blockCounts) {
@@ -210,12 +309,14 @@ public sealed interface ControlMessage {
 
         /** Validates the fields and copies the horizons and features. */
         public Welcome {
-            features = List.copyOf(features);
-            if (features.size() > Protocol.MAX_FEATURES) {
-                throw Fields.invalid("features must list at most " + Protocol.MAX_FEATURES + ", listed " + features.size());
-            }
-            for (String f : features) {
-                Fields.checkString("features[]", f, 1, Protocol.MAX_FEATURES);
+            features = checkFeatures(features);
+            Objects.requireNonNull(resumeToken, "resumeToken");
+            resumeToken.ifPresent(t -> Fields.checkString("resumeToken", t, 1, Protocol.MAX_RESUME_TOKEN_LENGTH));
+            Objects.requireNonNull(resumed, "resumed");
+            Objects.requireNonNull(resumeRefused, "resumeRefused");
+            resumeRefused.ifPresent(c -> Fields.checkString("resumeRefused", c, 1, Protocol.MAX_ERROR_CODE_LENGTH));
+            if (resumeRefused.isPresent() && !resumed.equals(Optional.of(false))) {
+                throw Fields.invalid("resumeRefused requires resumed false");
             }
             Fields.checkMin("protocol", protocol, 1);
             Fields.checkString("session", session, 1, Protocol.MAX_SESSION_ID_LENGTH);
@@ -251,6 +352,22 @@ public sealed interface ControlMessage {
         /** Whether the session offers {@code feature}, e.g. {@link Protocol#FEATURE_SCOPE}. */
         public boolean supports(String feature) {
             return features.contains(feature);
+        }
+
+        /** Whether this welcome continues an earlier session (the hello's resume was accepted). */
+        public boolean isResumed() {
+            return resumed.orElse(false);
+        }
+
+        @Override
+        public String toString() {
+            // The resume token is a credential: never print it.
+            return "Welcome[protocol=" + protocol + ", session=" + session + ", application=" + application
+                    + ", blockSize=" + blockSize + ", requestCount=" + requestCount + ", cacheBlocks=" + cacheBlocks
+                    + ", horizons=" + horizonsMillis + ", firstSeq=" + firstSeq + ", features=" + features
+                    + ", resumeToken=" + (resumeToken.isPresent() ? "<present>" : "<absent>")
+                    + ", resumed=" + resumed.map(String::valueOf).orElse("<absent>")
+                    + resumeRefused.map(c -> ", resumeRefused=" + c).orElse("") + "]";
         }
 
         /** The horizons as an array. */

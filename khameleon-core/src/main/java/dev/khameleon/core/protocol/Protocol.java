@@ -22,6 +22,14 @@ public final class Protocol {
      * may send {@code scope} messages and must honour {@code rebind} messages and block generations.
      */
     public static final String FEATURE_SCOPE = "scope";
+    /**
+     * The feature saying that sessions can be resumed on another connection, on this or another
+     * node sharing the resume key: in a welcome, the server issues resume tokens and accepts a
+     * hello's {@code resume}; in a hello, the client takes {@code resumeToken} messages.
+     */
+    public static final String FEATURE_RESUME = "resume";
+    /** Maximum length, in characters, of a resume token. */
+    public static final int MAX_RESUME_TOKEN_LENGTH = 1024;
     /** Most features a welcome lists, and most characters of each feature name. */
     public static final int MAX_FEATURES = 64;
     /** Most {@code [requestId, generation]} pairs one {@code rebind} message carries. */

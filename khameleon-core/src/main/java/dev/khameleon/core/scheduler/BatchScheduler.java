@@ -253,6 +253,66 @@ abstract class BatchScheduler implements Scheduler {
         }
     }
 
+    /**
+     * Seeds the log with the ring's request ids (unknown slots are -1, which {@link #rewind}
+     * skips) and the block counts {@code B} with the slots of the current batch, after checking
+     * that each request's blocks there are {@code 0, 1, 2, …} in slot order, as this scheduler
+     * would have planned them.
+     */
+    @Override
+    public final boolean resume(long nextSeq, int[] requestIds, int[] blockIndexes) {
+        if (distribution != null || this.nextSeq != 0 || highWater != 0) {
+            throw new IllegalStateException("resume must come before any planning");
+        }
+        if (nextSeq < 0) {
+            throw new IllegalArgumentException("nextSeq must be >= 0, was " + nextSeq);
+        }
+        int slots = (int) Math.min(nextSeq, cacheBlocks);
+        if (requestIds.length != slots || blockIndexes.length != slots) {
+            throw new IllegalArgumentException("a ring at sequence number " + nextSeq + " has " + slots
+                    + " slots, the manifest describes " + requestIds.length + " request ids and "
+                    + blockIndexes.length + " block indexes");
+        }
+        long firstSeq = nextSeq - slots;
+        long batchStart = nextSeq / cacheBlocks * cacheBlocks;
+        java.util.Map<Integer, Integer> inBatch = new java.util.HashMap<>();
+        for (int k = 0; k < slots; k++) {
+            int id = requestIds[k];
+            if (id == -1) {
+                continue;
+            }
+            if (id < 0 || id >= requestCount) {
+                throw new IllegalArgumentException("slot " + (firstSeq + k) + ": request " + id + " out of range [0, "
+                        + requestCount + ")");
+            }
+            int b = blockIndexes[k];
+            if (b < 0 || b >= classes.blockCount(id)) {
+                throw new IllegalArgumentException("slot " + (firstSeq + k) + ": block " + b + " of request " + id
+                        + " out of range [0, " + classes.blockCount(id) + ")");
+            }
+            if (firstSeq + k >= batchStart) {
+                int expected = inBatch.getOrDefault(id, 0);
+                if (b != expected) {
+                    throw new IllegalArgumentException("slot " + (firstSeq + k) + ": block " + b + " of request " + id
+                            + ", but this batch's blocks of a request go 0, 1, 2, … and the next is " + expected);
+                }
+                inBatch.put(id, expected + 1);
+            }
+        }
+        Arrays.fill(log, -1);
+        for (int k = 0; k < slots; k++) {
+            long s = firstSeq + k;
+            log[logIndex(s)] = requestIds[k];
+            if (s >= batchStart && requestIds[k] >= 0) {
+                increment(requestIds[k]);
+            }
+        }
+        this.stateBatch = nextSeq / cacheBlocks;
+        this.nextSeq = nextSeq;
+        this.highWater = nextSeq;
+        return true;
+    }
+
     private int logIndex(long seq) {
         return (int) (seq % log.length);
     }

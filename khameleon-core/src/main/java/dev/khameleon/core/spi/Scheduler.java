@@ -61,6 +61,32 @@ public interface Scheduler {
         throw new UnsupportedOperationException(getClass().getName() + " does not support invalidate(requestIds)");
     }
 
+    /**
+     * Starts this scheduler, before its first {@link #replan}, where a resumed session's client
+     * is: the next slot is {@code nextSeq}, and the slots before it hold what the client's ring
+     * holds, as if this scheduler had planned them. Used when a client reconnects (to this or
+     * another node) and asks to keep its cache ({@code docs/protocol.md}, section 8).
+     *
+     * <p>The built-in schedulers count the blocks of the current batch (slots from
+     * {@code nextSeq − nextSeq mod C} on) as planned, so they are not planned again in that batch,
+     * and take {@code O(C)}. The default returns {@code false}: the session then starts afresh at
+     * sequence number 0 and the client clears its cache, which is always correct.
+     *
+     * @param nextSeq      the sequence number of the next slot, {@code >= 0}
+     * @param requestIds   the request of each of the {@code min(nextSeq, C)} slots before
+     *                     {@code nextSeq}, oldest first; -1 for an empty slot; not modified
+     * @param blockIndexes the block index of each of those slots (0 for an empty one); not modified
+     * @return whether this scheduler resumed; {@code false} leaves it as it was
+     * @throws IllegalArgumentException if the arrays do not describe {@code min(nextSeq, C)} slots,
+     *     or describe a ring this scheduler could not have planned (a request id or block index out
+     *     of range, or a request's blocks in the current batch not {@code 0, 1, 2, …} in order);
+     *     the scheduler is then left as it was
+     * @throws IllegalStateException if this scheduler has already planned or been given a distribution
+     */
+    default boolean resume(long nextSeq, int[] requestIds, int[] blockIndexes) {
+        return false;
+    }
+
     /** The first sequence number not yet planned. */
     long nextSeq();
 

@@ -21,7 +21,8 @@ class ControlCodecFuzzTest {
     private static final Set<ErrorCode> DECODER_CODES =
             Set.of(ErrorCode.MALFORMED_JSON, ErrorCode.UNKNOWN_TYPE, ErrorCode.INVALID_MESSAGE, ErrorCode.INVALID_STATE,
                     ErrorCode.INVALID_SCOPE);
-    private static final Set<String> CLIENT_TYPES = Set.of("hello", "state", "rate", "request", "scope", "bye");
+    private static final Set<String> CLIENT_TYPES = Set.of("hello", "state", "rate", "request", "scope", "bye",
+            "resumePart");
 
     @FuzzTest(maxDuration = "3m")
     void decode_returnsAStableMessageOrProtocolException(byte[] input) {

@@ -55,6 +55,10 @@ public final class KhameleonMeterBinder implements MeterBinder {
                 ServerMetrics::blocksSkipped);
         counter(registry, "khameleon.replans", "re-plans", ServerMetrics::replans);
         counter(registry, "khameleon.chunks.planned", "scheduler invocations", ServerMetrics::chunksPlanned);
+        counter(registry, "khameleon.sessions.resumed", "sessions resumed with the client's cache",
+                ServerMetrics::sessionsResumed);
+        counter(registry, "khameleon.resumes.refused", "resume requests answered with a fresh session",
+                ServerMetrics::resumesRefused);
     }
 
     private void gauge(MeterRegistry registry, String name, String description, ToDoubleFunction<ServerMetrics> f) {

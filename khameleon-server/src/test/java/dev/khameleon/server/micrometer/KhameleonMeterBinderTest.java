@@ -25,7 +25,9 @@ class KhameleonMeterBinderTest {
             assertEquals(0.0, registry.get("khameleon.sessions.active").tag("service", "test").gauge().value());
             assertEquals(0.0, registry.get("khameleon.bytes.pushed").functionCounter().count());
             assertNotNull(registry.find("khameleon.replans").functionCounter());
-            assertEquals(10, registry.getMeters().size());
+            assertEquals(0.0, registry.get("khameleon.sessions.resumed").functionCounter().count());
+            assertNotNull(registry.find("khameleon.resumes.refused").functionCounter());
+            assertEquals(12, registry.getMeters().size());
         }
     }
 }

@@ -6,6 +6,7 @@ import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
+import dev.khameleon.server.ServerMetrics;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -16,16 +17,21 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code khameleon.js} reconnects like the Java client, in Chromium against real servers: after
  * the server side of its session is gone it retries with jittered exponential back-off, and once a
  * server is back the new session serves blocks; a state the server rejects is not sent again.
+ * When the node serving it goes away and another node sharing the resume key takes its address,
+ * the page resumes its session: it keeps its cache and the ring continues where it stopped; a node
+ * with another key starts it afresh.
  */
 @Timeout(120)
 class KhameleonJsReconnectTest {
@@ -68,11 +74,20 @@ class KhameleonJsReconnectTest {
     }
 
     private static KhameleonServer server(Application app, int port) {
+        return server(app, port, 2e5, null);
+    }
+
+    /** A server at {@code port} (0: any) pushing at {@code bytesPerSecond}, with {@code resumeKey} if not null. */
+    private static KhameleonServer server(Application app, int port, double bytesPerSecond, byte[] resumeKey) {
         // A port just released by the first server may take a moment to be free again.
         for (int attempt = 0; ; attempt++) {
             try {
-                return KhameleonServer.builder().host("127.0.0.1").port(port).seed(3).fixedBytesPerSecond(2e5)
-                        .allowedOrigins(page.origin()).application(app).build().start();
+                KhameleonServer.Builder b = KhameleonServer.builder().host("127.0.0.1").port(port).seed(3)
+                        .fixedBytesPerSecond(bytesPerSecond).allowedOrigins(page.origin()).application(app);
+                if (resumeKey != null) {
+                    b.resumeKey(resumeKey);
+                }
+                return b.build().start();
             } catch (UncheckedIOException e) {
                 if (attempt == 20) {
                     throw e;
@@ -224,5 +239,95 @@ class KhameleonJsReconnectTest {
             assertEquals("invalid_state", close.path("error").asText());
             assertTrue(close.path("willReconnect").asBoolean());
         }
+    }
+
+    /** A node of the resume tests: the point predictor, a slow push, the resume key {@code key}. */
+    private static KhameleonServer resumingServer(int port, byte[] key) {
+        return server(application(ServerPredictor.point(REQUESTS, HORIZONS)), port, 2e4, key);
+    }
+
+    private static byte[] key(int b) {
+        byte[] k = new byte[32];
+        Arrays.fill(k, (byte) b);
+        return k;
+    }
+
+    /** Connects the page to {@code port} and caches request 3 completely. */
+    private static void fill(int port) {
+        JsonNode r = page.run(UNTIL + """
+                window.log = {resume: [], invalidated: [], seqAtClose: -1};
+                window.want = 3;
+                window.kc = await k.KhameleonClient.connect({url: args[0], application: 'app', cacheBlocks: 64,
+                    initialBackoffMs: 100, maxBackoffMs: 400,
+                    predictor: {onEvent() {}, state: () => ({request: window.want})},
+                    onResume: (resumed, w, refusal) => window.log.resume.push({resumed, refusal,
+                        firstSeq: w.firstSeq, cached: window.kc.cache.prefix(3).length}),
+                    onCacheInvalidated: (seq) => window.log.invalidated.push(seq),
+                    onClose: () => { if (window.log.seqAtClose < 0) window.log.seqAtClose = window.kc.nextSeq; }});
+                await until(() => window.kc.cache.prefix(3).length === args[1], 'request 3');
+                return {nextSeq: window.kc.nextSeq};
+                """, "ws://127.0.0.1:" + port + "/app", BLOCKS);
+        assertFalse(r.has("error"), r.toString());
+    }
+
+    /** What the page saw when its node was replaced, and the next node's counters. */
+    private record Moved(JsonNode log, JsonNode resume, ServerMetrics next) {
+    }
+
+    /**
+     * Fills the page's cache on a node with key 1, replaces that node by one with {@code nextKey}
+     * at the same address, and asks for request 5 there.
+     */
+    private static Moved replaceNode(byte[] nextKey) {
+        KhameleonServer a = resumingServer(0, key(1));
+        int port = a.port();
+        fill(port);
+        a.close();
+        try (KhameleonServer b = resumingServer(port, nextKey)) {
+            JsonNode log = page.run(UNTIL + """
+                    try {
+                      await until(() => window.log.resume.length >= 1, 'the welcome of the next node');
+                      // Request 3 is cached (on a resumed session the next node knows it): ask for another.
+                      window.want = 5;
+                      await until(() => window.kc.cache.prefix(5).length === 4, 'request 5 from the next node');
+                      // The newest copy of each cached block of request 3: pushed before or after the move?
+                      window.log.request3Seqs = window.kc.cache.prefix(3).map((b) => b.seq);
+                    } catch (e) {
+                      window.log.error = String(e);
+                      window.log.nextSeq = window.kc.nextSeq;
+                      window.log.lastError = window.kc.lastError;
+                    }
+                    window.kc.close();
+                    return window.log;
+                    """);
+            assertFalse(log.has("error"), log.toString());
+            return new Moved(log, log.get("resume").get(0), b.metrics());
+        }
+    }
+
+    @Test
+    void nodeReplaced_bySameKey_pageResumesWithItsCache() {
+        Moved m = replaceNode(key(1));
+        assertTrue(m.resume().path("resumed").asBoolean(), m.log().toString());
+        assertEquals(m.log().path("seqAtClose").asLong(), m.resume().path("firstSeq").asLong(),
+                "the ring continues where it stopped: " + m.log());
+        assertEquals(BLOCKS, m.resume().path("cached").asInt(), "request 3 still cached: " + m.log());
+        assertEquals("[]", m.log().get("invalidated").toString(), m.log().toString());
+        long firstSeq = m.resume().path("firstSeq").asLong();
+        JsonNode seqs = m.log().get("request3Seqs");
+        assertEquals(BLOCKS, seqs.size(), m.log().toString());
+        seqs.forEach(s -> assertTrue(s.asLong() < firstSeq, "request 3 was not pushed again: " + m.log()));
+        assertEquals(1, m.next().sessionsResumed());
+    }
+
+    @Test
+    void nodeReplaced_byAnotherKey_pageStartsAfresh() {
+        Moved m = replaceNode(key(2));
+        assertFalse(m.resume().path("resumed").asBoolean(), m.log().toString());
+        assertEquals("invalid_token", m.resume().path("refusal").asText(), m.log().toString());
+        assertEquals(0, m.resume().path("firstSeq").asLong());
+        assertEquals("[0]", m.log().get("invalidated").toString(), m.log().toString());
+        assertTrue(m.next().blocksPushed() >= BLOCKS, "the fresh session pushes request 5");
+        assertEquals(1, m.next().resumesRefused());
     }
 }
