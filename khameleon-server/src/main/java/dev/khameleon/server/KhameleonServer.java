@@ -3,10 +3,10 @@ package dev.khameleon.server;
 import dev.khameleon.server.spi.WebSocketPeer;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultEventLoopGroup;
-import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
@@ -35,6 +35,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -96,7 +97,9 @@ public final class KhameleonServer implements AutoCloseable {
     /** Event loops of attached connections ({@link #attach}), made at the first one; under attachLock. */
     private EventLoopGroup attachedGroup;
     /** Set by {@link #close()}: no attached group is made from then on; under attachLock. */
-    private boolean attachClosed;
+    private volatile boolean attachClosed;
+    /** Attached channels that are registered and open: close() closes the ones no session knew of yet. */
+    private final Set<Channel> attachedChannels = ConcurrentHashMap.newKeySet();
     private final AtomicLong attachedCounter = new AtomicLong();
 
     private KhameleonServer(ServerConfig config) {
@@ -274,10 +277,28 @@ public final class KhameleonServer implements AutoCloseable {
                     TimeUnit.MILLISECONDS));
         }
         ch.pipeline().addLast("ws-session", new SessionHandler(runtime, app, null));
-        EventLoop loop = loops.next();
+        ChannelFuture registered;
+        // Registered under the lock that close() takes before it shuts the group down, so a
+        // registration is either refused here or queued before the shutdown (never rejected by
+        // a terminated loop).
+        synchronized (attachLock) {
+            if (attachClosed) {
+                ticket.close();
+                return refuseAttached(peer, remote, 1001, "shutdown", "the server is shutting down");
+            }
+            registered = loops.next().register(ch);
+        }
         // The handshake is done (by the other stack): start the session as the protocol handler would.
-        loop.register(ch).addListener(f -> {
+        registered.addListener(f -> {
             if (f.isSuccess()) {
+                attachedChannels.add(ch);
+                ch.closeFuture().addListener(c -> attachedChannels.remove(ch));
+                // Added before the check, and close() sets the flag before it closes the set's
+                // channels: a channel registered while the server closes is closed either way.
+                if (attachClosed) {
+                    ch.close();
+                    return;
+                }
                 ch.pipeline().fireUserEventTriggered(new WebSocketServerProtocolHandler.HandshakeComplete(
                         app.application().path(), EmptyHttpHeaders.INSTANCE, null));
             } else {
@@ -459,6 +480,9 @@ public final class KhameleonServer implements AutoCloseable {
             attached = attachedGroup;
         }
         if (attached != null) {
+            for (Channel c : attachedChannels) {
+                c.close();
+            }
             attached.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
         }
         runtime.schedulerExecutor.shutdownNow();

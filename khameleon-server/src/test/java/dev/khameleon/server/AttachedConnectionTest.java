@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
@@ -19,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -237,6 +239,44 @@ class AttachedConnectionTest {
         ScriptedPeer afterClose = new ScriptedPeer();
         assertFalse(server.attach("/ws", afterClose).isOpen());
         assertEquals(1013, afterClose.closeStatus());
+    }
+
+    @Test
+    void attachRacingClose_everyPeerIsClosed_andNoAttachThrows() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            mount(KhameleonServer.builder().fixedBytesPerSecond(50_000));
+            KhameleonServer s = server;
+            List<ScriptedPeer> peers = new CopyOnWriteArrayList<>();
+            List<Throwable> thrown = new CopyOnWriteArrayList<>();
+            CountDownLatch started = new CountDownLatch(2);
+            List<Thread> attachers = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                Thread th = new Thread(() -> {
+                    started.countDown();
+                    for (int i = 0; i < 40; i++) {
+                        ScriptedPeer p = new ScriptedPeer();
+                        peers.add(p);
+                        try {
+                            s.attach("/ws", p).onText(hello(20));
+                        } catch (RuntimeException e) {
+                            thrown.add(e);
+                        }
+                    }
+                });
+                th.start();
+                attachers.add(th);
+            }
+            started.await();
+            s.close();
+            for (Thread th : attachers) {
+                th.join(10_000);
+            }
+            assertEquals(List.of(), thrown, "round " + round);
+            for (ScriptedPeer p : peers) {
+                int status = p.closeStatus();
+                assertTrue(status == 1001 || status == 1013, "round " + round + ": closed with " + status);
+            }
+        }
     }
 
     @Test
