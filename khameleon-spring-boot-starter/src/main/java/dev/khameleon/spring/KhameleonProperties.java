@@ -75,6 +75,10 @@ public class KhameleonProperties {
     private Duration stateInterval = Duration.ofMillis(10);
     /** A per-session rate cap in bytes/s, in [1000, 1e12]; unset means none. */
     private Double maxBytesPerSecond;
+    /** The key that signs resume tokens, base64 of at least 32 bytes, the same on every node; unset means a random key per process. */
+    private String resumeKey;
+    /** How long a resume token is accepted after it was issued, in [1 s, 24 h]. */
+    private Duration resumeTtl = Duration.ofMinutes(10);
 
     /** Properties at their defaults; Spring binds the configured values over them. */
     public KhameleonProperties() {
@@ -108,6 +112,10 @@ public class KhameleonProperties {
         if (maxBytesPerSecond != null) {
             apply("max-bytes-per-second", () -> b.maxBytesPerSecond(maxBytesPerSecond));
         }
+        if (resumeKey != null) {
+            apply("resume-key", () -> b.resumeKey(decodeKey(resumeKey)));
+        }
+        apply("resume-ttl", () -> b.resumeTtl(resumeTtl));
         return b;
     }
 
@@ -122,6 +130,15 @@ public class KhameleonProperties {
                     + ") must not exceed khameleon.max-total-cache-blocks (" + maxTotalCacheBlocks + ")");
         }
         return builder.build();
+    }
+
+    private static byte[] decodeKey(String base64) {
+        try {
+            return java.util.Base64.getDecoder().decode(base64.strip());
+        } catch (IllegalArgumentException e) {
+            // Never echo the value: it is a secret.
+            throw new IllegalArgumentException("resumeKey must be base64 (e.g. from `openssl rand -base64 32`)");
+        }
     }
 
     private static void apply(String property, Runnable setter) {
@@ -341,5 +358,25 @@ public class KhameleonProperties {
     /** Sets the per-session rate cap in bytes/s; null for none. */
     public void setMaxBytesPerSecond(Double maxBytesPerSecond) {
         this.maxBytesPerSecond = maxBytesPerSecond;
+    }
+
+    /** The resume token key as configured (base64), or {@code null} for a random key per process. */
+    public String getResumeKey() {
+        return resumeKey;
+    }
+
+    /** Sets the resume token key, base64 of at least 32 bytes; give every node the same one. */
+    public void setResumeKey(String resumeKey) {
+        this.resumeKey = resumeKey;
+    }
+
+    /** How long a resume token is accepted (default 10 min). */
+    public Duration getResumeTtl() {
+        return resumeTtl;
+    }
+
+    /** Sets how long a resume token is accepted. */
+    public void setResumeTtl(Duration resumeTtl) {
+        this.resumeTtl = resumeTtl;
     }
 }

@@ -209,6 +209,8 @@ class KhameleonAutoConfigurationTest {
         assertEquals(2_097_152L, p.getMaxTotalCacheBlocks());
         assertEquals(Duration.ofMillis(10), p.getStateInterval());
         assertNull(p.getMaxBytesPerSecond());
+        assertNull(p.getResumeKey());
+        assertEquals(Duration.ofMinutes(10), p.getResumeTtl());
     }
 
     @Test
@@ -217,7 +219,8 @@ class KhameleonAutoConfigurationTest {
                 .withPropertyValues("khameleon.max-sessions=7", "khameleon.allowed-origins=https://a.example,https://b.example",
                         "khameleon.allow-any-origin=true", "khameleon.state-interval=50ms",
                         "khameleon.hello-timeout=2s", "khameleon.max-total-cache-blocks=100000",
-                        "khameleon.max-bytes-per-second=250000")
+                        "khameleon.max-bytes-per-second=250000",
+                        "khameleon.resume-key=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=", "khameleon.resume-ttl=30m")
                 .run(context -> {
                     KhameleonProperties p = context.getBean(KhameleonProperties.class);
                     assertEquals(7, p.getMaxSessions());
@@ -227,6 +230,8 @@ class KhameleonAutoConfigurationTest {
                     assertEquals(Duration.ofSeconds(2), p.getHelloTimeout());
                     assertEquals(100_000L, p.getMaxTotalCacheBlocks());
                     assertEquals(250_000.0, p.getMaxBytesPerSecond());
+                    assertEquals("MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=", p.getResumeKey());
+                    assertEquals(Duration.ofMinutes(30), p.getResumeTtl());
                     assertTrue(context.getBean(KhameleonServer.class).port() > 0);
                 });
     }
@@ -238,6 +243,9 @@ class KhameleonAutoConfigurationTest {
         assertStartupFails("khameleon.host= ", "khameleon.host: host must be non-blank");
         assertStartupFails("khameleon.state-interval=11s", "khameleon.state-interval: stateInterval must be in");
         assertStartupFails("khameleon.max-bytes-per-second=10", "khameleon.max-bytes-per-second: maxBytesPerSecond must be in");
+        assertStartupFails("khameleon.resume-key=c2hvcnQ=", "khameleon.resume-key: resumeKey must have at least 32 bytes");
+        assertStartupFails("khameleon.resume-key=not base64!", "khameleon.resume-key: resumeKey must be base64");
+        assertStartupFails("khameleon.resume-ttl=0s", "khameleon.resume-ttl: resumeTtl must be in");
         assertStartupFails("khameleon.max-total-cache-blocks=100",
                 "khameleon.max-cache-blocks (16384) must not exceed khameleon.max-total-cache-blocks (100)");
     }
