@@ -51,9 +51,9 @@ public final class SchedulerConfig {
     public static final double MIN_BLOCK_GAIN = 1e-9;
     /**
      * The default {@link Builder#blockGainShare share}: no block of an {@code N}-block response
-     * weighs less than half its even share {@code 1/N} of the response's utility.
+     * weighs less than a fifth of its even share {@code 1/N} of the response's utility.
      */
-    public static final double DEFAULT_BLOCK_GAIN_SHARE = 0.5;
+    public static final double DEFAULT_BLOCK_GAIN_SHARE = 0.2;
 
     private final int cacheBlocks;
     private final BlockClasses classes;

@@ -67,12 +67,13 @@ class MinBlockGainTest {
     }
 
     @Test
-    void defaultShare_floorsEachBlockAtHalfItsEvenShare() {
-        // Ten blocks: the default share 0.5 is a floor of 0.05 per block, and schedules exactly so.
-        assertEquals(likelyFirstShare(0.05, 0), likelyFirstShare(SchedulerConfig.MIN_BLOCK_GAIN,
-                SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE));
+    void share_floorsEachBlockAtThatShareOfItsEvenShare() {
+        // Ten blocks: a share of 0.5 is a floor of 0.05 per block, and schedules exactly so.
+        assertEquals(likelyFirstShare(0.05, 0), likelyFirstShare(SchedulerConfig.MIN_BLOCK_GAIN, 0.5));
+        assertEquals(likelyFirstShare(SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE / 10, 0),
+                likelyFirstShare(SchedulerConfig.MIN_BLOCK_GAIN, SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE));
         assertTrue(likelyFirstShare(SchedulerConfig.MIN_BLOCK_GAIN, SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE)
-                > likelyFirstShare(SchedulerConfig.MIN_BLOCK_GAIN, 0) + 0.15, "the default differs from plain gains");
+                > likelyFirstShare(SchedulerConfig.MIN_BLOCK_GAIN, 0), "the default differs from plain gains");
     }
 
     @Test
