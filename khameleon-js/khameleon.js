@@ -695,7 +695,14 @@ export class KalmanPredictor {
       mean.push([px.m[0] + offsetX, py.m[0] + offsetY]);
       cov.push([px.P[0], 0, py.P[0]]);
     }
-    return { x: this.lastX, y: this.lastY, horizons: [...this.horizons], mean, cov };
+    const state = { x: this.lastX, y: this.lastY, horizons: [...this.horizons], mean, cov };
+    if (resting) {
+      // How long the pointer has rested lets the server fade its heavy tail, so a picture the
+      // pointer stays on gets the link to itself; an integer of ms, capped at 5 s so that a
+      // longer rest sends an unchanged state, which is not resent (as the Java client does).
+      state.rest = Math.min(5000, Math.floor(nowMillis - this.lastMoveMillis));
+    }
+    return state;
   }
 
   /**

@@ -72,6 +72,13 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
     private static final double UNKNOWN_POSITION_VARIANCE = 1e12;
     /** Weight of the newest interval in the smoothed interval between events. */
     private static final double GAP_SMOOTHING = 0.1;
+    /**
+     * The longest rest a state reports, in ms: enough for the server half to fade its tail
+     * (ten of its default time constants), short enough that a pointer resting longer costs no
+     * traffic (its state no longer changes, and unchanged states are not resent).
+     */
+    public static final long MAX_REPORTED_REST_MILLIS = 5000;
+
     /** Typical intervals without an event after which the pointer counts as at rest. */
     private static final double REST_GAPS = 2;
     /** The least time without an event that counts as rest, in ms. */
@@ -230,7 +237,9 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
             out.add(new GaussianAtHorizon(h, mean.get(0) + offsetX, mean.get(1) + offsetY, cov.get(0, 0), cxy,
                     cov.get(1, 1)));
         }
-        return Optional.of(new PointerForecast(lastX, lastY, out));
+        // Capped, so that a pointer resting longer sends an unchanged state, which is not resent.
+        long rest = resting ? Math.min(MAX_REPORTED_REST_MILLIS, nowMillis - lastMoveMillis) : 0;
+        return Optional.of(new PointerForecast(lastX, lastY, out, rest));
     }
 
     /**

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import java.util.function.LongFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -141,6 +142,26 @@ class KalmanPredictorTest {
         PointerForecast resting = k.forecast(last + 500).orElseThrow();
         assertTrue(moving.horizons().get(3).meanX() > 300, "a moving pointer is extrapolated");
         assertEquals(resting.x(), resting.horizons().get(3).meanX(), 1e-9);
+    }
+
+    @Test
+    void state_reportsHowLongThePointerHasRested_cappedSoALongRestStopsChangingIt() {
+        KalmanPredictor k = KalmanPredictor.builder().idleMillis(100).build();
+        for (int i = 0; i < 20; i++) {
+            k.onEvent(new PointerEvent(i * 10.0, 0, i * STEP));
+        }
+        long last = 19 * STEP;
+        // Polling the unchanged position does not reset the rest.
+        k.onEvent(new PointerEvent(190, 0, last + 40));
+        assertEquals(0, k.forecast(last).orElseThrow().restMillis(), "moving");
+        assertFalse(k.state(last).has("rest"), "a moving pointer's state has no rest field");
+        long restAfter = k.restAfterMillis();
+        assertEquals(0, k.forecast(last + restAfter).orElseThrow().restMillis(), "not yet at rest");
+        assertEquals(restAfter + 1, k.forecast(last + restAfter + 1).orElseThrow().restMillis(), "rest since the stop");
+        assertEquals(700, PointerForecast.fromJson(k.state(last + 700)).restMillis());
+        JsonNode longRest = k.state(last + KalmanPredictor.MAX_REPORTED_REST_MILLIS + 1);
+        assertEquals(KalmanPredictor.MAX_REPORTED_REST_MILLIS, longRest.get("rest").asLong());
+        assertEquals(longRest, k.state(last + 60_000), "past the cap the state no longer changes, so it is not resent");
     }
 
     @Test

@@ -34,6 +34,7 @@ public final class Application {
     private final int chunkSize;
     private final double discount;
     private final double minBlockGain;
+    private final double blockGainShare;
     private final int backendConcurrency;
     private final SchedulerFactory schedulerFactory;
     private final boolean predictFromRequests;
@@ -60,6 +61,7 @@ public final class Application {
         this.chunkSize = b.chunkSize;
         this.discount = b.discount;
         this.minBlockGain = b.minBlockGain;
+        this.blockGainShare = b.blockGainShare;
         this.backendConcurrency = b.backendConcurrency;
         this.schedulerFactory = b.schedulerFactory != null ? b.schedulerFactory : DefaultScheduler.FACTORY;
         this.predictFromRequests = b.predictFromRequests;
@@ -126,6 +128,11 @@ public final class Application {
     /** The scheduler's least block gain (see {@link Builder#minBlockGain}). */
     public double minBlockGain() {
         return minBlockGain;
+    }
+
+    /** The scheduler's least block weight relative to an even share (see {@link Builder#blockGainShare}). */
+    public double blockGainShare() {
+        return blockGainShare;
     }
 
     /** The limit on distinct requests being fetched at once across sessions; 0 for none. */
@@ -208,6 +215,7 @@ public final class Application {
         private int chunkSize = SchedulerConfig.DEFAULT_CHUNK_SIZE;
         private double discount = SchedulerConfig.DEFAULT_DISCOUNT;
         private double minBlockGain = SchedulerConfig.MIN_BLOCK_GAIN;
+        private double blockGainShare = SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE;
         private int backendConcurrency;
         private SchedulerFactory schedulerFactory;
         private boolean predictFromRequests;
@@ -295,13 +303,25 @@ public final class Application {
         /**
          * The least weight of a block when the scheduler compares blocks, in
          * {@code [SchedulerConfig.MIN_BLOCK_GAIN, 1]} (default {@link SchedulerConfig#MIN_BLOCK_GAIN}):
-         * each block's marginal utility gain is raised to at least this, so the last blocks of a
-         * likely response are not outbid by first blocks of unlikely ones. Pair a raised floor
-         * (e.g. 0.03) with a predictor's heavy tail ({@code GaussianGridPredictor.Builder.tail});
-         * {@code docs/scheduler.md} has the measured trade.
+         * each block's marginal utility gain is raised to at least this (and to at least
+         * {@link #blockGainShare} of its even share). {@code docs/scheduler.md} has the measured
+         * trade.
          */
         public Builder minBlockGain(double gain) {
             this.minBlockGain = SchedulerConfig.checkMinBlockGain(gain);
+            return this;
+        }
+
+        /**
+         * The least weight of a block relative to its response's size, in {@code [0, 1]} (default
+         * {@link SchedulerConfig#DEFAULT_BLOCK_GAIN_SHARE}): each block of an {@code N}-block
+         * response weighs at least {@code share / N} when the scheduler compares blocks, so the
+         * last blocks of a likely response are not outbid by first blocks of unlikely ones and a
+         * resting pointer's picture completes sooner. 0 gives the paper's plain marginal gains.
+         * See {@code SchedulerConfig.Builder.blockGainShare}.
+         */
+        public Builder blockGainShare(double share) {
+            this.blockGainShare = SchedulerConfig.checkBlockGainShare(share);
             return this;
         }
 

@@ -22,6 +22,7 @@ final class DefaultScheduler {
                 .chunkSize(c.chunkSize())
                 .discount(c.discount())
                 .minBlockGain(c.minBlockGain())
+                .blockGainShare(c.blockGainShare())
                 .seed(c.seed());
         if (c.backendConcurrency() > 0) {
             b.backendConcurrency(c.backendConcurrency(), new BackendLoad() {

@@ -170,6 +170,7 @@ final class SessionScheduler {
         return new SchedulerContext(cacheBlocks, source.requestCount(), application.blockSource()::blockCount,
                 application.utility(),
                 application.chunkSize(), application.discount(), server.newSchedulerSeed(),
-                application.backendConcurrency(), backend::inFlight, backend::isFetching, application.minBlockGain());
+                application.backendConcurrency(), backend::inFlight, backend::isFetching, application.minBlockGain(),
+                application.blockGainShare());
     }
 }

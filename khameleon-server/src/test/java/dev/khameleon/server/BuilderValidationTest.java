@@ -75,6 +75,8 @@ class BuilderValidationTest {
         rejects("discount", "1.5", () -> b.discount(1.5));
         rejects("minBlockGain", "1.5", () -> b.minBlockGain(1.5));
         rejects("minBlockGain", "0.0", () -> b.minBlockGain(0));
+        rejects("blockGainShare", "1.5", () -> b.blockGainShare(1.5));
+        rejects("blockGainShare", "-0.1", () -> b.blockGainShare(-0.1));
         rejects("blockSource", "required", b::build);
     }
 
@@ -91,6 +93,20 @@ class BuilderValidationTest {
                 "the constructor without it keeps the default");
         rejects("minBlockGain", "2.0", () -> new SchedulerContext(8, 2, r -> 1,
                 UtilityFunction.linear(), 4, 1.0, 1, 0, () -> 0, r -> false, 2.0));
+    }
+
+    @Test
+    void blockGainShare_defaultsToTheSchedulersDefault_andReachesTheSchedulerContext() {
+        Application plain = Application.builder("a").blockSource(TestApps.inMemory(2, 1, 8)).build();
+        assertEquals(SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE, plain.blockGainShare());
+        Application off = Application.builder("a").blockSource(TestApps.inMemory(2, 1, 8)).blockGainShare(0).build();
+        assertEquals(0, off.blockGainShare());
+        SchedulerContext old = new SchedulerContext(8, 2, r -> 1,
+                UtilityFunction.linear(), 4, 1.0, 1, 0, () -> 0, r -> false, 0.03);
+        assertEquals(SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE, old.blockGainShare(),
+                "the constructor without it keeps the default");
+        rejects("blockGainShare", "2.0", () -> new SchedulerContext(8, 2, r -> 1,
+                UtilityFunction.linear(), 4, 1.0, 1, 0, () -> 0, r -> false, 0.03, 2.0));
     }
 
     @Test

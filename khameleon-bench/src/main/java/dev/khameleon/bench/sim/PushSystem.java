@@ -112,6 +112,7 @@ final class PushSystem implements SimSystem {
                 .chunkSize(context.config().chunkSize())
                 .seed(context.random().nextLong())
                 .minBlockGain(context.config().minBlockGain())
+                .blockGainShare(context.config().blockGainShare())
                 .build());
         this.manager = CacheManager.builder(new RingBufferCache(scheduler.cacheBlocks()))
                 .utility(utility)
@@ -132,9 +133,8 @@ final class PushSystem implements SimSystem {
                 }
                 this.kalman = kb.build();
                 GaussianGridPredictor.Builder gb = GaussianGridPredictor.builder(layout).horizons(horizons);
-                if (context.config().tailWeight() > 0) {
-                    gb.tail(context.config().tailWeight(), context.config().tailWiden(), context.config().tailMinSigma());
-                }
+                gb.tail(context.config().tailWeight(), context.config().tailWiden(), context.config().tailMinSigma())
+                        .tailRestFadeMillis(context.config().tailRestFadeMillis());
                 this.gaussian = gb.build();
                 context.loop().at(0, this::predictTick);
             }

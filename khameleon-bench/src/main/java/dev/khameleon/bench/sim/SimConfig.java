@@ -49,6 +49,10 @@ import java.util.Objects;
  *                                 ({@code GaussianGridPredictor.Builder.tail}); 0 for none
  * @param tailWiden                the tail's widening factor, {@code >= 1}
  * @param tailMinSigma             the tail's least standard deviation in px, {@code >= 0}
+ * @param blockGainShare           the scheduler's least block weight relative to an even share
+ *                                 ({@code SchedulerConfig.Builder.blockGainShare})
+ * @param tailRestFadeMillis       the time constant of the tail's fade while the pointer rests
+ *                                 ({@code GaussianGridPredictor.Builder.tailRestFadeMillis})
  */
 public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blockBytes, UtilityFunction utility,
                         double bandwidthMBps, double latencyMillis, double cacheMB, double thinkTimeMillis,
@@ -56,7 +60,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
                         int chunkSize, double warmupMillis, double drainMillis, boolean alignHorizons,
                         double kalmanProcessNoise, double kalmanVelocityDecayMillis, RequestMode requestMode,
                         double sampleMillis, double minBlockGain, double tailWeight, double tailWiden,
-                        double tailMinSigma) {
+                        double tailMinSigma, double blockGainShare, double tailRestFadeMillis) {
 
     /** Copies the horizons. */
     public SimConfig {
@@ -107,6 +111,8 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         b.tailWeight = tailWeight;
         b.tailWiden = tailWiden;
         b.tailMinSigma = tailMinSigma;
+        b.blockGainShare = blockGainShare;
+        b.tailRestFadeMillis = tailRestFadeMillis;
         return b;
     }
 
@@ -175,11 +181,13 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         // PER_VISIT (one request per cell entry) is the other view of the same replay.
         private RequestMode requestMode = RequestMode.PER_SAMPLE;
         private double sampleMillis = 20;
-        // The library's defaults: no floor beyond the scheduler's own, no tail.
+        // The library's defaults.
         private double minBlockGain = SchedulerConfig.MIN_BLOCK_GAIN;
-        private double tailWeight = 0;
-        private double tailWiden = 1;
-        private double tailMinSigma = 0;
+        private double blockGainShare = SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE;
+        private double tailWeight = GaussianGridPredictor.DEFAULT_TAIL_WEIGHT;
+        private double tailWiden = GaussianGridPredictor.DEFAULT_TAIL_WIDEN;
+        private double tailMinSigma = GaussianGridPredictor.DEFAULT_TAIL_MIN_SIGMA;
+        private double tailRestFadeMillis = GaussianGridPredictor.DEFAULT_TAIL_REST_FADE_MILLIS;
 
         private Builder() {
         }
@@ -355,8 +363,29 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         }
 
         /**
-         * Gives the server predictor a heavy tail ({@code GaussianGridPredictor.Builder.tail});
-         * weight 0 (the default) for none.
+         * Sets the scheduler's least block weight relative to an even share (default
+         * {@code SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE}); in {@code [0, 1]}.
+         */
+        public Builder blockGainShare(double share) {
+            this.blockGainShare = SchedulerConfig.checkBlockGainShare(share);
+            return this;
+        }
+
+        /**
+         * Sets the time constant of the tail's fade while the pointer rests, ms (default the
+         * library's, {@code GaussianGridPredictor.DEFAULT_TAIL_REST_FADE_MILLIS}); {@code >= 0}.
+         *
+         * @throws IllegalArgumentException with the predictor's own message for a bad setting
+         */
+        public Builder tailRestFadeMillis(double millis) {
+            GaussianGridPredictor.builder(new GridLayout(1, 1, 0, 0, 1, 1)).tailRestFadeMillis(millis); // validates
+            this.tailRestFadeMillis = millis;
+            return this;
+        }
+
+        /**
+         * Sets the server predictor's heavy tail ({@code GaussianGridPredictor.Builder.tail});
+         * default the library's, {@code (0.2, 2, 20)}; weight 0 for none.
          *
          * @throws IllegalArgumentException with the predictor's own message for a bad setting
          */
@@ -373,7 +402,8 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
             return new SimConfig(mosaicRows, mosaicCols, imageBytes, blockBytes, utility, bandwidthMBps,
                     latencyMillis, cacheMB, thinkTimeMillis, networkTrace, seed, predictionIntervalMillis,
                     horizonsMillis, chunkSize, warmupMillis, drainMillis, alignHorizons, kalmanProcessNoise, kalmanVelocityDecayMillis,
-                    requestMode, sampleMillis, minBlockGain, tailWeight, tailWiden, tailMinSigma);
+                    requestMode, sampleMillis, minBlockGain, tailWeight, tailWiden, tailMinSigma, blockGainShare,
+                    tailRestFadeMillis);
         }
     }
 }

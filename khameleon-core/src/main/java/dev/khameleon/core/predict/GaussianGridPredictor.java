@@ -39,8 +39,9 @@ import static dev.khameleon.core.predict.ConditionalGaussian.subintervals;
  * candidates ({@code peak} = cell area × peak density), which bounds their number by roughly
  * {@code 1/(e·threshold)}; the grid's total mass is one further one-dimensional integral.
  *
- * <p><b>Heavy tail.</b> Optionally each horizon's Gaussian is mixed with a wider one of the same
- * mean, since real pointer strokes are heavier-tailed than a Gaussian; see {@link Builder#tail}.
+ * <p><b>Heavy tail.</b> Each horizon's Gaussian is mixed with a wider one of the same mean, since
+ * real pointer strokes are heavier-tailed than a Gaussian; the tail fades while the pointer rests
+ * (the state's {@code rest}). See {@link Builder#tail} and {@link Builder#tailRestFadeMillis}.
  *
  * <p>Optionally a point mass {@code w} sits on the cell under the current pointer position: the
  * Gaussian parts are scaled by {@code 1 − w}.
@@ -50,6 +51,15 @@ import static dev.khameleon.core.predict.ConditionalGaussian.subintervals;
  * the configured ones are rejected with {@link IllegalArgumentException}.
  */
 public final class GaussianGridPredictor implements ServerPredictor {
+    /** The default {@link Builder#tail tail} weight. */
+    public static final double DEFAULT_TAIL_WEIGHT = 0.2;
+    /** The default {@link Builder#tail tail} widening of the standard deviations. */
+    public static final double DEFAULT_TAIL_WIDEN = 2;
+    /** The default {@link Builder#tail tail} least standard deviation, in pixels. */
+    public static final double DEFAULT_TAIL_MIN_SIGMA = 20;
+    /** The default {@link Builder#tailRestFadeMillis time constant} of the tail's fade at rest, in ms. */
+    public static final double DEFAULT_TAIL_REST_FADE_MILLIS = 500;
+
     /** Most Gauss–Legendre sub-intervals per cell column (and 4× that for the grid's total mass). */
     public static final int MAX_SUBINTERVALS = 64;
 
@@ -60,6 +70,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
     private final double tailWeight;
     private final double tailWiden;
     private final double tailMinSigma;
+    private final double tailRestFadeMillis;
     private final Distribution uniform;
 
     private GaussianGridPredictor(Builder b) {
@@ -70,6 +81,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
         this.tailWeight = b.tailWeight;
         this.tailWiden = b.tailWiden;
         this.tailMinSigma = b.tailMinSigma;
+        this.tailRestFadeMillis = b.tailRestFadeMillis;
         this.uniform = Distribution.uniform(grid.requestCount(), horizonsMillis);
     }
 
@@ -113,7 +125,8 @@ public final class GaussianGridPredictor implements ServerPredictor {
                         + horizonsMillis[j] + " ms");
             }
             sink.clear();
-            double gridMass = tailWeight > 0 ? integrateWithTail(g, sink) : integrate(g, threshold, sink);
+            double w = tailWeightAt(forecast.restMillis());
+            double gridMass = w > 0 ? integrateWithTail(g, w, sink) : integrate(g, threshold, sink);
             double scale = current >= 0 ? 1 - pointMass : 1;
             double explicitSum = 0;
             boolean currentListed = false;
@@ -149,7 +162,19 @@ public final class GaussianGridPredictor implements ServerPredictor {
      * at least {@code tailMinSigma}); cells reaching the threshold go to {@code sink}. Returns
      * the mixture's mass on the grid.
      */
-    private double integrateWithTail(GaussianAtHorizon g, CellSink sink) {
+    /**
+     * The tail's weight for a pointer that has rested {@code restMillis}: the configured weight
+     * while it moves, decaying as {@code exp(−rest / fade)} while it rests, so a picture the
+     * pointer stays on gets the link to itself.
+     */
+    double tailWeightAt(long restMillis) {
+        if (tailWeight == 0 || restMillis == 0 || tailRestFadeMillis == Double.POSITIVE_INFINITY) {
+            return tailWeight;
+        }
+        return tailRestFadeMillis == 0 ? 0 : tailWeight * Math.exp(-restMillis / tailRestFadeMillis);
+    }
+
+    private double integrateWithTail(GaussianAtHorizon g, double tailWeight, CellSink sink) {
         double widen = tailWiden * tailWiden;
         double floor = tailMinSigma * tailMinSigma;
         double varX = Math.max(g.varX() * widen, floor);
@@ -301,7 +326,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
     public String toString() {
         return "GaussianGridPredictor[" + grid + ", horizons=" + Arrays.toString(horizonsMillis) + " ms, threshold="
                 + threshold + ", pointMass=" + pointMass + ", tail=" + tailWeight + "/" + tailWiden + "/" + tailMinSigma
-                + "]";
+                + ", tailRestFade=" + tailRestFadeMillis + " ms]";
     }
 
     /**
@@ -313,9 +338,10 @@ public final class GaussianGridPredictor implements ServerPredictor {
         private long[] horizonsMillis = Horizons.defaults().toArray();
         private double threshold = 1e-4;
         private double pointMass;
-        private double tailWeight;
-        private double tailWiden = 1;
-        private double tailMinSigma;
+        private double tailWeight = DEFAULT_TAIL_WEIGHT;
+        private double tailWiden = DEFAULT_TAIL_WIDEN;
+        private double tailMinSigma = DEFAULT_TAIL_MIN_SIGMA;
+        private double tailRestFadeMillis = DEFAULT_TAIL_REST_FADE_MILLIS;
 
         private Builder(GridLayout grid) {
             this.grid = Objects.requireNonNull(grid, "grid");
@@ -365,14 +391,12 @@ public final class GaussianGridPredictor implements ServerPredictor {
          * {@code (1 − weight)·g + weight·t}, where {@code t} has {@code g}'s mean and standard
          * deviations {@code widen} times {@code g}'s, each at least {@code minSigma} pixels. Real
          * pointer strokes are heavier-tailed than a Gaussian, so a narrow forecast (which puts
-         * blocks on the few cells the pointer reaches) misses the strokes that go further; the
-         * tail spreads a share of the blocks around them. It is a trade: blocks spread around a
-         * resting pointer are not spent on the rest of the hovered response, so pictures reach
-         * full quality later ({@code docs/client.md} has the measured figures, e.g. {@code
-         * tail(0.2, 4, 40)}); a raised least block gain in the scheduler
-         * ({@code SchedulerConfig.Builder.minBlockGain}, e.g. 0.03 with {@code tail(0.2, 2, 20)})
-         * keeps most of the faster first answers while pictures complete about as fast on
-         * links of 5 MB/s and more. Default off (weight 0).
+         * blocks on the few cells the pointer reaches) misses the strokes that go further, and a
+         * pointer that stops is about to move to a neighbour: the tail spreads a share of the
+         * blocks around both. While the pointer rests its weight fades
+         * ({@link #tailRestFadeMillis}), so a picture the pointer stays on still completes.
+         * Default {@code tail(0.2, 2, 20)}; {@code tail(0, 1, 0)} turns it off (the paper's plain
+         * Gaussian). {@code docs/client.md} has the measured figures.
          *
          * @throws IllegalArgumentException if weight is not in {@code [0, 1)}, widen is not finite
          *     and {@code >= 1}, or minSigma is not finite and {@code >= 0}
@@ -390,6 +414,25 @@ public final class GaussianGridPredictor implements ServerPredictor {
             this.tailWeight = weight;
             this.tailWiden = widen;
             this.tailMinSigma = minSigma;
+            return this;
+        }
+
+        /**
+         * The time constant of the tail's fade while the pointer rests, in ms (default
+         * {@link #DEFAULT_TAIL_REST_FADE_MILLIS}): a state reporting {@code rest} milliseconds
+         * without movement gets the tail weight {@code weight·exp(−rest / millis)}. 0 drops the
+         * tail as soon as the pointer rests; {@code Double.POSITIVE_INFINITY} keeps it (a client
+         * that does not report {@code rest} is treated as moving either way). A tail that stays
+         * while the pointer rests spreads the blocks a resting pointer's picture needs: after a
+         * pause full quality then took several times longer.
+         *
+         * @throws IllegalArgumentException if negative or NaN
+         */
+        public Builder tailRestFadeMillis(double millis) {
+            if (!(millis >= 0)) {
+                throw new IllegalArgumentException("tailRestFadeMillis must be >= 0, was " + millis);
+            }
+            this.tailRestFadeMillis = millis;
             return this;
         }
 

@@ -15,6 +15,7 @@ import java.util.List;
  *
  * <pre>{@code
  * {"x": 512.0, "y": 300.0,
+ *  "rest": 120,                      // optional: ms without movement, omitted (0) while moving
  *  "horizons": [50, 150, 250, 500],
  *  "mean": [[mx, my], ...],          // one per horizon
  *  "cov":  [[varX, covXY, varY], ...]} // one per horizon
@@ -26,8 +27,18 @@ import java.util.List;
  * @param x         current pointer x in pixels
  * @param y         current pointer y in pixels
  * @param horizons  one Gaussian per horizon, horizons strictly increasing; immutable copy
+ * @param restMillis how long the pointer has been at rest, in ms, in {@code [0, MAX_REST_MILLIS]};
+ *                   0 while it moves (and from clients that do not report rest)
  */
-public record PointerForecast(double x, double y, List<GaussianAtHorizon> horizons) {
+public record PointerForecast(double x, double y, List<GaussianAtHorizon> horizons, long restMillis) {
+    /** The longest rest a state may report, one day in milliseconds; more is refused as malformed. */
+    public static final long MAX_REST_MILLIS = 86_400_000L;
+
+    /** A forecast of a moving pointer (or one whose client does not report rest): {@code restMillis} 0. */
+    public PointerForecast(double x, double y, List<GaussianAtHorizon> horizons) {
+        this(x, y, horizons, 0);
+    }
+
     /** The most horizons a state may carry; more is refused as malformed. */
     public static final int MAX_HORIZONS = 32;
 
@@ -35,9 +46,13 @@ public record PointerForecast(double x, double y, List<GaussianAtHorizon> horizo
      * Validates and copies.
      *
      * @throws IllegalArgumentException if the position is not finite, there are no horizons or
-     *     more than {@link #MAX_HORIZONS}, or horizons do not strictly increase
+     *     more than {@link #MAX_HORIZONS}, horizons do not strictly increase, or restMillis is
+     *     outside {@code [0, MAX_REST_MILLIS]}
      */
     public PointerForecast {
+        if (restMillis < 0 || restMillis > MAX_REST_MILLIS) {
+            throw new IllegalArgumentException("restMillis must be in [0, " + MAX_REST_MILLIS + "], was " + restMillis);
+        }
         if (!Double.isFinite(x) || !Double.isFinite(y)) {
             throw new IllegalArgumentException("pointer position must be finite, was (" + x + ", " + y + ")");
         }
@@ -78,6 +93,9 @@ public record PointerForecast(double x, double y, List<GaussianAtHorizon> horizo
         ObjectNode o = f.objectNode();
         o.put("x", x);
         o.put("y", y);
+        if (restMillis > 0) {
+            o.put("rest", restMillis);
+        }
         ArrayNode hs = o.putArray("horizons");
         ArrayNode means = o.putArray("mean");
         ArrayNode covs = o.putArray("cov");
@@ -133,7 +151,16 @@ public record PointerForecast(double x, double y, List<GaussianAtHorizon> horizo
                     number(cov.get(0), "cov[" + j + "][0]"), number(cov.get(1), "cov[" + j + "][1]"),
                     number(cov.get(2), "cov[" + j + "][2]")));
         }
-        return new PointerForecast(x, y, out);
+        long rest = 0;
+        JsonNode r = state.get("rest");
+        if (r != null) {
+            if (!r.isIntegralNumber() || !r.canConvertToLong() || r.longValue() < 0 || r.longValue() > MAX_REST_MILLIS) {
+                throw new IllegalArgumentException("\"rest\" must be an integer of milliseconds in [0, " + MAX_REST_MILLIS
+                        + "], was " + r);
+            }
+            rest = r.longValue();
+        }
+        return new PointerForecast(x, y, out, rest);
     }
 
     private static double number(JsonNode n, String field) {

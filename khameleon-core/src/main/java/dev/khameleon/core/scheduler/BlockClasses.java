@@ -9,7 +9,7 @@ import java.util.function.IntUnaryOperator;
 /**
  * The requests grouped by block count {@code N}: one marginal-gain array per distinct
  * {@code N} (computed once with {@link UtilityFunction#marginalGains}, each gain of an existing
- * block raised to at least {@link SchedulerConfig#MIN_BLOCK_GAIN}), and the ids laid out
+ * block raised to the configured floor), and the ids laid out
  * class by class so that a scheduler can keep, per class, the ids that are still untouched in
  * a prefix of its segment. Immutable once built; shared by every scheduler built from one
  * {@link SchedulerConfig}.
@@ -20,7 +20,7 @@ final class BlockClasses {
     final int[] counts;
     /**
      * {@code gains[c][b]}: the scheduling weight of block {@code b} in class {@code c}, its
-     * marginal gain but at least {@link SchedulerConfig#MIN_BLOCK_GAIN}; {@code gains[c][N] = 0}.
+     * marginal gain but at least the configured floor; {@code gains[c][N] = 0}.
      */
     final double[][] gains;
     /** {@code classOf[i]}: the class of request {@code i}, or {@code null} when there is a single class. */
@@ -39,13 +39,15 @@ final class BlockClasses {
         this.layout = layout;
     }
 
-    static BlockClasses uniform(int requestCount, int blockCount, UtilityFunction utility, double minGain) {
+    static BlockClasses uniform(int requestCount, int blockCount, UtilityFunction utility, double minGain,
+                                double gainShare) {
         return new BlockClasses(requestCount, new int[] {blockCount},
-                new double[][] {schedulingGains(utility, blockCount, minGain)}, null, new int[] {0, requestCount}, null);
+                new double[][] {schedulingGains(utility, blockCount, minGain, gainShare)}, null,
+                new int[] {0, requestCount}, null);
     }
 
     static BlockClasses perRequest(int requestCount, IntUnaryOperator blockCount, UtilityFunction utility,
-                                   double minGain) {
+                                   double minGain, double gainShare) {
         Map<Integer, Integer> classByCount = new HashMap<>();
         int[] classOf = new int[requestCount];
         int[] countsBuf = new int[16];
@@ -70,12 +72,12 @@ final class BlockClasses {
         }
         int classes = classByCount.size();
         if (classes == 1) {
-            return uniform(requestCount, countsBuf[0], utility, minGain);
+            return uniform(requestCount, countsBuf[0], utility, minGain, gainShare);
         }
         int[] counts = Arrays.copyOf(countsBuf, classes);
         double[][] gains = new double[classes][];
         for (int c = 0; c < classes; c++) {
-            gains[c] = schedulingGains(utility, counts[c], minGain);
+            gains[c] = schedulingGains(utility, counts[c], minGain, gainShare);
         }
         int[] start = new int[classes + 1];
         for (int c = 0; c < classes; c++) {
@@ -90,15 +92,17 @@ final class BlockClasses {
     }
 
     /**
-     * The marginal gains of {@code blockCount} blocks, each raised to at least {@code minGain}
-     * ({@link SchedulerConfig#MIN_BLOCK_GAIN} by default, see
-     * {@link SchedulerConfig.Builder#minBlockGain}): a request whose next block adds no utility
-     * must still get it once nothing better is left, or the push would stall.
+     * The marginal gains of {@code blockCount} blocks, each raised to at least
+     * {@code max(minGain, gainShare / blockCount)} (see {@link SchedulerConfig.Builder#minBlockGain}
+     * and {@link SchedulerConfig.Builder#blockGainShare}): a request whose next block adds no
+     * utility must still get it once nothing better is left, or the push would stall; and the
+     * last blocks of a likely response must not be outbid by first blocks of unlikely ones.
      */
-    static double[] schedulingGains(UtilityFunction utility, int blockCount, double minGain) {
+    static double[] schedulingGains(UtilityFunction utility, int blockCount, double minGain, double gainShare) {
         double[] g = utility.marginalGains(blockCount);
+        double floor = Math.max(minGain, gainShare / blockCount);
         for (int b = 0; b < blockCount; b++) {
-            g[b] = Math.max(g[b], minGain);
+            g[b] = Math.max(g[b], floor);
         }
         return g;
     }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -170,7 +171,7 @@ class GaussianGridPredictorTest {
             hs.add(new GaussianAtHorizon(h, 105, 105, 1, 0, 1)); // σ = 1 px inside cell (10, 10)
         }
         PointerForecast f = new PointerForecast(105, 105, hs);
-        Distribution narrow = GaussianGridPredictor.builder(grid).build().distribution(f);
+        Distribution narrow = GaussianGridPredictor.builder(grid).tail(0, 1, 0).build().distribution(f);
         Distribution tailed = GaussianGridPredictor.builder(grid).tail(0.2, 4, 40).build().distribution(f);
         int centre = grid.requestAt(105, 105);
         int neighbour = grid.requestAt(125, 105);
@@ -178,6 +179,57 @@ class GaussianGridPredictorTest {
         assertEquals(0.8, tailed.probability(0, centre), 0.02, "the core keeps 1 − weight on its cell");
         assertTrue(tailed.probability(0, neighbour) > 1e-3, "the tail reaches two cells away: "
                 + tailed.probability(0, neighbour));
+    }
+
+    @Test
+    void tail_isOnByDefault_andFadesWhileThePointerRests() {
+        GridLayout grid = Layout.grid(20, 20, 0, 0, 10, 10);
+        List<GaussianAtHorizon> hs = new ArrayList<>();
+        for (long h : HORIZONS) {
+            hs.add(new GaussianAtHorizon(h, 105, 105, 1, 0, 1));
+        }
+        GaussianGridPredictor p = GaussianGridPredictor.builder(grid).build();
+        int centre = grid.requestAt(105, 105);
+        double moving = p.distribution(new PointerForecast(105, 105, hs)).probability(0, centre);
+        double fade = GaussianGridPredictor.DEFAULT_TAIL_REST_FADE_MILLIS;
+        double rested = p.distribution(new PointerForecast(105, 105, hs, Math.round(fade))).probability(0, centre);
+        double longRest = p.distribution(new PointerForecast(105, 105, hs, 60_000)).probability(0, centre);
+        // The tail (σ ≥ 20 px) keeps only a small part of its mass on the 10-px centre cell, so
+        // the centre holds about 1 − w·(1 − that part), with w fading as exp(−rest / fade).
+        assertEquals(1 - GaussianGridPredictor.DEFAULT_TAIL_WEIGHT, moving, 0.05, "default tail while moving");
+        assertTrue(rested > moving && rested < longRest, "one time constant of rest: " + rested);
+        assertEquals(1 - GaussianGridPredictor.DEFAULT_TAIL_WEIGHT * Math.exp(-1), rested, 0.04);
+        assertEquals(1, longRest, 1e-5, "after a long rest the picture under the pointer has it all");
+        GaussianGridPredictor kept = GaussianGridPredictor.builder(grid).tailRestFadeMillis(Double.POSITIVE_INFINITY)
+                .build();
+        assertEquals(moving, kept.distribution(new PointerForecast(105, 105, hs, 60_000)).probability(0, centre),
+                1e-12, "an infinite time constant keeps the tail at rest");
+        GaussianGridPredictor dropped = GaussianGridPredictor.builder(grid).tailRestFadeMillis(0).build();
+        assertEquals(1, dropped.distribution(new PointerForecast(105, 105, hs, 1)).probability(0, centre), 1e-5,
+                "0 drops it at once");
+        assertThrows(IllegalArgumentException.class, () -> GaussianGridPredictor.builder(grid).tailRestFadeMillis(-1));
+        assertThrows(IllegalArgumentException.class,
+                () -> GaussianGridPredictor.builder(grid).tailRestFadeMillis(Double.NaN));
+    }
+
+    @Test
+    void rest_roundTripsThroughJson_andBadValuesAreRefused() {
+        List<GaussianAtHorizon> hs = List.of(new GaussianAtHorizon(50, 1, 2, 1, 0, 1));
+        PointerForecast resting = new PointerForecast(1, 2, hs, 750);
+        assertEquals(resting, PointerForecast.fromJson(resting.toJson()));
+        assertFalse(new PointerForecast(1, 2, hs).toJson().has("rest"), "a moving pointer's state stays as before");
+        for (String bad : new String[] {"-1", "1.5", "\"7\"", "86400001", "1e30"}) {
+            ObjectNode o = resting.toJson();
+            try {
+                o.set("rest", new ObjectMapper().readTree(bad));
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new AssertionError(e);
+            }
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PointerForecast.fromJson(o),
+                    bad);
+            assertTrue(e.getMessage().contains("\"rest\""), e.getMessage());
+        }
+        assertThrows(IllegalArgumentException.class, () -> new PointerForecast(1, 2, hs, -1));
     }
 
     @Test

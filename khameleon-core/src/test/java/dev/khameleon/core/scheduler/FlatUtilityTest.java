@@ -70,10 +70,12 @@ class FlatUtilityTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.khameleon.core.scheduler.TestInstances#implementations")
     void zeroGainBlocks_comeAfterTheBlocksThatAddUtility(String name, Function<SchedulerConfig, Scheduler> factory) {
-        // Request 0 has 8 blocks (block 3 adds nothing), request 1 has 2 (both add utility).
+        // Request 0 has 8 blocks (block 3 adds nothing), request 1 has 2 (both add utility). The
+        // paper's plain gains (share 0): the default share would weigh block 3 like any block of
+        // an 8-block response's even share, which is the point of it.
         for (long seed = 1; seed <= 50; seed++) {
             SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(10).blockCounts(new int[] {8, 2})
-                    .utility(FLAT_STRETCH).seed(seed).build();
+                    .utility(FLAT_STRETCH).blockGainShare(0).seed(seed).build();
             Scheduler scheduler = factory.apply(config);
             scheduler.replan(Distribution.builder(2, HORIZONS).explicit(0, 0, 0.5).explicit(0, 1, 0.5)
                     .explicit(1, 0, 0.5).explicit(1, 1, 0.5).explicit(2, 0, 0.5).explicit(2, 1, 0.5)

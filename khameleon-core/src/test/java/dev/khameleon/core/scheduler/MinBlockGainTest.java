@@ -28,12 +28,12 @@ class MinBlockGainTest {
      * proportional to its weight: about 0.0105 / (0.0105 + 0.045) = 19 % with the default
      * floor, 0.0475 / (0.0475 + 0.045) = 51 % with a floor of 0.05.
      */
-    private static double likelyFirstShare(double minBlockGain) {
+    private static double likelyFirstShare(double minBlockGain, double share) {
         int likelyFirst = 0;
         int seeds = 400;
         for (long seed = 1; seed <= seeds; seed++) {
             SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(20).requestCount(2).blocksPerRequest(10)
-                    .utility(CONCAVE).minBlockGain(minBlockGain).seed(seed).build();
+                    .utility(CONCAVE).minBlockGain(minBlockGain).blockGainShare(share).seed(seed).build();
             Scheduler scheduler = Schedulers.greedy(config);
             Distribution.Builder d = Distribution.builder(2, HORIZONS);
             for (int j = 0; j < HORIZONS.length; j++) {
@@ -61,9 +61,33 @@ class MinBlockGainTest {
 
     @Test
     void raisedFloor_putsALikelyResponsesLateBlocksAheadOfUnlikelyFirstBlocksMoreOften() {
-        double withDefault = likelyFirstShare(SchedulerConfig.MIN_BLOCK_GAIN);
-        double withFloor = likelyFirstShare(0.05);
-        assertTrue(withFloor > withDefault + 0.15, "floor 0.05: " + withFloor + ", default: " + withDefault);
+        double plain = likelyFirstShare(SchedulerConfig.MIN_BLOCK_GAIN, 0);
+        double withFloor = likelyFirstShare(0.05, 0);
+        assertTrue(withFloor > plain + 0.15, "floor 0.05: " + withFloor + ", plain gains: " + plain);
+    }
+
+    @Test
+    void share_floorsEachBlockAtThatShareOfItsEvenShare() {
+        // Ten blocks: a share of 0.5 is a floor of 0.05 per block, and schedules exactly so.
+        assertEquals(likelyFirstShare(0.05, 0), likelyFirstShare(SchedulerConfig.MIN_BLOCK_GAIN, 0.5));
+        assertEquals(likelyFirstShare(SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE / 10, 0),
+                likelyFirstShare(SchedulerConfig.MIN_BLOCK_GAIN, SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE));
+        assertTrue(likelyFirstShare(SchedulerConfig.MIN_BLOCK_GAIN, SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE)
+                > likelyFirstShare(SchedulerConfig.MIN_BLOCK_GAIN, 0), "the default differs from plain gains");
+    }
+
+    @Test
+    void shareAndAbsoluteFloor_theLargerWins() {
+        assertEquals(likelyFirstShare(0.08, 0), likelyFirstShare(0.08, 0.5), "0.08 > 0.5 / 10");
+        assertEquals(likelyFirstShare(0.05, 0), likelyFirstShare(0.02, 0.5), "0.5 / 10 > 0.02");
+    }
+
+    @ParameterizedTest
+    @ValueSource(doubles = {-0.1, 1.5, Double.NaN})
+    void shareOutOfRange_isRefusedWithTheSettingsName(double share) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SchedulerConfig.builder().blockGainShare(share));
+        assertTrue(e.getMessage().startsWith("blockGainShare must be in [0, 1]"), e.getMessage());
     }
 
     @Test

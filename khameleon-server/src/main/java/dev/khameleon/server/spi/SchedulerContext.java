@@ -25,11 +25,13 @@ import java.util.function.IntUnaryOperator;
  * @param minBlockGain       the least weight of a block when blocks are compared, in
  *                           {@code [SchedulerConfig.MIN_BLOCK_GAIN, 1]} (see
  *                           {@link SchedulerConfig.Builder#minBlockGain})
+ * @param blockGainShare     the least weight of a block relative to its response's even share, in
+ *                           {@code [0, 1]} (see {@link SchedulerConfig.Builder#blockGainShare})
  */
 public record SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperator blockCounts,
                                UtilityFunction utility, int chunkSize, double discount, long seed,
                                int backendConcurrency, IntSupplier backendInFlight,
-                               IntPredicate backendIsFetching, double minBlockGain) {
+                               IntPredicate backendIsFetching, double minBlockGain, double blockGainShare) {
     /** Validates the fields. */
     public SchedulerContext {
         // The same rules, and messages, as the scheduler's own configuration.
@@ -38,6 +40,7 @@ public record SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperat
         SchedulerConfig.checkChunkSize(chunkSize);
         SchedulerConfig.checkDiscount(discount);
         SchedulerConfig.checkMinBlockGain(minBlockGain);
+        SchedulerConfig.checkBlockGainShare(blockGainShare);
         if (backendConcurrency < 0) {
             throw new IllegalArgumentException("backendConcurrency must be >= 0, was " + backendConcurrency);
         }
@@ -47,7 +50,18 @@ public record SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperat
         Objects.requireNonNull(backendIsFetching, "backendIsFetching");
     }
 
-    /** A context with the default least block gain, {@link SchedulerConfig#MIN_BLOCK_GAIN}. */
+    /** A context with the default block gain share, {@link SchedulerConfig#DEFAULT_BLOCK_GAIN_SHARE}. */
+    public SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperator blockCounts, UtilityFunction utility,
+                            int chunkSize, double discount, long seed, int backendConcurrency,
+                            IntSupplier backendInFlight, IntPredicate backendIsFetching, double minBlockGain) {
+        this(cacheBlocks, requestCount, blockCounts, utility, chunkSize, discount, seed, backendConcurrency,
+                backendInFlight, backendIsFetching, minBlockGain, SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE);
+    }
+
+    /**
+     * A context with the default least block gain, {@link SchedulerConfig#MIN_BLOCK_GAIN}, and
+     * block gain share, {@link SchedulerConfig#DEFAULT_BLOCK_GAIN_SHARE}.
+     */
     public SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperator blockCounts, UtilityFunction utility,
                             int chunkSize, double discount, long seed, int backendConcurrency,
                             IntSupplier backendInFlight, IntPredicate backendIsFetching) {

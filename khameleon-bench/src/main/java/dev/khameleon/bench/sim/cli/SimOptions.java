@@ -72,9 +72,20 @@ public final class SimOptions {
             description = "The scheduler's least block gain, SchedulerConfig.Builder.minBlockGain (default ${DEFAULT-VALUE}).")
     double minBlockGain = DEFAULTS.minBlockGain();
 
+    @Option(names = "--block-gain-share",
+            description = "The scheduler's least block weight relative to an even share, "
+                    + "SchedulerConfig.Builder.blockGainShare; 0 for the paper's plain gains (default ${DEFAULT-VALUE}).")
+    double blockGainShare = DEFAULTS.blockGainShare();
+
     @Option(names = "--tail", split = ",", paramLabel = "WEIGHT,WIDEN,MIN_SIGMA_PX",
-            description = "A heavy tail for the server predictor, GaussianGridPredictor.Builder.tail (default: none).")
+            description = "The server predictor's heavy tail, GaussianGridPredictor.Builder.tail; 0,1,0 for none "
+                    + "(default: the library's, 0.2,2,20).")
     double[] tail;
+
+    @Option(names = "--tail-rest-fade-ms",
+            description = "Time constant of the tail's fade while the pointer rests, "
+                    + "GaussianGridPredictor.Builder.tailRestFadeMillis; Infinity keeps it (default ${DEFAULT-VALUE}).")
+    double tailRestFadeMillis = DEFAULTS.tailRestFadeMillis();
 
     /**
      * The configurations these options name, one per request mode, in the order given.
@@ -90,7 +101,7 @@ public final class SimOptions {
                 .kalmanVelocityDecayMillis(kalmanDecayMillis == null ? DEFAULTS.kalmanVelocityDecayMillis()
                         : kalmanDecayMillis)
                 .predictionIntervalMillis(predictionIntervalMillis)
-                .minBlockGain(minBlockGain);
+                .minBlockGain(minBlockGain).blockGainShare(blockGainShare).tailRestFadeMillis(tailRestFadeMillis);
         if (tail != null) {
             if (tail.length != 3) {
                 throw new IllegalArgumentException("--tail needs WEIGHT,WIDEN,MIN_SIGMA_PX, e.g. 0.2,2,20");
