@@ -3,7 +3,6 @@ package dev.khameleon.server;
 import dev.khameleon.server.spi.WebSocketPeer;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultEventLoopGroup;
@@ -277,36 +276,39 @@ public final class KhameleonServer implements AutoCloseable {
                     TimeUnit.MILLISECONDS));
         }
         ch.pipeline().addLast("ws-session", new SessionHandler(runtime, app, null));
-        ChannelFuture registered;
-        // Registered under the lock that close() takes before it shuts the group down, so a
-        // registration is either refused here or queued before the shutdown (never rejected by
-        // a terminated loop).
+        // Registered, and its listener added, under the lock that close() takes before it shuts the
+        // group down: a registration is either refused here or queued (with its listener) before
+        // the shutdown, which runs queued tasks; a listener added after a terminated loop had
+        // completed the registration would never run and leave the peer open.
         synchronized (attachLock) {
             if (attachClosed) {
                 ticket.close();
                 return refuseAttached(peer, remote, 1001, "shutdown", "the server is shutting down");
             }
-            registered = loops.next().register(ch);
+            loops.next().register(ch).addListener(f -> onAttachedRegistered(f, ch, ticket, peer, app));
+        }
+        return ch.connection();
+    }
+
+    /** On the channel's loop: starts the session, or closes a channel the server no longer wants. */
+    private void onAttachedRegistered(Future<? super Void> f, AttachedChannel ch, AddressLimits.Ticket ticket,
+                                      WebSocketPeer peer, ServerRuntime.App app) {
+        if (!f.isSuccess()) {
+            ticket.close();
+            peer.close(1011, "internal_error");
+            return;
+        }
+        attachedChannels.add(ch);
+        ch.closeFuture().addListener(c -> attachedChannels.remove(ch));
+        // Added before the check, and close() sets the flag before it closes the set's channels:
+        // a channel registered while the server closes is closed either way.
+        if (attachClosed) {
+            ch.close();
+            return;
         }
         // The handshake is done (by the other stack): start the session as the protocol handler would.
-        registered.addListener(f -> {
-            if (f.isSuccess()) {
-                attachedChannels.add(ch);
-                ch.closeFuture().addListener(c -> attachedChannels.remove(ch));
-                // Added before the check, and close() sets the flag before it closes the set's
-                // channels: a channel registered while the server closes is closed either way.
-                if (attachClosed) {
-                    ch.close();
-                    return;
-                }
-                ch.pipeline().fireUserEventTriggered(new WebSocketServerProtocolHandler.HandshakeComplete(
-                        app.application().path(), EmptyHttpHeaders.INSTANCE, null));
-            } else {
-                ticket.close();
-                peer.close(1011, "internal_error");
-            }
-        });
-        return ch.connection();
+        ch.pipeline().fireUserEventTriggered(new WebSocketServerProtocolHandler.HandshakeComplete(
+                app.application().path(), EmptyHttpHeaders.INSTANCE, null));
     }
 
     private AttachedConnection refuseAttached(WebSocketPeer peer, SocketAddress remote, int status, String code,
