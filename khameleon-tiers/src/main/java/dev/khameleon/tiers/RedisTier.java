@@ -55,6 +55,8 @@ final class RedisTier implements AutoCloseable {
     private volatile StatefulRedisConnection<byte[], byte[]> connection;
     private volatile long downUntilNanos;
     private volatile boolean closed;
+    /** A background connection attempt, if one was started; close() waits for it. */
+    private volatile CompletableFuture<?> pendingConnect;
 
     RedisTier(RedisURI uri, Duration commandTimeout, Duration retryInterval, LongSupplier nanoClock) {
         this.uri = uri;
@@ -94,7 +96,7 @@ final class RedisTier implements AutoCloseable {
         }
         if (connection == null) {
             if (connecting.compareAndSet(false, true)) {
-                client.connectAsync(ByteArrayCodec.INSTANCE, uri).whenComplete((c, e) -> {
+                pendingConnect = client.connectAsync(ByteArrayCodec.INSTANCE, uri).whenComplete((c, e) -> {
                     if (e == null) {
                         connection = c;
                         if (closed) {
@@ -104,7 +106,7 @@ final class RedisTier implements AutoCloseable {
                         failed(e);
                     }
                     connecting.set(false);
-                });
+                }).toCompletableFuture();
             }
             return false;
         }
@@ -210,6 +212,18 @@ final class RedisTier implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        CompletableFuture<?> pending = pendingConnect;
+        if (pending != null) {
+            // A connection that opens after the client's resources are shut down would try to
+            // reconnect on a stopped timer when it closes (a stack trace from Lettuce's thread).
+            try {
+                pending.get(2, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                // Failed or still pending: nothing to close, or shutdown closes it.
+            }
+        }
         StatefulRedisConnection<byte[], byte[]> c = connection;
         if (c != null) {
             c.close();
