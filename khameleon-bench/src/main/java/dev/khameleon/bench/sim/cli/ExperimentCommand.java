@@ -24,6 +24,7 @@ import java.util.concurrent.Callable;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -77,20 +78,8 @@ public final class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "1", description = "Runs in parallel (default ${DEFAULT-VALUE}).")
     int threads;
 
-    @Option(names = "--tail", split = ",", paramLabel = "WEIGHT,WIDEN,MIN_SIGMA_PX",
-            description = "The server predictor's heavy tail, GaussianGridPredictor.Builder.tail; 0,1,0 for none "
-                    + "(default: the library's, 0.2,2,20).")
-    double[] tail;
-
-    @Option(names = "--tail-rest-fade-ms",
-            description = "Time constant of the tail's fade while the pointer rests; Infinity keeps it "
-                    + "(default ${DEFAULT-VALUE}).")
-    double tailRestFadeMillis = DEFAULTS.tailRestFadeMillis();
-
-    @Option(names = "--block-gain-share",
-            description = "The scheduler's least block weight relative to an even share; 0 for the paper's plain gains "
-                    + "(default ${DEFAULT-VALUE}).")
-    double blockGainShare = DEFAULTS.blockGainShare();
+    @Mixin
+    PrefetchOptions prefetch = new PrefetchOptions();
 
     /** Default output directory: under the git-ignored {@code out/}, never over the committed docs/results. */
     static final String DEFAULT_OUT = "out/experiments";
@@ -101,15 +90,7 @@ public final class ExperimentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        SimConfig.Builder baseBuilder = SimConfig.builder().seed(seed).sampleMillis(sampleMillis)
-                .tailRestFadeMillis(tailRestFadeMillis).blockGainShare(blockGainShare);
-        if (tail != null) {
-            if (tail.length != 3) {
-                throw new IllegalArgumentException("--tail needs WEIGHT,WIDEN,MIN_SIGMA_PX, e.g. 0.2,2,20");
-            }
-            baseBuilder.tail(tail[0], tail[1], tail[2]);
-        }
-        SimConfig base = baseBuilder.build();
+        SimConfig base = prefetch.apply(SimConfig.builder().seed(seed).sampleMillis(sampleMillis)).build();
         Experiments.Experiment exp = Experiments.get(name, base, data);
         List<RequestMode> modes = SimulateCommand.parseModes(requestModes);
         List<String> specs = traces != null ? traces : defaultTraces();
@@ -144,10 +125,7 @@ public final class ExperimentCommand implements Callable<Integer> {
                 + (systems != null ? " --systems " + String.join(",", systems) : "")
                 + " --request-mode " + String.join(",", modes.stream().map(RequestMode::label).toList())
                 + (sampleMillis != DEFAULTS.sampleMillis() ? " --sample-ms " + CsvReporter.num(sampleMillis, 1) : "") + " --seed " + seed
-                + (tail != null ? " --tail " + CsvReporter.num(tail[0], 2) + "," + CsvReporter.num(tail[1], 2) + ","
-                        + CsvReporter.num(tail[2], 2) : "")
-                + (tailRestFadeMillis != DEFAULTS.tailRestFadeMillis() ? " --tail-rest-fade-ms " + tailRestFadeMillis : "")
-                + (blockGainShare != DEFAULTS.blockGainShare() ? " --block-gain-share " + blockGainShare : "")
+                + prefetch.changed()
                 + (out.equals(Path.of(DEFAULT_OUT)) ? "" : " --out " + out);
         Cells cells = new Cells(exp, sys, modes, results, settingOfJob);
         String md;

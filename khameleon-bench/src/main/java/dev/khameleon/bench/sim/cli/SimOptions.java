@@ -4,6 +4,7 @@ import dev.khameleon.bench.sim.SimConfig;
 import dev.khameleon.bench.sim.net.MahimahiTrace;
 import java.nio.file.Path;
 import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -68,24 +69,8 @@ public final class SimOptions {
     @Option(names = "--seed", description = "Random seed (default ${DEFAULT-VALUE}).")
     long seed = DEFAULTS.seed();
 
-    @Option(names = "--min-block-gain",
-            description = "The scheduler's least block gain, SchedulerConfig.Builder.minBlockGain (default ${DEFAULT-VALUE}).")
-    double minBlockGain = DEFAULTS.minBlockGain();
-
-    @Option(names = "--block-gain-share",
-            description = "The scheduler's least block weight relative to an even share, "
-                    + "SchedulerConfig.Builder.blockGainShare; 0 for the paper's plain gains (default ${DEFAULT-VALUE}).")
-    double blockGainShare = DEFAULTS.blockGainShare();
-
-    @Option(names = "--tail", split = ",", paramLabel = "WEIGHT,WIDEN,MIN_SIGMA_PX",
-            description = "The server predictor's heavy tail, GaussianGridPredictor.Builder.tail; 0,1,0 for none "
-                    + "(default: the library's, 0.2,2,20).")
-    double[] tail;
-
-    @Option(names = "--tail-rest-fade-ms",
-            description = "Time constant of the tail's fade while the pointer rests, "
-                    + "GaussianGridPredictor.Builder.tailRestFadeMillis; Infinity keeps it (default ${DEFAULT-VALUE}).")
-    double tailRestFadeMillis = DEFAULTS.tailRestFadeMillis();
+    @Mixin
+    PrefetchOptions prefetch = new PrefetchOptions();
 
     /**
      * The configurations these options name, one per request mode, in the order given.
@@ -100,14 +85,8 @@ public final class SimOptions {
                 .kalmanProcessNoise(kalmanQ == null ? DEFAULTS.kalmanProcessNoise() : kalmanQ)
                 .kalmanVelocityDecayMillis(kalmanDecayMillis == null ? DEFAULTS.kalmanVelocityDecayMillis()
                         : kalmanDecayMillis)
-                .predictionIntervalMillis(predictionIntervalMillis)
-                .minBlockGain(minBlockGain).blockGainShare(blockGainShare).tailRestFadeMillis(tailRestFadeMillis);
-        if (tail != null) {
-            if (tail.length != 3) {
-                throw new IllegalArgumentException("--tail needs WEIGHT,WIDEN,MIN_SIGMA_PX, e.g. 0.2,2,20");
-            }
-            b.tail(tail[0], tail[1], tail[2]);
-        }
+                .predictionIntervalMillis(predictionIntervalMillis);
+        prefetch.apply(b);
         if (networkTrace != null) {
             b.networkTrace(MahimahiTrace.read(networkTrace))
                     .latencyMillis(minRttMillis == null ? DEFAULTS.latencyMillis() : minRttMillis);

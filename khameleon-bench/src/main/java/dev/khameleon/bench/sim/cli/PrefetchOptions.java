@@ -1,0 +1,65 @@
+package dev.khameleon.bench.sim.cli;
+
+import dev.khameleon.bench.sim.SimConfig;
+import picocli.CommandLine.Option;
+
+/**
+ * The library's prefetch settings that {@code simulate} and {@code experiment} both let you
+ * change: the server predictor's heavy tail and its fade at rest, and the scheduler's floors on
+ * a block's weight. Defaults are the library's.
+ */
+public final class PrefetchOptions {
+    private static final SimConfig DEFAULTS = SimConfig.builder().build();
+
+    @Option(names = "--min-block-gain",
+            description = "The scheduler's least block gain, SchedulerConfig.Builder.minBlockGain (default ${DEFAULT-VALUE}).")
+    double minBlockGain = DEFAULTS.minBlockGain();
+
+    @Option(names = "--block-gain-share",
+            description = "The scheduler's least block weight relative to an even share, "
+                    + "SchedulerConfig.Builder.blockGainShare; 0 for the paper's plain gains (default ${DEFAULT-VALUE}).")
+    double blockGainShare = DEFAULTS.blockGainShare();
+
+    @Option(names = "--tail", split = ",", paramLabel = "WEIGHT,WIDEN,MIN_SIGMA_PX",
+            description = "The server predictor's heavy tail, GaussianGridPredictor.Builder.tail; 0,1,0 for none "
+                    + "(default: the library's, 0.2,2,20).")
+    double[] tail;
+
+    @Option(names = "--tail-rest-fade-ms",
+            description = "Time constant of the tail's fade while the pointer rests, "
+                    + "GaussianGridPredictor.Builder.tailRestFadeMillis; Infinity keeps it (default ${DEFAULT-VALUE}).")
+    double tailRestFadeMillis = DEFAULTS.tailRestFadeMillis();
+
+    /** Sets these options on {@code b}; returns {@code b}. */
+    SimConfig.Builder apply(SimConfig.Builder b) {
+        b.minBlockGain(minBlockGain).blockGainShare(blockGainShare).tailRestFadeMillis(tailRestFadeMillis);
+        if (tail != null) {
+            if (tail.length != 3) {
+                throw new IllegalArgumentException("--tail needs WEIGHT,WIDEN,MIN_SIGMA_PX, e.g. 0.2,2,20");
+            }
+            b.tail(tail[0], tail[1], tail[2]);
+        }
+        return b;
+    }
+
+    /** The options that differ from the defaults, as command-line arguments (with a leading space). */
+    String changed() {
+        StringBuilder s = new StringBuilder();
+        if (minBlockGain != DEFAULTS.minBlockGain()) {
+            s.append(" --min-block-gain ").append(minBlockGain);
+        }
+        if (blockGainShare != DEFAULTS.blockGainShare()) {
+            s.append(" --block-gain-share ").append(blockGainShare);
+        }
+        if (tail != null) {
+            s.append(" --tail ").append(tail.length > 0 ? tail[0] : "");
+            for (int i = 1; i < tail.length; i++) {
+                s.append(',').append(tail[i]);
+            }
+        }
+        if (tailRestFadeMillis != DEFAULTS.tailRestFadeMillis()) {
+            s.append(" --tail-rest-fade-ms ").append(tailRestFadeMillis);
+        }
+        return s.toString();
+    }
+}
