@@ -27,7 +27,13 @@ import java.util.Arrays;
  * <p>Under {@link Selection#MAX_GAIN} the largest gain of a union id is not something a sum
  * tree can give, so {@link #best} scans the union and the touched ids, and compares the
  * untouched residual ids one block-count class at a time: {@code O(m·K + C + d)} per block
- * with {@code d} distinct block counts. Not thread-safe.
+ * with {@code d} distinct block counts.
+ *
+ * <p>A lazily counted request sits in the class of its bound until its exact count is told
+ * ({@link #blockCountKnown}); if that differs from the bound, the request leaves its class for
+ * good and, while untouched and outside the union, weighs {@code g_i(B_i)} of its own count in
+ * one more sum tree of the group ({@link #learnedTree}, one leaf per lazily counted request), so
+ * the draw stays exact. Not thread-safe.
  */
 final class GreedyScheduler extends BatchScheduler {
     private final int[] blocks;
@@ -60,6 +66,21 @@ final class GreedyScheduler extends BatchScheduler {
     private double[] slotWeights = new double[0];
     private final double[] residualWeight;
 
+    /**
+     * The gains of each lazily counted request whose exact count differs from its bound, by its
+     * position in {@link BlockClasses#lazyIds}; null entries while it weighs as its class.
+     * {@code null} when every count is exact.
+     */
+    private final double[][] learnedGains;
+    /**
+     * Leaf {@code k}: the group weight {@code g_i(B_i)} of lazily counted request
+     * {@code lazyIds[k]} once it left its class, while outside the union; 0 otherwise.
+     */
+    private final SumTree learnedTree;
+    /** The requests that left their class, in the order they did; for {@link #best}. */
+    private final int[] learnedIds;
+    private int learnedCount;
+
     GreedyScheduler(SchedulerConfig config) {
         super(config);
         int n = requestCount;
@@ -83,6 +104,10 @@ final class GreedyScheduler extends BatchScheduler {
         Arrays.fill(touchedIndex, -1);
         this.touchedTree = new SumTree(cacheBlocks);
         this.residualWeight = new double[cacheBlocks + 1];
+        int lazy = classes.lazyIds.length;
+        this.learnedGains = lazy > 0 ? new double[lazy][] : null;
+        this.learnedTree = lazy > 0 ? new SumTree(lazy) : null;
+        this.learnedIds = new int[lazy];
     }
 
     private static int[] identity(int n) {
@@ -94,7 +119,49 @@ final class GreedyScheduler extends BatchScheduler {
     }
 
     private double gain(int requestId, int b) {
+        if (learnedGains != null) {
+            double[] g = learnedOf(requestId);
+            if (g != null) {
+                // Until a re-plan takes back blocks planned on the bound, B may exceed the count.
+                return b < g.length ? g[b] : 0.0;
+            }
+        }
         return classes.gainsOf(requestId)[b];
+    }
+
+    /** The gains of {@code requestId} if it left its class (a lazily told count), else null. */
+    private double[] learnedOf(int requestId) {
+        int k = classes.lazyIndex[requestId];
+        return k >= 0 ? learnedGains[k] : null;
+    }
+
+    /** Whether {@code requestId} left its class: its group weight is in {@link #learnedTree}. */
+    private boolean learned(int requestId) {
+        return learnedGains != null && learnedOf(requestId) != null;
+    }
+
+    @Override
+    void countKnown(int requestId, double[] gains) {
+        int lk = classes.lazyIndex[requestId];
+        boolean wasLearned = learnedGains[lk] != null;
+        int k = unionIndex[requestId];
+        if (!wasLearned && k < 0) {
+            if (blocks[requestId] == 0) {
+                removeAvailable(requestId);
+            } else {
+                touchedTree.set(touchedIndex[requestId], 0.0);
+            }
+        }
+        learnedGains[lk] = gains;
+        if (!wasLearned) {
+            learnedIds[learnedCount++] = requestId;
+        }
+        double g = gain(requestId, blocks[requestId]);
+        if (k >= 0) {
+            setUnionLeaves(k, g);
+        } else {
+            learnedTree.set(lk, g);
+        }
     }
 
     @Override
@@ -102,17 +169,20 @@ final class GreedyScheduler extends BatchScheduler {
         int b = blocks[requestId];
         blocks[requestId] = b + 1;
         int k = unionIndex[requestId];
+        boolean learned = learned(requestId);
         if (b == 0) {
             int ti = touchedCount++;
             touched[ti] = requestId;
             touchedIndex[requestId] = ti;
-            if (k < 0) {
+            if (k < 0 && !learned) {
                 removeAvailable(requestId);
             }
         }
         double g = gain(requestId, b + 1);
         if (k >= 0) {
             setUnionLeaves(k, g);
+        } else if (learned) {
+            learnedTree.set(classes.lazyIndex[requestId], g);
         } else {
             touchedTree.set(touchedIndex[requestId], g);
         }
@@ -124,16 +194,19 @@ final class GreedyScheduler extends BatchScheduler {
         int b = blocks[requestId] - 1;
         blocks[requestId] = b;
         int k = unionIndex[requestId];
+        boolean learned = learned(requestId);
         if (b == 0) {
             removeTouched(requestId);
-            if (k < 0) {
+            if (k < 0 && !learned) {
                 addAvailable(requestId);
             }
-        } else if (k < 0) {
+        } else if (k < 0 && !learned) {
             touchedTree.set(touchedIndex[requestId], gain(requestId, b));
         }
         if (k >= 0) {
             setUnionLeaves(k, gain(requestId, b));
+        } else if (learned) {
+            learnedTree.set(classes.lazyIndex[requestId], gain(requestId, b));
         }
     }
 
@@ -146,6 +219,8 @@ final class GreedyScheduler extends BatchScheduler {
             int k = unionIndex[id];
             if (k >= 0) {
                 setUnionLeaves(k, gain(id, 0));
+            } else if (learned(id)) {
+                learnedTree.set(classes.lazyIndex[id], gain(id, 0));
             } else {
                 addAvailable(id);
             }
@@ -159,7 +234,9 @@ final class GreedyScheduler extends BatchScheduler {
         for (int x = 0; x < unionSize; x++) {
             int id = unionIds[x];
             unionIndex[id] = -1;
-            if (blocks[id] == 0) {
+            if (learned(id)) {
+                learnedTree.set(classes.lazyIndex[id], gain(id, blocks[id]));
+            } else if (blocks[id] == 0) {
                 addAvailable(id);
             } else {
                 touchedTree.set(touchedIndex[id], gain(id, blocks[id]));
@@ -183,7 +260,9 @@ final class GreedyScheduler extends BatchScheduler {
                 if (unionIndex[id] < 0) {
                     unionIndex[id] = size;
                     unionIds[size++] = id;
-                    if (blocks[id] == 0) {
+                    if (learned(id)) {
+                        learnedTree.set(classes.lazyIndex[id], 0.0);
+                    } else if (blocks[id] == 0) {
                         removeAvailable(id);
                     } else {
                         touchedTree.set(touchedIndex[id], 0.0);
@@ -310,6 +389,9 @@ final class GreedyScheduler extends BatchScheduler {
             }
             return w;
         }
+        if (learned(requestId)) {
+            return residualWeight[t] * learnedTree.get(classes.lazyIndex[requestId]);
+        }
         if (blocks[requestId] > 0) {
             return residualWeight[t] * touchedTree.get(touchedIndex[requestId]);
         }
@@ -323,6 +405,9 @@ final class GreedyScheduler extends BatchScheduler {
         int m = parts;
         int row = t * m;
         double groupTotal = classTree.total() + touchedTree.total();
+        if (learnedTree != null) {
+            groupTotal += learnedTree.total();
+        }
         double groupWeight = residualWeight[t] * groupTotal;
         double z = groupWeight;
         for (int j = 0; j < m; j++) {
@@ -380,6 +465,9 @@ final class GreedyScheduler extends BatchScheduler {
                     max = Math.max(max, rho * classes.gains[c][0]);
                 }
             }
+            for (int x = 0; x < learnedCount; x++) {
+                max = Math.max(max, rho * learnedTree.get(classes.lazyIndex[learnedIds[x]]));
+            }
         }
         if (!(max > 0)) {
             return -1;
@@ -400,6 +488,12 @@ final class GreedyScheduler extends BatchScheduler {
             for (int c = 0; c < classCount; c++) {
                 if (available[c] > 0 && rho * classes.gains[c][0] >= threshold) {
                     best = Math.min(best, lowestAvailable(c));
+                }
+            }
+            for (int x = 0; x < learnedCount; x++) {
+                int id = learnedIds[x];
+                if (rho * learnedTree.get(classes.lazyIndex[id]) >= threshold) {
+                    best = Math.min(best, id);
                 }
             }
         }
@@ -430,12 +524,17 @@ final class GreedyScheduler extends BatchScheduler {
     private int sampleGroup() {
         double su = classTree.total();
         double st = touchedTree.total();
-        double v = random.nextDouble() * (su + st);
-        if (su > 0 && (st <= 0 || v < su)) {
+        double sl = learnedTree == null ? 0.0 : learnedTree.total();
+        double v = random.nextDouble() * (su + st + sl);
+        if (su > 0 && ((st <= 0 && sl <= 0) || v < su)) {
             int c = classTree.sample(v);
             return perm[classes.start[c] + random.nextInt(available[c])];
         }
-        return touched[touchedTree.sample(su > 0 ? v - su : v)];
+        double x = su > 0 ? v - su : v;
+        if (sl <= 0 || (st > 0 && x < st)) {
+            return touched[touchedTree.sample(x)];
+        }
+        return classes.lazyIds[learnedTree.sample(st > 0 ? x - st : x)];
     }
 
     private void setUnionLeaves(int k, double gain) {
