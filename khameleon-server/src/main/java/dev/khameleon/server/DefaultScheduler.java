@@ -22,7 +22,8 @@ final class DefaultScheduler {
                 .chunkSize(c.chunkSize())
                 .discount(c.discount())
                 .minBlockGain(c.minBlockGain())
-                .seed(c.seed());
+                .seed(c.seed())
+                .lazyBlockCounts(c.blockCountIsBound());
         if (c.backendConcurrency() > 0) {
             b.backendConcurrency(c.backendConcurrency(), new BackendLoad() {
                 @Override

@@ -58,17 +58,21 @@ final class BlockClasses {
 
     /**
      * These classes with the requests for which {@code isBound} holds counted lazily: their count
-     * is an upper bound. Calls {@code isBound} once per request; returns {@code this} when it holds
-     * for none.
+     * is an upper bound. Calls {@code isBound} once per request (twice when it holds for some, which
+     * only then costs memory); returns {@code this} when it holds for none.
      */
     BlockClasses withLazyCounts(IntPredicate isBound) {
-        int[] index = new int[requestCount];
         int lazy = 0;
         for (int i = 0; i < requestCount; i++) {
-            index[i] = isBound.test(i) ? lazy++ : -1;
+            lazy += isBound.test(i) ? 1 : 0;
         }
         if (lazy == 0) {
             return this;
+        }
+        int[] index = new int[requestCount];
+        lazy = 0;
+        for (int i = 0; i < requestCount; i++) {
+            index[i] = isBound.test(i) ? lazy++ : -1;
         }
         int[] ids = new int[lazy];
         for (int i = 0; i < requestCount; i++) {
