@@ -70,8 +70,8 @@ public interface Scheduler {
      * past the count re-plans ({@link #replan}) from the first such slot, before or after this
      * call. Telling the count a request already has again is a no-op.
      *
-     * <p>The built-in schedulers take {@code O(m log K)} for the first call per request, and
-     * {@code O(1)} for a repeat. The default throws {@link UnsupportedOperationException}: a
+     * <p>The built-in schedulers take {@code O(blockCount + m log K)} for the first call per
+     * request, and {@code O(1)} for a repeat. The default throws {@link UnsupportedOperationException}: a
      * scheduler that ignored the count would plan blocks that do not exist.
      *
      * @param blockCount the exact count, in {@code [1, bound]}, or 0 to drop the request

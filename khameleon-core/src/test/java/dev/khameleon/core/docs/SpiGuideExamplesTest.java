@@ -146,6 +146,22 @@ class SpiGuideExamplesTest {
         }
     }
 
+    @Nested
+    class LazySource extends BlockSourceContract {
+        private final ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, "spi-guide-lazy-encoder");
+            t.setDaemon(true);
+            return t;
+        });
+
+        @Override
+        protected BlockSource source() {
+            // Series of 2 to 60 points of 12 bytes: 1 to 8 blocks of 96 bytes, at most 8.
+            return new SpiGuideExamples.LazyEncodingBlockSource<>(new SpiGuideExamples.SeriesEncoder(96),
+                    i -> series(2 * (i + 1), i), 30, 8, executor);
+        }
+    }
+
     private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER =
             new com.fasterxml.jackson.databind.ObjectMapper();
 
