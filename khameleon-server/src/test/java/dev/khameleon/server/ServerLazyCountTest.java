@@ -108,6 +108,7 @@ class ServerLazyCountTest {
         try (TestClient c = TestClient.open(uri, "lazy", CACHE)) {
             for (int k = 0; k < 3 * CACHE; k++) {
                 BlockFrame f = c.nextBlock().frame();
+                assertEquals(k, f.seq(), "the refused blocks used no sequence number: the ring model holds");
                 int id = f.block().requestId();
                 assertFalse(id == 3, "request 3 told a count above its bound: none of its blocks is sent");
                 Integer before = countOf.putIfAbsent(id, f.block().count());

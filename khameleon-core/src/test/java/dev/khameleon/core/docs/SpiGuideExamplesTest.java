@@ -126,13 +126,18 @@ class SpiGuideExamplesTest {
         }
     }
 
-    @Nested
-    class Source extends BlockSourceContract {
-        private final ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
-            Thread t = new Thread(r, "spi-guide-encoder");
+    /** Two daemon threads for the example block sources' encodings. */
+    private static ExecutorService encoderThreads(String name) {
+        return Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, name);
             t.setDaemon(true);
             return t;
         });
+    }
+
+    @Nested
+    class Source extends BlockSourceContract {
+        private final ExecutorService executor = encoderThreads("spi-guide-encoder");
 
         @Override
         protected BlockSource source() {
@@ -148,11 +153,7 @@ class SpiGuideExamplesTest {
 
     @Nested
     class LazySource extends BlockSourceContract {
-        private final ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
-            Thread t = new Thread(r, "spi-guide-lazy-encoder");
-            t.setDaemon(true);
-            return t;
-        });
+        private final ExecutorService executor = encoderThreads("spi-guide-lazy-encoder");
 
         @Override
         protected BlockSource source() {
