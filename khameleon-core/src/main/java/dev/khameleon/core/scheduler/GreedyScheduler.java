@@ -33,7 +33,8 @@ import java.util.Arrays;
  * ({@link #blockCountKnown}); if that differs from the bound, the request leaves its class for
  * good and, while untouched and outside the union, weighs {@code g_i(B_i)} of its own count in
  * one more sum tree of the group ({@link #learnedTree}, one leaf per lazily counted request), so
- * the draw stays exact. Not thread-safe.
+ * the draw stays exact; under {@link Selection#MAX_GAIN} a max tree over the same leaves gives
+ * {@link #best} their largest gain and lowest id in {@code O(log L)}. Not thread-safe.
  */
 final class GreedyScheduler extends BatchScheduler {
     private final int[] blocks;
@@ -77,9 +78,13 @@ final class GreedyScheduler extends BatchScheduler {
      * {@code lazyIds[k]} once it left its class, while outside the union; 0 otherwise.
      */
     private final SumTree learnedTree;
-    /** The requests that left their class, in the order they did; for {@link #best}. */
-    private final int[] learnedIds;
-    private int learnedCount;
+    /**
+     * The same leaves as {@link #learnedTree}, for {@link #best} to find the largest and the lowest
+     * id near it; only under {@link Selection#MAX_GAIN}, else {@code null}.
+     */
+    private final MaxTree learnedMax;
+    /** Scratch for {@link #install}: the learned ids of the old union. */
+    private int[] leavingLearned = new int[0];
 
     GreedyScheduler(SchedulerConfig config) {
         super(config);
@@ -107,7 +112,19 @@ final class GreedyScheduler extends BatchScheduler {
         int lazy = classes.lazyIds.length;
         this.learnedGains = lazy > 0 ? new double[lazy][] : null;
         this.learnedTree = lazy > 0 ? new SumTree(lazy) : null;
-        this.learnedIds = new int[lazy];
+        this.learnedMax = lazy > 0 && config.selection() == Selection.MAX_GAIN ? new MaxTree(lazy) : null;
+    }
+
+    private static int[] grow(int[] a, int size) {
+        return size < a.length ? a : Arrays.copyOf(a, Math.max(16, 2 * a.length));
+    }
+
+    /** Sets leaf {@code k} of the learned counts' trees. */
+    private void setLearned(int k, double weight) {
+        learnedTree.set(k, weight);
+        if (learnedMax != null) {
+            learnedMax.set(k, weight);
+        }
     }
 
     private static int[] identity(int n) {
@@ -153,14 +170,11 @@ final class GreedyScheduler extends BatchScheduler {
             }
         }
         learnedGains[lk] = gains;
-        if (!wasLearned) {
-            learnedIds[learnedCount++] = requestId;
-        }
         double g = gain(requestId, blocks[requestId]);
         if (k >= 0) {
             setUnionLeaves(k, g);
         } else {
-            learnedTree.set(lk, g);
+            setLearned(lk, g);
         }
     }
 
@@ -182,7 +196,7 @@ final class GreedyScheduler extends BatchScheduler {
         if (k >= 0) {
             setUnionLeaves(k, g);
         } else if (learned) {
-            learnedTree.set(classes.lazyIndex[requestId], g);
+            setLearned(classes.lazyIndex[requestId], g);
         } else {
             touchedTree.set(touchedIndex[requestId], g);
         }
@@ -206,7 +220,7 @@ final class GreedyScheduler extends BatchScheduler {
         if (k >= 0) {
             setUnionLeaves(k, gain(requestId, b));
         } else if (learned) {
-            learnedTree.set(classes.lazyIndex[requestId], gain(requestId, b));
+            setLearned(classes.lazyIndex[requestId], gain(requestId, b));
         }
     }
 
@@ -220,7 +234,7 @@ final class GreedyScheduler extends BatchScheduler {
             if (k >= 0) {
                 setUnionLeaves(k, gain(id, 0));
             } else if (learned(id)) {
-                learnedTree.set(classes.lazyIndex[id], gain(id, 0));
+                setLearned(classes.lazyIndex[id], gain(id, 0));
             } else {
                 addAvailable(id);
             }
@@ -231,11 +245,15 @@ final class GreedyScheduler extends BatchScheduler {
 
     @Override
     void install(Distribution d) {
+        // A learned id's leaf is 0 while it is in the union. Those leaving it get their leaf once the
+        // new union is known, so that one staying in it costs no tree update.
+        int leaving = 0;
         for (int x = 0; x < unionSize; x++) {
             int id = unionIds[x];
             unionIndex[id] = -1;
             if (learned(id)) {
-                learnedTree.set(classes.lazyIndex[id], gain(id, blocks[id]));
+                leavingLearned = grow(leavingLearned, leaving);
+                leavingLearned[leaving++] = id;
             } else if (blocks[id] == 0) {
                 addAvailable(id);
             } else {
@@ -261,7 +279,10 @@ final class GreedyScheduler extends BatchScheduler {
                     unionIndex[id] = size;
                     unionIds[size++] = id;
                     if (learned(id)) {
-                        learnedTree.set(classes.lazyIndex[id], 0.0);
+                        int lk = classes.lazyIndex[id];
+                        if (learnedTree.get(lk) != 0.0) {
+                            setLearned(lk, 0.0);
+                        }
                     } else if (blocks[id] == 0) {
                         removeAvailable(id);
                     } else {
@@ -271,6 +292,12 @@ final class GreedyScheduler extends BatchScheduler {
             }
         }
         unionSize = size;
+        for (int x = 0; x < leaving; x++) {
+            int id = leavingLearned[x];
+            if (unionIndex[id] < 0) {
+                setLearned(classes.lazyIndex[id], gain(id, blocks[id]));
+            }
+        }
         int q = config.fades() ? m + 1 : m;
         boolean reuse = parts == q && unionProbability.length == q && unionProbability[0].length >= size
                 && horizonTrees[0].leaves() >= size && horizonTrees[0].leaves() <= 4 * Math.max(64, size);
@@ -465,8 +492,8 @@ final class GreedyScheduler extends BatchScheduler {
                     max = Math.max(max, rho * classes.gains[c][0]);
                 }
             }
-            for (int x = 0; x < learnedCount; x++) {
-                max = Math.max(max, rho * learnedTree.get(classes.lazyIndex[learnedIds[x]]));
+            if (learnedMax != null) {
+                max = Math.max(max, rho * learnedMax.max());
             }
         }
         if (!(max > 0)) {
@@ -490,11 +517,10 @@ final class GreedyScheduler extends BatchScheduler {
                     best = Math.min(best, lowestAvailable(c));
                 }
             }
-            for (int x = 0; x < learnedCount; x++) {
-                int id = learnedIds[x];
-                if (rho * learnedTree.get(classes.lazyIndex[id]) >= threshold) {
-                    best = Math.min(best, id);
-                }
+            // Leaves are ordered by id (lazyIds ascends), so the leftmost passing leaf is the lowest id.
+            int k = learnedMax == null ? -1 : learnedMax.leftmostAtLeast(rho, threshold);
+            if (k >= 0) {
+                best = Math.min(best, classes.lazyIds[k]);
             }
         }
         return best;

@@ -155,7 +155,7 @@ class LazyBlockCountTest {
         BatchScheduler fast = (BatchScheduler) Schedulers.greedy(b.build());
         BatchScheduler ref = (BatchScheduler) Schedulers.reference(b.build());
         b.selection(Selection.MAX_GAIN);
-        Scheduler fastMax = Schedulers.greedy(b.build());
+        BatchScheduler fastMax = (BatchScheduler) Schedulers.greedy(b.build());
         Scheduler refMax = Schedulers.reference(b.build());
         SchedulerConfig config = b.build();
         Distribution d = TestInstances.randomDistribution(rng, n, 20);
@@ -185,6 +185,9 @@ class LazyBlockCountTest {
                 d = TestInstances.randomDistribution(rng, n, 20);
                 fast.replan(d, from, 20.0);
                 ref.replan(d, from, 20.0);
+                long fromMax = Math.max(fastMax.oldestReplannableSeq(), fastMax.nextSeq() - rng.nextInt(8));
+                fastMax.replan(d, fromMax, 20.0);
+                refMax.replan(d, fromMax, 20.0);
             }
             double[] pr = ref.nextSlotProbabilities();
             assertArrayEquals(pr, fast.nextSlotProbabilities(), 1e-9, "slot " + fast.nextSeq());
