@@ -30,11 +30,13 @@ import java.util.Arrays;
  * with {@code d} distinct block counts.
  *
  * <p>A lazily counted request sits in the class of its bound until its exact count is told
- * ({@link #blockCountKnown}); if that differs from the bound, the request leaves its class for
- * good and, while untouched and outside the union, weighs {@code g_i(B_i)} of its own count in
- * one more sum tree of the group ({@link #learnedTree}, one leaf per lazily counted request), so
- * the draw stays exact; under {@link Selection#MAX_GAIN} a max tree over the same leaves gives
- * {@link #best} their largest gain and lowest id in {@code O(log L)}. Not thread-safe.
+ * ({@link #blockCountKnown}); if that differs from the bound, it moves for good to a class of its
+ * exact count, one of the <em>learned classes</em> that grow as counts are told (an array of
+ * members per count, its untouched ones in a prefix, as in the permutation of the fixed classes).
+ * The group then draws a fixed class, a learned class or a touched id, and within a learned
+ * class an id uniformly in {@code O(1)}, so the draw stays exact. Under {@link Selection#MAX_GAIN}
+ * a max tree over the lazily counted requests ({@code L} of them) gives {@link #best} the untouched
+ * learned ids' largest gain and lowest id in {@code O(log L)}. Not thread-safe.
  */
 final class GreedyScheduler extends BatchScheduler {
     private final int[] blocks;
@@ -68,23 +70,25 @@ final class GreedyScheduler extends BatchScheduler {
     private final double[] residualWeight;
 
     /**
-     * The gains of each lazily counted request whose exact count differs from its bound, by its
-     * position in {@link BlockClasses#lazyIds}; null entries while it weighs as its class.
-     * {@code null} when every count is exact.
+     * The gains of each lazily counted request whose told count differs from its bound (its
+     * learned class is {@code gains.length − 1}; 0 for a dropped request, which is in no class),
+     * by its position in {@link BlockClasses#lazyIds}; null entries while it is in its fixed
+     * class. {@code null} when every count is exact.
      */
     private final double[][] learnedGains;
+    /** {@code learnedMembers[K]}: the requests of learned class {@code K}, its untouched ones first. */
+    private final int[][] learnedMembers;
+    private final int[] learnedSize;
+    private final int[] learnedAvailable;
+    /** The position of each learned request (by lazy index) in its class's members. */
+    private final int[] learnedPos;
+    /** Leaf {@code K}: {@code learnedAvailable[K] · g_K(0)}. */
+    private final SumTree learnedClassTree;
     /**
-     * Leaf {@code k}: the group weight {@code g_i(B_i)} of lazily counted request
-     * {@code lazyIds[k]} once it left its class, while outside the union; 0 otherwise.
-     */
-    private final SumTree learnedTree;
-    /**
-     * The same leaves as {@link #learnedTree}, for {@link #best} to find the largest and the lowest
-     * id near it; only under {@link Selection#MAX_GAIN}, else {@code null}.
+     * Leaf {@code k}: {@code g_K(0)} of lazily counted request {@code lazyIds[k]} while it is an
+     * untouched member of learned class {@code K}, else 0; only under {@link Selection#MAX_GAIN}.
      */
     private final MaxTree learnedMax;
-    /** Scratch for {@link #install}: the learned ids of the old union. */
-    private int[] leavingLearned = new int[0];
 
     GreedyScheduler(SchedulerConfig config) {
         super(config);
@@ -110,20 +114,26 @@ final class GreedyScheduler extends BatchScheduler {
         this.touchedTree = new SumTree(cacheBlocks);
         this.residualWeight = new double[cacheBlocks + 1];
         int lazy = classes.lazyIds.length;
-        this.learnedGains = lazy > 0 ? new double[lazy][] : null;
-        this.learnedTree = lazy > 0 ? new SumTree(lazy) : null;
-        this.learnedMax = lazy > 0 && config.selection() == Selection.MAX_GAIN ? new MaxTree(lazy) : null;
-    }
-
-    private static int[] grow(int[] a, int size) {
-        return size < a.length ? a : Arrays.copyOf(a, Math.max(16, 2 * a.length));
-    }
-
-    /** Sets leaf {@code k} of the learned counts' trees. */
-    private void setLearned(int k, double weight) {
-        learnedTree.set(k, weight);
-        if (learnedMax != null) {
-            learnedMax.set(k, weight);
+        if (lazy > 0) {
+            int maxBound = 0;
+            for (int id : classes.lazyIds) {
+                maxBound = Math.max(maxBound, classes.blockCount(id));
+            }
+            this.learnedGains = new double[lazy][];
+            this.learnedMembers = new int[maxBound + 1][];
+            this.learnedSize = new int[maxBound + 1];
+            this.learnedAvailable = new int[maxBound + 1];
+            this.learnedPos = new int[lazy];
+            this.learnedClassTree = new SumTree(maxBound + 1);
+            this.learnedMax = config.selection() == Selection.MAX_GAIN ? new MaxTree(lazy) : null;
+        } else {
+            this.learnedGains = null;
+            this.learnedMembers = null;
+            this.learnedSize = null;
+            this.learnedAvailable = null;
+            this.learnedPos = null;
+            this.learnedClassTree = null;
+            this.learnedMax = null;
         }
     }
 
@@ -146,36 +156,57 @@ final class GreedyScheduler extends BatchScheduler {
         return classes.gainsOf(requestId)[b];
     }
 
-    /** The gains of {@code requestId} if it left its class (a lazily told count), else null. */
+    /** The gains of {@code requestId} if it moved to a learned class (or was dropped), else null. */
     private double[] learnedOf(int requestId) {
         int k = classes.lazyIndex[requestId];
         return k >= 0 ? learnedGains[k] : null;
-    }
-
-    /** Whether {@code requestId} left its class: its group weight is in {@link #learnedTree}. */
-    private boolean learned(int requestId) {
-        return learnedGains != null && learnedOf(requestId) != null;
     }
 
     @Override
     void countKnown(int requestId, double[] gains) {
         int lk = classes.lazyIndex[requestId];
         boolean wasLearned = learnedGains[lk] != null;
-        int k = unionIndex[requestId];
-        if (!wasLearned && k < 0) {
-            if (blocks[requestId] == 0) {
-                removeAvailable(requestId);
-            } else {
-                touchedTree.set(touchedIndex[requestId], 0.0);
-            }
+        boolean untouched = unionIndex[requestId] < 0 && blocks[requestId] == 0;
+        if (untouched) {
+            removeAvailable(requestId);
+        }
+        if (wasLearned) {
+            removeLearnedMember(requestId);
         }
         learnedGains[lk] = gains;
-        double g = gain(requestId, blocks[requestId]);
-        if (k >= 0) {
-            setUnionLeaves(k, g);
-        } else {
-            setLearned(lk, g);
+        int count = gains.length - 1;
+        if (count > 0) {
+            int[] members = learnedMembers[count];
+            if (members == null || learnedSize[count] == members.length) {
+                members = Arrays.copyOf(members == null ? new int[0] : members, Math.max(16, 2 * learnedSize[count]));
+                learnedMembers[count] = members;
+            }
+            learnedPos[lk] = learnedSize[count];
+            members[learnedSize[count]++] = requestId;
         }
+        if (untouched) {
+            addAvailable(requestId);
+        }
+        int k = unionIndex[requestId];
+        if (k >= 0) {
+            setUnionLeaves(k, gain(requestId, blocks[requestId]));
+        } else if (blocks[requestId] > 0) {
+            touchedTree.set(touchedIndex[requestId], gain(requestId, blocks[requestId]));
+        }
+    }
+
+    /** Takes an unavailable learned request out of its class's members (it is dropped). */
+    private void removeLearnedMember(int requestId) {
+        int count = learnedGains[classes.lazyIndex[requestId]].length - 1;
+        if (count == 0) {
+            return;
+        }
+        int[] members = learnedMembers[count];
+        int last = --learnedSize[count];
+        int p = learnedPos[classes.lazyIndex[requestId]];
+        int moved = members[last];
+        members[p] = moved;
+        learnedPos[classes.lazyIndex[moved]] = p;
     }
 
     @Override
@@ -183,20 +214,17 @@ final class GreedyScheduler extends BatchScheduler {
         int b = blocks[requestId];
         blocks[requestId] = b + 1;
         int k = unionIndex[requestId];
-        boolean learned = learned(requestId);
         if (b == 0) {
             int ti = touchedCount++;
             touched[ti] = requestId;
             touchedIndex[requestId] = ti;
-            if (k < 0 && !learned) {
+            if (k < 0) {
                 removeAvailable(requestId);
             }
         }
         double g = gain(requestId, b + 1);
         if (k >= 0) {
             setUnionLeaves(k, g);
-        } else if (learned) {
-            setLearned(classes.lazyIndex[requestId], g);
         } else {
             touchedTree.set(touchedIndex[requestId], g);
         }
@@ -208,19 +236,16 @@ final class GreedyScheduler extends BatchScheduler {
         int b = blocks[requestId] - 1;
         blocks[requestId] = b;
         int k = unionIndex[requestId];
-        boolean learned = learned(requestId);
         if (b == 0) {
             removeTouched(requestId);
-            if (k < 0 && !learned) {
+            if (k < 0) {
                 addAvailable(requestId);
             }
-        } else if (k < 0 && !learned) {
+        } else if (k < 0) {
             touchedTree.set(touchedIndex[requestId], gain(requestId, b));
         }
         if (k >= 0) {
             setUnionLeaves(k, gain(requestId, b));
-        } else if (learned) {
-            setLearned(classes.lazyIndex[requestId], gain(requestId, b));
         }
     }
 
@@ -233,8 +258,6 @@ final class GreedyScheduler extends BatchScheduler {
             int k = unionIndex[id];
             if (k >= 0) {
                 setUnionLeaves(k, gain(id, 0));
-            } else if (learned(id)) {
-                setLearned(classes.lazyIndex[id], gain(id, 0));
             } else {
                 addAvailable(id);
             }
@@ -245,16 +268,10 @@ final class GreedyScheduler extends BatchScheduler {
 
     @Override
     void install(Distribution d) {
-        // A learned id's leaf is 0 while it is in the union. Those leaving it get their leaf once the
-        // new union is known, so that one staying in it costs no tree update.
-        int leaving = 0;
         for (int x = 0; x < unionSize; x++) {
             int id = unionIds[x];
             unionIndex[id] = -1;
-            if (learned(id)) {
-                leavingLearned = grow(leavingLearned, leaving);
-                leavingLearned[leaving++] = id;
-            } else if (blocks[id] == 0) {
+            if (blocks[id] == 0) {
                 addAvailable(id);
             } else {
                 touchedTree.set(touchedIndex[id], gain(id, blocks[id]));
@@ -278,12 +295,7 @@ final class GreedyScheduler extends BatchScheduler {
                 if (unionIndex[id] < 0) {
                     unionIndex[id] = size;
                     unionIds[size++] = id;
-                    if (learned(id)) {
-                        int lk = classes.lazyIndex[id];
-                        if (learnedTree.get(lk) != 0.0) {
-                            setLearned(lk, 0.0);
-                        }
-                    } else if (blocks[id] == 0) {
+                    if (blocks[id] == 0) {
                         removeAvailable(id);
                     } else {
                         touchedTree.set(touchedIndex[id], 0.0);
@@ -292,12 +304,6 @@ final class GreedyScheduler extends BatchScheduler {
             }
         }
         unionSize = size;
-        for (int x = 0; x < leaving; x++) {
-            int id = leavingLearned[x];
-            if (unionIndex[id] < 0) {
-                setLearned(classes.lazyIndex[id], gain(id, blocks[id]));
-            }
-        }
         int q = config.fades() ? m + 1 : m;
         boolean reuse = parts == q && unionProbability.length == q && unionProbability[0].length >= size
                 && horizonTrees[0].leaves() >= size && horizonTrees[0].leaves() <= 4 * Math.max(64, size);
@@ -416,11 +422,14 @@ final class GreedyScheduler extends BatchScheduler {
             }
             return w;
         }
-        if (learned(requestId)) {
-            return residualWeight[t] * learnedTree.get(classes.lazyIndex[requestId]);
-        }
         if (blocks[requestId] > 0) {
             return residualWeight[t] * touchedTree.get(touchedIndex[requestId]);
+        }
+        double[] learned = learnedGains == null ? null : learnedOf(requestId);
+        if (learned != null) {
+            int count = learned.length - 1;
+            boolean isAvailable = count > 0 && learnedPos[classes.lazyIndex[requestId]] < learnedAvailable[count];
+            return isAvailable ? residualWeight[t] * learned[0] : 0.0;
         }
         int c = classes.classOf(requestId);
         boolean isAvailable = pos[requestId] < classes.start[c] + available[c];
@@ -432,8 +441,8 @@ final class GreedyScheduler extends BatchScheduler {
         int m = parts;
         int row = t * m;
         double groupTotal = classTree.total() + touchedTree.total();
-        if (learnedTree != null) {
-            groupTotal += learnedTree.total();
+        if (learnedClassTree != null) {
+            groupTotal += learnedClassTree.total();
         }
         double groupWeight = residualWeight[t] * groupTotal;
         double z = groupWeight;
@@ -550,7 +559,7 @@ final class GreedyScheduler extends BatchScheduler {
     private int sampleGroup() {
         double su = classTree.total();
         double st = touchedTree.total();
-        double sl = learnedTree == null ? 0.0 : learnedTree.total();
+        double sl = learnedClassTree == null ? 0.0 : learnedClassTree.total();
         double v = random.nextDouble() * (su + st + sl);
         if (su > 0 && ((st <= 0 && sl <= 0) || v < su)) {
             int c = classTree.sample(v);
@@ -560,7 +569,8 @@ final class GreedyScheduler extends BatchScheduler {
         if (sl <= 0 || (st > 0 && x < st)) {
             return touched[touchedTree.sample(x)];
         }
-        return classes.lazyIds[learnedTree.sample(st > 0 ? x - st : x)];
+        int count = learnedClassTree.sample(st > 0 ? x - st : x);
+        return learnedMembers[count][random.nextInt(learnedAvailable[count])];
     }
 
     private void setUnionLeaves(int k, double gain) {
@@ -570,6 +580,11 @@ final class GreedyScheduler extends BatchScheduler {
     }
 
     private void removeAvailable(int requestId) {
+        double[] learned = learnedGains == null ? null : learnedOf(requestId);
+        if (learned != null) {
+            moveLearned(requestId, learned.length - 1, -1);
+            return;
+        }
         int c = classes.classOf(requestId);
         int last = classes.start[c] + available[c] - 1;
         swap(pos[requestId], last);
@@ -578,11 +593,41 @@ final class GreedyScheduler extends BatchScheduler {
     }
 
     private void addAvailable(int requestId) {
+        double[] learned = learnedGains == null ? null : learnedOf(requestId);
+        if (learned != null) {
+            moveLearned(requestId, learned.length - 1, +1);
+            return;
+        }
         int c = classes.classOf(requestId);
         int first = classes.start[c] + available[c];
         swap(pos[requestId], first);
         available[c]++;
         classTree.set(c, available[c] * classes.gains[c][0]);
+    }
+
+    /**
+     * Moves learned {@code requestId} of class {@code count} out of ({@code delta} -1) or into
+     * (+1) its class's untouched prefix; a dropped request (count 0) is in no class and stays out.
+     */
+    private void moveLearned(int requestId, int count, int delta) {
+        if (count == 0) {
+            return;
+        }
+        int[] members = learnedMembers[count];
+        int lk = classes.lazyIndex[requestId];
+        int edge = delta < 0 ? learnedAvailable[count] - 1 : learnedAvailable[count];
+        int p = learnedPos[lk];
+        int other = members[edge];
+        members[edge] = requestId;
+        members[p] = other;
+        learnedPos[classes.lazyIndex[other]] = p;
+        learnedPos[lk] = edge;
+        learnedAvailable[count] += delta;
+        double[] g = learnedGains[lk];
+        learnedClassTree.set(count, learnedAvailable[count] * g[0]);
+        if (learnedMax != null) {
+            learnedMax.set(lk, delta > 0 ? g[0] : 0.0);
+        }
     }
 
     private void swap(int a, int b) {

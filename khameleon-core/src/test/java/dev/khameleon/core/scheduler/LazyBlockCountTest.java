@@ -144,7 +144,7 @@ class LazyBlockCountTest {
      * {@code MAX_GAIN} both pick the same request.
      */
     @ParameterizedTest(name = "seed {0}")
-    @ValueSource(longs = {1, 2, 3, 4})
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
     void greedy_matchesReferenceWithToldCounts(long seed) {
         SplittableRandom rng = new SplittableRandom(seed);
         int n = 100 + rng.nextInt(100);
@@ -206,5 +206,41 @@ class LazyBlockCountTest {
             }
         }
         assertTrue(told > cache / 2, "told only " + told + " counts");
+    }
+
+    /**
+     * The fast scheduler's draw itself, not only its weights, follows the exact slot probabilities
+     * once counts are told: requests in learned classes, touched ones and dropped ones included
+     * (chi-square at {@link ChiSquare#ALPHA}, fixed seeds).
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {11, 12, 13})
+    void greedy_drawsTheExactSlotDistributionWithToldCounts(long seed) {
+        SplittableRandom rng = new SplittableRandom(seed);
+        int n = 60;
+        SchedulerConfig config = SchedulerConfig.builder().cacheBlocks(200).requestCount(n).blocksPerRequest(BOUND)
+                .lazyBlockCounts(i -> i % 4 != 0).seed(seed).build();
+        BatchScheduler fast = (BatchScheduler) Schedulers.greedy(config);
+        Distribution.Builder b = Distribution.builder(n, HORIZONS);
+        for (int j = 0; j < HORIZONS.length; j++) {
+            b.explicit(j, 1, 0.2).explicit(j, 2, 0.1).residual(j, 0.7);
+        }
+        fast.replan(b.build(), 0, 5.0);
+        fast.next(25);
+        for (int id = 0; id < n; id++) {
+            if (config.isBlockCountBound(id) && rng.nextInt(3) > 0) {
+                fast.blockCountKnown(id, rng.nextInt(4) == 0 ? 0 : 1 + rng.nextInt(BOUND));
+            }
+        }
+        fast.next(15);
+        double[] p = fast.nextSlotProbabilities();
+        int t = (int) (fast.nextSeq() % config.cacheBlocks());
+        long draws = 200_000;
+        long[] observed = new long[n];
+        for (long k = 0; k < draws; k++) {
+            observed[fast.sample(t)]++;
+        }
+        double[] fit = ChiSquare.goodnessOfFit(observed, p, draws);
+        assertTrue(fit[0] < ChiSquare.critical((int) fit[1]), "chi-square " + fit[0] + " with " + fit[1] + " df");
     }
 }
