@@ -89,6 +89,8 @@ final class GreedyScheduler extends BatchScheduler {
      * untouched member of learned class {@code K}, else 0; only under {@link Selection#MAX_GAIN}.
      */
     private final MaxTree learnedMax;
+    /** Scratch for {@link #install}: the untouched learned ids of the old union. */
+    private int[] leavingLearned = new int[0];
 
     GreedyScheduler(SchedulerConfig config) {
         super(config);
@@ -195,6 +197,17 @@ final class GreedyScheduler extends BatchScheduler {
         }
     }
 
+    /** Whether learned {@code requestId} is an untouched member (in the prefix) of its class. */
+    private boolean isLearnedAvailable(int requestId) {
+        int lk = classes.lazyIndex[requestId];
+        int count = learnedGains[lk].length - 1;
+        return count > 0 && learnedPos[lk] < learnedAvailable[count];
+    }
+
+    private static int[] grow(int[] a, int size) {
+        return size < a.length ? a : Arrays.copyOf(a, Math.max(16, 2 * a.length));
+    }
+
     /** Takes an unavailable learned request out of its class's members (it is dropped). */
     private void removeLearnedMember(int requestId) {
         int count = learnedGains[classes.lazyIndex[requestId]].length - 1;
@@ -268,11 +281,19 @@ final class GreedyScheduler extends BatchScheduler {
 
     @Override
     void install(Distribution d) {
+        // An untouched learned id leaving the old union joins its class's prefix only once the new
+        // union is known: one that stays in the union then costs no move.
+        int leaving = 0;
         for (int x = 0; x < unionSize; x++) {
             int id = unionIds[x];
             unionIndex[id] = -1;
             if (blocks[id] == 0) {
-                addAvailable(id);
+                if (learnedGains != null && learnedOf(id) != null) {
+                    leavingLearned = grow(leavingLearned, leaving);
+                    leavingLearned[leaving++] = id;
+                } else {
+                    addAvailable(id);
+                }
             } else {
                 touchedTree.set(touchedIndex[id], gain(id, blocks[id]));
             }
@@ -296,7 +317,9 @@ final class GreedyScheduler extends BatchScheduler {
                     unionIndex[id] = size;
                     unionIds[size++] = id;
                     if (blocks[id] == 0) {
-                        removeAvailable(id);
+                        if (learnedGains == null || learnedOf(id) == null || isLearnedAvailable(id)) {
+                            removeAvailable(id);
+                        }
                     } else {
                         touchedTree.set(touchedIndex[id], 0.0);
                     }
@@ -304,6 +327,12 @@ final class GreedyScheduler extends BatchScheduler {
             }
         }
         unionSize = size;
+        for (int x = 0; x < leaving; x++) {
+            int id = leavingLearned[x];
+            if (unionIndex[id] < 0) {
+                addAvailable(id);
+            }
+        }
         int q = config.fades() ? m + 1 : m;
         boolean reuse = parts == q && unionProbability.length == q && unionProbability[0].length >= size
                 && horizonTrees[0].leaves() >= size && horizonTrees[0].leaves() <= 4 * Math.max(64, size);
@@ -427,9 +456,7 @@ final class GreedyScheduler extends BatchScheduler {
         }
         double[] learned = learnedGains == null ? null : learnedOf(requestId);
         if (learned != null) {
-            int count = learned.length - 1;
-            boolean isAvailable = count > 0 && learnedPos[classes.lazyIndex[requestId]] < learnedAvailable[count];
-            return isAvailable ? residualWeight[t] * learned[0] : 0.0;
+            return isLearnedAvailable(requestId) ? residualWeight[t] * learned[0] : 0.0;
         }
         int c = classes.classOf(requestId);
         boolean isAvailable = pos[requestId] < classes.start[c] + available[c];
