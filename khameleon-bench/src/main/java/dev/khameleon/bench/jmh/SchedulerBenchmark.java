@@ -42,7 +42,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code counts} is {@code EXACT} (every count known up front) unless {@code -p counts=EXACT,TOLD}
  * adds the lazily counted case: every count is a bound of {@code blocksPerRequest}, and each
  * request's exact count, {@code 1 + id mod blocksPerRequest}, is told before the first batch, so
- * every request below its bound plans from the learned counts' own sum tree.
+ * every request below its bound is drawn from the learned class of its exact count.
  *
  * <p>Run (the whole default grid takes many hours; choose a subset):
  * <pre>
