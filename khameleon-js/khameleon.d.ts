@@ -328,6 +328,12 @@ export interface Welcome {
     readonly default: number;
     readonly exceptions: readonly (readonly [number, number])[];
     readonly complete: boolean;
+    /**
+     * Optional `[firstId, lastId]` ranges (inclusive) of requests whose count above is only an
+     * upper bound, told lazily by the server; their block frames carry the exact count, which the
+     * client uses.
+     */
+    readonly lazy?: readonly (readonly [number, number])[];
   };
   /** Optional protocol features, e.g. "scope", "resume". */
   readonly features?: readonly string[];

@@ -933,7 +933,9 @@ export class PredictorManager {
  * @property {number} cacheBlocks
  * @property {number[]} horizons
  * @property {number} firstSeq
- * @property {{default: number, exceptions: number[][], complete: boolean}} blockCounts
+ * @property {{default: number, exceptions: number[][], complete: boolean, lazy?: number[][]}} blockCounts
+ *   `lazy`: optional inclusive id ranges whose counts are upper bounds; the block frames carry the
+ *   exact count, which is what responses use
  * @property {string[]} [features]  optional protocol features, e.g. "scope"
  */
 

@@ -41,6 +41,8 @@ public final class Application {
     private final Optional<Distribution> initialDistribution;
     private final Authenticator authenticator;
     private final BlockCounts blockCounts;
+    /** Which requests' counts are upper bounds ({@link BlockSource#isBlockCountBound}); null if none. */
+    private final boolean[] lazyCounts;
     private final Optional<RequestScope> requestScope;
     private final int maxBoundRequests;
     // The SPIs as sessions call them, wrapped once here so that no session needs its own try/catch.
@@ -69,7 +71,14 @@ public final class Application {
                 : Optional.of(b.initialDistribution != null ? b.initialDistribution
                 : Distribution.uniform(n, horizonsMillis));
         this.authenticator = b.authenticator;
-        this.blockCounts = BlockCounts.summarize(n, source::blockCount, b.maxWelcomeExceptions);
+        this.lazyCounts = lazyCounts(source, n);
+        if (lazyCounts != null && b.requestScope != null) {
+            throw new IllegalArgumentException("application " + b.name + ": a block source that tells counts lazily"
+                    + " (isBlockCountBound) cannot serve a request scope, whose content keys need exact counts");
+        }
+        boolean[] lazy = lazyCounts;
+        this.blockCounts = lazy == null ? BlockCounts.summarize(n, source::blockCount, b.maxWelcomeExceptions)
+                : BlockCounts.summarize(n, source::blockCount, i -> lazy[i], b.maxWelcomeExceptions);
         this.requestScope = Optional.ofNullable(b.requestScope);
         this.maxBoundRequests = b.maxBoundRequests;
         // Fail at build time, not per session, on a utility that is not a utility.
@@ -78,6 +87,20 @@ public final class Application {
         this.guardedPredictor = new GuardedPredictor(predictor, name, n);
         this.guardedSchedulerFactory = new GuardedSchedulerFactory(schedulerFactory, name);
         this.guardedScope = b.requestScope == null ? null : new GuardedRequestScope(b.requestScope, name);
+    }
+
+    /** Reads {@link BlockSource#isBlockCountBound} once per request; null when it holds for none. */
+    private static boolean[] lazyCounts(BlockSource source, int n) {
+        boolean[] lazy = null;
+        for (int i = 0; i < n; i++) {
+            if (source.isBlockCountBound(i)) {
+                if (lazy == null) {
+                    lazy = new boolean[n];
+                }
+                lazy[i] = true;
+            }
+        }
+        return lazy;
     }
 
     /** Starts a builder for an application called {@code name} (the name clients put in their hello). */
@@ -173,6 +196,16 @@ public final class Application {
 
     BlockCounts blockCounts() {
         return blockCounts;
+    }
+
+    /** Whether some request's block count is an upper bound, told exactly by its blocks. */
+    boolean hasLazyCounts() {
+        return lazyCounts != null;
+    }
+
+    /** Whether the block count of {@code requestId} is an upper bound (read once at build time). */
+    boolean isBlockCountBound(int requestId) {
+        return lazyCounts != null && lazyCounts[requestId];
     }
 
     /** The block source, guarded: its failures stay within the fetch or session that called it. */

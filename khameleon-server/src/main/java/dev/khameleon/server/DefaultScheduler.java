@@ -23,7 +23,8 @@ final class DefaultScheduler {
                 .discount(c.discount())
                 .minBlockGain(c.minBlockGain())
                 .blockGainShare(c.blockGainShare())
-                .seed(c.seed());
+                .seed(c.seed())
+                .lazyBlockCounts(c.blockCountIsBound());
         if (c.backendConcurrency() > 0) {
             b.backendConcurrency(c.backendConcurrency(), new BackendLoad() {
                 @Override

@@ -105,6 +105,15 @@ final class GuardedSchedulerFactory {
         }
 
         @Override
+        public void blockCountKnown(int requestId, int blockCount) {
+            try {
+                scheduler.blockCountKnown(requestId, blockCount);
+            } catch (Throwable e) {
+                throw failed(e);
+            }
+        }
+
+        @Override
         public long nextSeq() {
             try {
                 return scheduler.nextSeq();

@@ -287,6 +287,31 @@ final class Plan {
         failureBackoffNanos = Math.min(MAX_FAILURE_BACKOFF_NANOS, failureBackoffNanos * 2);
     }
 
+    /**
+     * Drops the plan from the first slot at or after {@code fromSeq} that {@code invalid} accepts
+     * (a block that turned out not to exist: its request's count, told lazily, is below its index)
+     * and re-plans from there as soon as no job runs, without the failure back-off: nothing failed.
+     *
+     * @return whether such a slot was found
+     */
+    boolean replanFromFirst(long fromSeq, Predicate<Slot> invalid) {
+        for (Slot s : planned) {
+            if (s.seq >= fromSeq && invalid.test(s)) {
+                long seq = s.seq;
+                dropFrom(seq);
+                if (failureFrom < 0) {
+                    failureRetryAtNanos = 0;
+                    failureFrom = seq;
+                } else {
+                    failureFrom = Math.min(failureFrom, seq);
+                }
+                recomputeCut();
+                return true;
+            }
+        }
+        return false;
+    }
+
     // ---------------------------------------------------------------- re-plan bookkeeping
 
     /** The application has an initial distribution: plan from it before any state arrives. */

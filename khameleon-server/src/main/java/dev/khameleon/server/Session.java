@@ -47,6 +47,7 @@ final class Session {
 
     private static final int MAX_REPLAN_MARGIN = 16;
     private static final double EWMA = 0.2;
+    private static final long[] NO_COUNTS = new long[0];
 
     /**
      * Where the session is. A hello asking to resume goes through {@code AWAITING_RESUME_PARTS}
@@ -71,6 +72,8 @@ final class Session {
     private final Pacer pacer;
 
     private final SlotFetcher fetcher;
+    /** The exact counts of lazily counted requests; null when the application has none. */
+    private final LazyCountTable lazyCounts;
     /** Runs this session's jobs on the scheduler executor; created by the hello. */
     private SessionScheduler jobs;
 
@@ -135,7 +138,9 @@ final class Session {
             }
         });
         this.tokenTimer = new LoopTimer(loop, server::nanoTime, this::refreshResumeToken);
-        this.fetcher = new SlotFetcher(server, app, loop, id, wakeTimer::armIn, this::onFetched, this::recordFetched);
+        this.lazyCounts = application.hasLazyCounts() ? new LazyCountTable() : null;
+        this.fetcher = new SlotFetcher(server, app, loop, id, wakeTimer::armIn, this::onFetched, this::recordFetched,
+                lazyCounts);
     }
 
     String id() {
@@ -448,6 +453,9 @@ final class Session {
         queuedTask = null;
         Job withdrawn = queuedJob;
         queuedJob = null;
+        if (withdrawn != null && lazyCounts != null) {
+            lazyCounts.restore(withdrawn.toldCounts());
+        }
         if (withdrawn != null) {
             if (pendingState == null && withdrawn.state() != null) {
                 pendingState = withdrawn.state();
@@ -642,13 +650,14 @@ final class Session {
             return;
         }
         Job job;
+        long[] told = lazyCounts == null ? NO_COUNTS : lazyCounts.drainTold();
         if (d.kind() == Plan.JobKind.REPLAN) {
             job = new Job(pendingState, distribution, d.replanFrom(), slotMillis(), d.maxBlocks(), d.arrivalNanos(),
-                    d.arrivalSeq(), pendingScope);
+                    d.arrivalSeq(), pendingScope, told);
             pendingState = null;
             pendingScope = null;
         } else {
-            job = new Job(null, distribution, d.replanFrom(), slotMillis(), d.maxBlocks(), -1, -1, null);
+            job = new Job(null, distribution, d.replanFrom(), slotMillis(), d.maxBlocks(), -1, -1, null, told);
         }
         jobSubmittedNanos = t;
         try {
@@ -702,14 +711,47 @@ final class Session {
         if (r.replanFrom() >= 0) {
             counters.replanned(r.job().stateArrivalNanos() >= 0 ? r.replanFrom() - r.job().stateArrivalSeq() : -1);
         }
-        plan.apply(r.chunk(), r.replanFrom(), r.job().maxBlocks(), r.job().stateArrivalNanos(), r.annotation(), now());
+        boolean appended = plan.apply(r.chunk(), r.replanFrom(), r.job().maxBlocks(), r.job().stateArrivalNanos(),
+                r.annotation(), now());
+        if (appended && lazyCounts != null) {
+            // Planned while a count was being learned: its blocks past that count do not exist.
+            plan.replanFromFirst(r.chunk().firstSeq(), this::beyondCount);
+        }
         pump();
     }
 
     // ---------------------------------------------------------------- fetching (event loop side)
 
     private void startFetches() {
-        plan.forEachToFetch(config.fetchWindow(), fetcher::start);
+        if (lazyCounts == null) {
+            plan.forEachToFetch(config.fetchWindow(), fetcher::start);
+            return;
+        }
+        plan.forEachToFetch(config.fetchWindow(), this::startCounted);
+        // Learned while the plan was walked (a fetch may end within start): cut only now.
+        if (lazyCounts.takeCapsPending()) {
+            plan.replanFromFirst(Long.MIN_VALUE, this::beyondCount);
+        }
+    }
+
+    /**
+     * Starts fetching {@code s} unless its request's count is told lazily and not known yet (only
+     * block 0 goes first, and tells it; the plan's head is always fetched, so nothing waits for
+     * ever) or known to end before it (a re-plan takes the slot back).
+     */
+    private boolean startCounted(Slot s) {
+        if (application.isBlockCountBound(s.requestId)) {
+            int known = lazyCounts.known(s.requestId);
+            boolean hold = known >= 0 ? s.blockIndex >= known : s.blockIndex > 0 && s.seq != plan.nextSeq();
+            if (hold) {
+                return true;
+            }
+        }
+        return fetcher.start(s);
+    }
+
+    private boolean beyondCount(Slot s) {
+        return lazyCounts.beyondCount(s.requestId, s.blockIndex);
     }
 
     /** A fetch ended: {@code b} is the slot's block, or null if the slot failed. */

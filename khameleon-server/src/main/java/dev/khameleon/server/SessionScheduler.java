@@ -26,13 +26,14 @@ final class SessionScheduler {
     private static final Logger log = LoggerFactory.getLogger(SessionScheduler.class);
 
     /**
-     * What the scheduler task is to do: decode {@code state} if present, re-plan from
-     * {@code replanFrom} if {@code >= 0} (with the decoded distribution, else {@code current}),
-     * then plan up to {@code maxBlocks} slots. A {@code scope}, if present, is applied at
-     * {@code replanFrom}.
+     * What the scheduler task is to do: tell the scheduler the block counts learned since the last
+     * job ({@code toldCounts}, see {@link LazyCountTable#drainTold}; may be empty), decode
+     * {@code state} if present, re-plan from {@code replanFrom} if {@code >= 0} (with the decoded
+     * distribution, else {@code current}), then plan up to {@code maxBlocks} slots. A
+     * {@code scope}, if present, is applied at {@code replanFrom}.
      */
     record Job(JsonNode state, Distribution current, long replanFrom, double slotMillis, int maxBlocks,
-               long stateArrivalNanos, long stateArrivalSeq, JsonNode scope) {
+               long stateArrivalNanos, long stateArrivalSeq, JsonNode scope, long[] toldCounts) {
     }
 
     /**
@@ -93,6 +94,9 @@ final class SessionScheduler {
         }
         long t0 = now();
         try {
+            for (long told : job.toldCounts()) {
+                scheduler.blockCountKnown(LazyCountTable.requestId(told), LazyCountTable.count(told));
+            }
             Distribution installed = job.state() == null ? null : application.guardedPredictor().decode(job.state());
             BindingTable.Changes rebound = job.scope() == null ? null : applyScope(job.scope());
             long from = -1;
@@ -171,6 +175,6 @@ final class SessionScheduler {
                 application.utility(),
                 application.chunkSize(), application.discount(), server.newSchedulerSeed(),
                 application.backendConcurrency(), backend::inFlight, backend::isFetching, application.minBlockGain(),
-                application.blockGainShare());
+                application.blockGainShare(), application::isBlockCountBound);
     }
 }

@@ -47,6 +47,8 @@ final class SlotFetcher {
     private final LongConsumer retryIn;
     private final BiConsumer<Slot, Block> done;
     private final BiConsumer<Slot, Block> doneNow;
+    /** The session's lazily told counts; null when every count of the application is exact. */
+    private final LazyCountTable lazyCounts;
     private boolean failureLogged;
 
     /**
@@ -55,9 +57,11 @@ final class SlotFetcher {
      *                (the slot still {@link SlotState#FETCHING}), with null if the slot failed
      * @param doneNow as {@code done}, for a fetch that ended within {@link #start}: the caller is
      *                still walking its plan, so this must only record the outcome, never send
+     * @param lazyCounts the session's lazily told counts, which every fetched block of such a request
+     *                is checked against; null when the application has none
      */
     SlotFetcher(ServerRuntime server, ServerRuntime.App app, EventLoop loop, String sessionId, LongConsumer retryIn,
-                BiConsumer<Slot, Block> done, BiConsumer<Slot, Block> doneNow) {
+                BiConsumer<Slot, Block> done, BiConsumer<Slot, Block> doneNow, LazyCountTable lazyCounts) {
         this.app = app;
         this.source = app.application().guardedSource();
         this.scoped = app.application().guardedScope() != null;
@@ -68,6 +72,7 @@ final class SlotFetcher {
         this.retryIn = retryIn;
         this.done = done;
         this.doneNow = doneNow;
+        this.lazyCounts = lazyCounts;
     }
 
     /**
@@ -189,6 +194,9 @@ final class SlotFetcher {
         }
         if (b.size() != source.blockSize()) {
             return "the block source returned " + b.size() + " bytes, not the block size " + source.blockSize();
+        }
+        if (lazyCounts != null && app.application().isBlockCountBound(s.requestId)) {
+            return lazyCounts.accept(s.requestId, b.count(), source.blockCount(s.requestId));
         }
         if (scoped && b.count() != source.blockCount(s.requestId)) {
             return "the block source returned " + b.count() + " blocks for content " + s.contentKey + " but request "

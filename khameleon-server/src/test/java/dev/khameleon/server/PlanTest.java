@@ -215,6 +215,23 @@ class PlanTest {
     }
 
     @Test
+    void replanFromFirst_cutsAtTheFirstInvalidSlot_andReplansWithoutBackoff() {
+        Plan p = plan(16, 8);
+        planInitial(p, 8);
+        writeHead(p, 1);
+        assertFalse(p.replanFromFirst(0, s -> false), "nothing invalid: the plan stays");
+        assertEquals(8, p.plannedEnd());
+        // Slots 3 and 5 hold blocks that turned out not to exist: the plan is cut at the first.
+        assertTrue(p.replanFromFirst(0, s -> s.seq == 3 || s.seq == 5));
+        assertEquals(3, p.cut());
+        assertEquals(3, p.plannedEnd());
+        assertEquals(1, p.head().seq, "the slots before it stay");
+        Decision retry = p.decide(0, true, false);
+        assertEquals(JobKind.RETRY, retry.kind(), "at once: nothing failed, so no back-off");
+        assertEquals(3, retry.replanFrom());
+    }
+
+    @Test
     void takeHead_refusesASlotThatIsNotReady() {
         Plan p = plan(16, 8);
         planInitial(p, 8);

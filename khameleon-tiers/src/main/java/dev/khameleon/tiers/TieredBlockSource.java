@@ -726,8 +726,9 @@ public final class TieredBlockSource implements BlockSource, Closeable {
          * a Redis that does not answer is logged and retried in the background while fetches use the
          * other tiers.
          *
-         * @throws IllegalStateException if Redis is set without a namespace, or the file store's
-         *     block size differs from the origin's
+         * @throws IllegalStateException if Redis is set without a namespace, the file store's
+         *     block size differs from the origin's, or the origin tells a block count lazily
+         *     ({@link BlockSource#isBlockCountBound})
          */
         public TieredBlockSource build() {
             if (redis != null && namespace == null) {
@@ -737,6 +738,13 @@ public final class TieredBlockSource implements BlockSource, Closeable {
             if (s3 != null && namespace == null) {
                 throw new IllegalStateException("objectStore is set but namespace is not: the namespace names the"
                         + " content in object keys");
+            }
+            for (int i = 0, n = origin.requestCount(); i < n; i++) {
+                if (origin.isBlockCountBound(i)) {
+                    // Each tier stores and checks whole responses of blockCount(id) blocks.
+                    throw new IllegalStateException("the origin tells the block count of request " + i
+                            + " lazily (isBlockCountBound): a tiered stack needs exact counts");
+                }
             }
             if (file != null && file.blockSize() != origin.blockSize()) {
                 throw new IllegalStateException("fileStore block size " + file.blockSize()

@@ -119,6 +119,14 @@ class TieredBlockSourceTest {
     }
 
     @Test
+    void originWithLazyCounts_isRefusedAtBuild() {
+        var origin = new dev.khameleon.core.testkit.LazyCountBlockSource(5, 4, 64, id -> 2, true);
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> TieredBlockSource.builder(origin).build());
+        assertTrue(e.getMessage().contains("isBlockCountBound"), e.getMessage());
+    }
+
+    @Test
     void closedSource_failsFetches() throws Exception {
         TieredBlockSource s = TieredBlockSource.builder(new CountingOrigin(5, 2, 64, 0)).build();
         s.close();

@@ -39,6 +39,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * (just above 10^4 requests at C = 5000); pick its grid with {@code -p}. {@code selection} is
  * {@code SAMPLE} (the paper's rule) unless {@code -p selection=SAMPLE,MAX_GAIN} compares it with
  * the deterministic rule, whose fast implementation scans the explicit ids for every block.
+ * {@code counts} is {@code EXACT} (every count known up front) unless {@code -p counts=EXACT,TOLD}
+ * adds the lazily counted case: every count is a bound of {@code blocksPerRequest}, and each
+ * request's exact count, {@code 1 + id mod blocksPerRequest}, is told before the first batch, so
+ * every request below its bound is drawn from the learned class of its exact count.
  *
  * <p>Run (the whole default grid takes many hours; choose a subset):
  * <pre>
@@ -92,6 +96,18 @@ public class SchedulerBenchmark {
     @Param({"1", "0.25", "0.125", "0.01", "0.001"})
     public double explicitFraction;
 
+    /** How block counts are known. */
+    public enum Counts {
+        /** Every count exact from the start. */
+        EXACT,
+        /** Every count a bound, the exact counts told before planning. */
+        TOLD
+    }
+
+    /** Exact counts unless asked for with {@code -p counts=EXACT,TOLD}. */
+    @Param({"EXACT"})
+    public Counts counts;
+
     private SchedulerConfig config;
     private Distribution distribution;
     private Scheduler scheduler;
@@ -102,17 +118,31 @@ public class SchedulerBenchmark {
             throw new IllegalStateException("REFERENCE would materialise " + (long) requests * (cacheBlocks + 1)
                     + " doubles (limit " + REFERENCE_CELL_LIMIT + "); skipped");
         }
-        config = SchedulerConfig.builder().cacheBlocks(cacheBlocks).requestCount(requests)
-                .blocksPerRequest(blocksPerRequest).chunkSize(CHUNK).selection(selection).seed(42).build();
+        SchedulerConfig.Builder b = SchedulerConfig.builder().cacheBlocks(cacheBlocks).requestCount(requests)
+                .blocksPerRequest(blocksPerRequest).chunkSize(CHUNK).selection(selection).seed(42);
+        if (counts == Counts.TOLD) {
+            b.lazyBlockCounts(id -> true);
+        }
+        config = b.build();
         distribution = distribution(requests, explicitFraction, new SplittableRandom(7));
-        scheduler = implementation.factory.apply(config);
+        scheduler = newScheduler();
+    }
+
+    private Scheduler newScheduler() {
+        Scheduler s = implementation.factory.apply(config);
+        if (counts == Counts.TOLD) {
+            for (int id = 0; id < requests; id++) {
+                s.blockCountKnown(id, 1 + id % blocksPerRequest);
+            }
+        }
+        return s;
     }
 
     /** After an early-ended batch the next one could not start fresh: begin from a new scheduler. */
     @Setup(Level.Invocation)
     public void startAtBatchBoundary() {
         if (scheduler.nextSeq() % cacheBlocks != 0) {
-            scheduler = implementation.factory.apply(config);
+            scheduler = newScheduler();
         }
     }
 

@@ -3,6 +3,7 @@ package dev.khameleon.core.protocol;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.IntPredicate;
 import java.util.function.IntUnaryOperator;
 
 /**
@@ -10,20 +11,34 @@ import java.util.function.IntUnaryOperator;
  * differs ("exceptions"), as carried by the welcome message.
  *
  * <p>When {@link #complete()} is false the exceptions were cut at a limit, and the count of a
- * request not listed is unknown (a client learns it from that request's block frames). Immutable.
+ * request not listed is unknown (a client learns it from that request's block frames).
+ *
+ * <p>Requests in the {@linkplain #lazyRangeCount() lazy ranges} have counts told lazily: their
+ * count here is an upper bound, and the exact count comes with their block frames. A range may
+ * cover requests whose count is exact (a bound that is reached is still a bound). Immutable.
  */
 public final class BlockCounts {
     private final int defaultCount;
     private final int[] ids;
     private final int[] counts;
     private final boolean complete;
+    private final int[] lazyFirst;
+    private final int[] lazyLast;
 
     private BlockCounts(int defaultCount, int[] ids, int[] counts, boolean complete) {
+        this(defaultCount, ids, counts, complete, NONE, NONE);
+    }
+
+    private BlockCounts(int defaultCount, int[] ids, int[] counts, boolean complete, int[] lazyFirst, int[] lazyLast) {
         this.defaultCount = defaultCount;
         this.ids = ids;
         this.counts = counts;
         this.complete = complete;
+        this.lazyFirst = lazyFirst;
+        this.lazyLast = lazyLast;
     }
+
+    private static final int[] NONE = new int[0];
 
     /** Every request has {@code count} blocks. */
     public static BlockCounts uniform(int count) {
@@ -50,6 +65,77 @@ public final class BlockCounts {
             }
         }
         return new BlockCounts(defaultCount, ids.clone(), counts.clone(), complete);
+    }
+
+    /**
+     * These counts with the requests {@code lazyFirst[k]..lazyLast[k]} (inclusive) counted lazily:
+     * their counts are upper bounds. Copies the arrays.
+     *
+     * @throws ProtocolException if the arrays differ in length, a range is empty or starts below 0,
+     *     or the ranges are not ascending and disjoint ({@code lazyFirst[k] > lazyLast[k-1]})
+     */
+    public BlockCounts withLazyRanges(int[] lazyFirst, int[] lazyLast) {
+        if (lazyFirst.length != lazyLast.length) {
+            throw Fields.invalid("blockCounts.lazy: " + lazyFirst.length + " starts but " + lazyLast.length + " ends");
+        }
+        for (int k = 0; k < lazyFirst.length; k++) {
+            Fields.checkMin("blockCounts.lazy[" + k + "] first request id", lazyFirst[k], 0);
+            if (lazyLast[k] < lazyFirst[k]) {
+                throw Fields.invalid("blockCounts.lazy[" + k + "]: last request id " + lazyLast[k]
+                        + " is below the first " + lazyFirst[k]);
+            }
+            if (k > 0 && lazyFirst[k] <= lazyLast[k - 1]) {
+                throw Fields.invalid("blockCounts.lazy: ranges must be ascending and disjoint, but range " + k
+                        + " starts at " + lazyFirst[k] + ", not after " + lazyLast[k - 1]);
+            }
+        }
+        return new BlockCounts(defaultCount, ids, counts, complete, lazyFirst.clone(), lazyLast.clone());
+    }
+
+    /**
+     * {@link #summarize(int, IntUnaryOperator, int)}, and the requests for which {@code isBound}
+     * holds as lazy ranges: at most {@code maxExceptions} of them; when there would be more, one
+     * range from the first such request to the last (it then covers some exact counts too, which
+     * is harmless). Costs {@code O(n)} time once.
+     *
+     * @throws IllegalArgumentException as {@link #summarize(int, IntUnaryOperator, int)}
+     */
+    public static BlockCounts summarize(int requestCount, IntUnaryOperator blockCount, IntPredicate isBound,
+                                        int maxExceptions) {
+        BlockCounts exact = summarize(requestCount, blockCount, maxExceptions);
+        boolean[] bound = new boolean[requestCount];
+        int ranges = 0;
+        int first = -1;
+        int last = -1;
+        for (int i = 0; i < requestCount; i++) {
+            bound[i] = isBound.test(i);
+            if (bound[i]) {
+                if (i == 0 || !bound[i - 1]) {
+                    ranges++;
+                }
+                first = first < 0 ? i : first;
+                last = i;
+            }
+        }
+        if (ranges == 0) {
+            return exact;
+        }
+        if (ranges > maxExceptions) {
+            return new BlockCounts(exact.defaultCount, exact.ids, exact.counts, exact.complete, new int[] {first},
+                    new int[] {last});
+        }
+        int[] from = new int[ranges];
+        int[] to = new int[ranges];
+        int k = -1;
+        for (int i = 0; i < requestCount; i++) {
+            if (bound[i]) {
+                if (i == 0 || !bound[i - 1]) {
+                    from[++k] = i;
+                }
+                to[k] = i;
+            }
+        }
+        return new BlockCounts(exact.defaultCount, exact.ids, exact.counts, exact.complete, from, to);
     }
 
     /**
@@ -133,19 +219,50 @@ public final class BlockCounts {
         return k >= 0 ? counts[k] : defaultCount;
     }
 
+    /** The number of lazy ranges; 0 when every count is exact. */
+    public int lazyRangeCount() {
+        return lazyFirst.length;
+    }
+
+    /** The first request id of the {@code k}-th lazy range (ranges ascend with {@code k}). */
+    public int lazyFirst(int k) {
+        return lazyFirst[k];
+    }
+
+    /** The last request id (inclusive) of the {@code k}-th lazy range. */
+    public int lazyLast(int k) {
+        return lazyLast[k];
+    }
+
+    /**
+     * Whether the count of {@code requestId} is only an upper bound (it lies in a lazy range): its
+     * exact count comes with its block frames. {@code O(log r)} for {@code r} ranges.
+     */
+    public boolean isBound(int requestId) {
+        int k = Arrays.binarySearch(lazyFirst, requestId);
+        if (k >= 0) {
+            return true;
+        }
+        int before = -k - 2;
+        return before >= 0 && requestId <= lazyLast[before];
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof BlockCounts other && defaultCount == other.defaultCount && complete == other.complete
-                && Arrays.equals(ids, other.ids) && Arrays.equals(counts, other.counts);
+                && Arrays.equals(ids, other.ids) && Arrays.equals(counts, other.counts)
+                && Arrays.equals(lazyFirst, other.lazyFirst) && Arrays.equals(lazyLast, other.lazyLast);
     }
 
     @Override
     public int hashCode() {
-        return (defaultCount * 31 + Arrays.hashCode(ids)) * 31 + Arrays.hashCode(counts) + (complete ? 1 : 0);
+        int h = (defaultCount * 31 + Arrays.hashCode(ids)) * 31 + Arrays.hashCode(counts) + (complete ? 1 : 0);
+        return (h * 31 + Arrays.hashCode(lazyFirst)) * 31 + Arrays.hashCode(lazyLast);
     }
 
     @Override
     public String toString() {
-        return "BlockCounts[default=" + defaultCount + ", exceptions=" + ids.length + ", complete=" + complete + "]";
+        return "BlockCounts[default=" + defaultCount + ", exceptions=" + ids.length + ", complete=" + complete
+                + (lazyFirst.length > 0 ? ", lazyRanges=" + lazyFirst.length : "") + "]";
     }
 }

@@ -121,6 +121,12 @@ public final class ControlCodec {
             exceptions.addArray().add(bc.exceptionId(k)).add(bc.exceptionBlockCount(k));
         }
         counts.put("complete", bc.complete());
+        if (bc.lazyRangeCount() > 0) {
+            ArrayNode lazy = counts.putArray("lazy");
+            for (int k = 0; k < bc.lazyRangeCount(); k++) {
+                lazy.addArray().add(bc.lazyFirst(k)).add(bc.lazyLast(k));
+            }
+        }
         if (!w.features().isEmpty()) {
             ArrayNode features = o.putArray("features");
             w.features().forEach(features::add);
@@ -250,10 +256,18 @@ public final class ControlCodec {
         if (!complete.isBoolean()) {
             throw Fields.invalid("field \"blockCounts.complete\" must be a boolean, was " + abbreviate(complete.toString()));
         }
+        BlockCounts blockCounts = BlockCounts.of(defaultCount, ids, counts, complete.booleanValue());
+        JsonNode lazy = countsNode.get("lazy");
+        if (lazy != null && !lazy.isNull()) {
+            if (!lazy.isArray()) {
+                throw Fields.invalid("field \"blockCounts.lazy\" must be an array, was " + abbreviate(lazy.toString()));
+            }
+            int[][] ranges = intPairs("blockCounts.lazy", lazy, "lastRequestId");
+            blockCounts = blockCounts.withLazyRanges(ranges[0], ranges[1]);
+        }
         return new ControlMessage.Welcome(intField(root, "protocol"), stringField(root, "session"),
                 stringField(root, "application"), intField(root, "blockSize"), intField(root, "requestCount"),
-                intField(root, "cacheBlocks"), horizons, longField(root, "firstSeq"),
-                BlockCounts.of(defaultCount, ids, counts, complete.booleanValue()), features(root),
+                intField(root, "cacheBlocks"), horizons, longField(root, "firstSeq"), blockCounts, features(root),
                 optionalString(root, "resumeToken"), optionalBoolean(root, "resumed"),
                 optionalString(root, "resumeRefused"));
     }

@@ -275,7 +275,8 @@ public sealed interface ControlMessage {
      * @param cacheBlocks    {@code C}, echoing the hello, {@code >= 1}
      * @param horizonsMillis the predictor's horizons: at least one, {@code >= 0}, strictly increasing
      * @param firstSeq       the first block frame's sequence number, {@code >= 0}
-     * @param blockCounts    the block count of every request; its explicit ids must be {@code < n}
+     * @param blockCounts    the block count of every request (an upper bound for those in its lazy
+     *                       ranges); its explicit ids and lazy ranges must be {@code < n}
      * @param features       the optional protocol features the session offers (e.g.
      *                       {@link Protocol#FEATURE_SCOPE}), at most {@value Protocol#MAX_FEATURES} of
      *                       1 to {@value Protocol#MAX_FEATURES} characters; names a client does not know
@@ -344,6 +345,13 @@ public sealed interface ControlMessage {
                 int last = blockCounts.exceptionId(blockCounts.exceptionCount() - 1);
                 if (last >= requestCount) {
                     throw Fields.invalid("blockCounts.exceptions: request id " + last + " out of range [0, "
+                            + requestCount + ")");
+                }
+            }
+            if (blockCounts.lazyRangeCount() > 0) {
+                int last = blockCounts.lazyLast(blockCounts.lazyRangeCount() - 1);
+                if (last >= requestCount) {
+                    throw Fields.invalid("blockCounts.lazy: request id " + last + " out of range [0, "
                             + requestCount + ")");
                 }
             }

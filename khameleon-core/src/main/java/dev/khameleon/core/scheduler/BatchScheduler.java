@@ -47,6 +47,11 @@ abstract class BatchScheduler implements Scheduler {
     private final BackendLoad backend;
     private final int[] chunkMark;
     private int chunkStamp;
+    /**
+     * The exact count told for each lazily counted request, by its position in
+     * {@link BlockClasses#lazyIds}; -1 while unknown. {@code null} when every count is exact.
+     */
+    private final int[] knownCounts;
 
     private long nextSeq;
     /** The highest {@link #nextSeq} ever reached: log entries below {@code highWater − 2C} are gone. */
@@ -70,6 +75,12 @@ abstract class BatchScheduler implements Scheduler {
         this.concurrencyLimit = config.backendConcurrency();
         this.backend = config.backendLoad();
         this.chunkMark = concurrencyLimit > 0 ? new int[requestCount] : null;
+        if (classes.lazyIds.length > 0) {
+            this.knownCounts = new int[classes.lazyIds.length];
+            Arrays.fill(knownCounts, -1);
+        } else {
+            this.knownCounts = null;
+        }
     }
 
     /** Gives {@code requestId} its next block; returns that block's index (the old {@code B_i}). */
@@ -77,6 +88,14 @@ abstract class BatchScheduler implements Scheduler {
 
     /** Takes back the last block given to {@code requestId}. */
     abstract void decrement(int requestId);
+
+    /**
+     * From now on, lazily counted {@code requestId} weighs its blocks by {@code gains} (of its exact
+     * count {@code gains.length − 1}; {@code {0}} when dropped) instead of its class's; the count
+     * differs from the bound. {@code B} may exceed the count until a re-plan takes the extra slots
+     * back: those blocks weigh 0.
+     */
+    abstract void countKnown(int requestId, double[] gains);
 
     /** Sets {@code B} to zero for every request. */
     abstract void resetBatch();
@@ -311,6 +330,38 @@ abstract class BatchScheduler implements Scheduler {
         this.nextSeq = nextSeq;
         this.highWater = nextSeq;
         return true;
+    }
+
+    @Override
+    public final void blockCountKnown(int requestId, int blockCount) {
+        if (requestId < 0 || requestId >= requestCount) {
+            throw new IllegalArgumentException("request id " + requestId + " out of range [0, " + requestCount + ")");
+        }
+        int bound = classes.blockCount(requestId);
+        if (!classes.isLazy(requestId)) {
+            if (blockCount != bound) {
+                throw new IllegalArgumentException("request " + requestId + " has the exact block count " + bound
+                        + ", not " + blockCount);
+            }
+            return;
+        }
+        if (blockCount < 0 || blockCount > bound) {
+            throw new IllegalArgumentException("block count " + blockCount + " of request " + requestId
+                    + " out of range [0, " + bound + "] (its bound)");
+        }
+        int k = classes.lazyIndex[requestId];
+        int known = knownCounts[k];
+        if (known == blockCount) {
+            return;
+        }
+        if (known >= 0 && blockCount != 0) {
+            throw new IllegalArgumentException("request " + requestId + " was told to have " + known
+                    + " blocks, now " + blockCount + ": a count may only change to 0 (dropped)");
+        }
+        knownCounts[k] = blockCount;
+        if (blockCount != bound) {
+            countKnown(requestId, config.gainsFor(blockCount));
+        }
     }
 
     private int logIndex(long seq) {

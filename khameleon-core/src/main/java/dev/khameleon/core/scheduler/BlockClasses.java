@@ -4,6 +4,7 @@ import dev.khameleon.core.spi.UtilityFunction;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.IntPredicate;
 import java.util.function.IntUnaryOperator;
 
 /**
@@ -11,8 +12,10 @@ import java.util.function.IntUnaryOperator;
  * {@code N} (computed once with {@link UtilityFunction#marginalGains}, each gain of an existing
  * block raised to the configured floor), and the ids laid out
  * class by class so that a scheduler can keep, per class, the ids that are still untouched in
- * a prefix of its segment. Immutable once built; shared by every scheduler built from one
- * {@link SchedulerConfig}.
+ * a prefix of its segment. Requests whose count is only an upper bound (counted lazily, see
+ * {@link SchedulerConfig.Builder#lazyBlockCounts}) sit in the class of their bound and are also
+ * numbered densely in {@link #lazyIds}. Immutable once built; shared by every scheduler built from
+ * one {@link SchedulerConfig}.
  */
 final class BlockClasses {
     final int requestCount;
@@ -29,14 +32,60 @@ final class BlockClasses {
     final int[] start;
     /** The request ids ordered by class; {@code null} when there is a single class (identity). */
     final int[] layout;
+    /**
+     * {@code lazyIndex[i]}: the position of request {@code i} in {@link #lazyIds} if its count is
+     * an upper bound, else -1; {@code null} when every count is exact.
+     */
+    final int[] lazyIndex;
+    /** The requests whose count is an upper bound, ascending; empty when every count is exact. */
+    final int[] lazyIds;
 
     private BlockClasses(int requestCount, int[] counts, double[][] gains, int[] classOf, int[] start, int[] layout) {
+        this(requestCount, counts, gains, classOf, start, layout, null, new int[0]);
+    }
+
+    private BlockClasses(int requestCount, int[] counts, double[][] gains, int[] classOf, int[] start, int[] layout,
+                         int[] lazyIndex, int[] lazyIds) {
         this.requestCount = requestCount;
         this.counts = counts;
         this.gains = gains;
         this.classOf = classOf;
         this.start = start;
         this.layout = layout;
+        this.lazyIndex = lazyIndex;
+        this.lazyIds = lazyIds;
+    }
+
+    /**
+     * These classes with the requests for which {@code isBound} holds counted lazily: their count
+     * is an upper bound. Calls {@code isBound} once per request (twice when it holds for some, which
+     * only then costs memory); returns {@code this} when it holds for none.
+     */
+    BlockClasses withLazyCounts(IntPredicate isBound) {
+        int lazy = 0;
+        for (int i = 0; i < requestCount; i++) {
+            lazy += isBound.test(i) ? 1 : 0;
+        }
+        if (lazy == 0) {
+            return this;
+        }
+        int[] index = new int[requestCount];
+        lazy = 0;
+        for (int i = 0; i < requestCount; i++) {
+            index[i] = isBound.test(i) ? lazy++ : -1;
+        }
+        int[] ids = new int[lazy];
+        for (int i = 0; i < requestCount; i++) {
+            if (index[i] >= 0) {
+                ids[index[i]] = i;
+            }
+        }
+        return new BlockClasses(requestCount, counts, gains, classOf, start, layout, index, ids);
+    }
+
+    /** Whether the count of {@code requestId} is an upper bound. */
+    boolean isLazy(int requestId) {
+        return lazyIndex != null && lazyIndex[requestId] >= 0;
     }
 
     static BlockClasses uniform(int requestCount, int blockCount, UtilityFunction utility, double minGain,

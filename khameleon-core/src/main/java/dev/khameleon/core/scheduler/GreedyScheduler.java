@@ -27,7 +27,16 @@ import java.util.Arrays;
  * <p>Under {@link Selection#MAX_GAIN} the largest gain of a union id is not something a sum
  * tree can give, so {@link #best} scans the union and the touched ids, and compares the
  * untouched residual ids one block-count class at a time: {@code O(m·K + C + d)} per block
- * with {@code d} distinct block counts. Not thread-safe.
+ * with {@code d} distinct block counts.
+ *
+ * <p>A lazily counted request sits in the class of its bound until its exact count is told
+ * ({@link #blockCountKnown}); if that differs from the bound, it moves for good to a class of its
+ * exact count, one of the <em>learned classes</em> that grow as counts are told (an array of
+ * members per count, its untouched ones in a prefix, as in the permutation of the fixed classes).
+ * The group then draws a fixed class, a learned class or a touched id, and within a learned
+ * class an id uniformly in {@code O(1)}, so the draw stays exact. Under {@link Selection#MAX_GAIN}
+ * a max tree over the lazily counted requests ({@code L} of them) gives {@link #best} the untouched
+ * learned ids' largest gain and lowest id in {@code O(log L)}. Not thread-safe.
  */
 final class GreedyScheduler extends BatchScheduler {
     private final int[] blocks;
@@ -60,6 +69,29 @@ final class GreedyScheduler extends BatchScheduler {
     private double[] slotWeights = new double[0];
     private final double[] residualWeight;
 
+    /**
+     * The gains of each lazily counted request whose told count differs from its bound (its
+     * learned class is {@code gains.length − 1}; 0 for a dropped request, which is in no class),
+     * by its position in {@link BlockClasses#lazyIds}; null entries while it is in its fixed
+     * class. {@code null} when every count is exact.
+     */
+    private final double[][] learnedGains;
+    /** {@code learnedMembers[K]}: the requests of learned class {@code K}, its untouched ones first. */
+    private final int[][] learnedMembers;
+    private final int[] learnedSize;
+    private final int[] learnedAvailable;
+    /** The position of each learned request (by lazy index) in its class's members. */
+    private final int[] learnedPos;
+    /** Leaf {@code K}: {@code learnedAvailable[K] · g_K(0)}. */
+    private final SumTree learnedClassTree;
+    /**
+     * Leaf {@code k}: {@code g_K(0)} of lazily counted request {@code lazyIds[k]} while it is an
+     * untouched member of learned class {@code K}, else 0; only under {@link Selection#MAX_GAIN}.
+     */
+    private final MaxTree learnedMax;
+    /** Scratch for {@link #install}: the untouched learned ids of the old union. */
+    private int[] leavingLearned = new int[0];
+
     GreedyScheduler(SchedulerConfig config) {
         super(config);
         int n = requestCount;
@@ -83,6 +115,28 @@ final class GreedyScheduler extends BatchScheduler {
         Arrays.fill(touchedIndex, -1);
         this.touchedTree = new SumTree(cacheBlocks);
         this.residualWeight = new double[cacheBlocks + 1];
+        int lazy = classes.lazyIds.length;
+        if (lazy > 0) {
+            int maxBound = 0;
+            for (int id : classes.lazyIds) {
+                maxBound = Math.max(maxBound, classes.blockCount(id));
+            }
+            this.learnedGains = new double[lazy][];
+            this.learnedMembers = new int[maxBound + 1][];
+            this.learnedSize = new int[maxBound + 1];
+            this.learnedAvailable = new int[maxBound + 1];
+            this.learnedPos = new int[lazy];
+            this.learnedClassTree = new SumTree(maxBound + 1);
+            this.learnedMax = config.selection() == Selection.MAX_GAIN ? new MaxTree(lazy) : null;
+        } else {
+            this.learnedGains = null;
+            this.learnedMembers = null;
+            this.learnedSize = null;
+            this.learnedAvailable = null;
+            this.learnedPos = null;
+            this.learnedClassTree = null;
+            this.learnedMax = null;
+        }
     }
 
     private static int[] identity(int n) {
@@ -94,7 +148,78 @@ final class GreedyScheduler extends BatchScheduler {
     }
 
     private double gain(int requestId, int b) {
+        if (learnedGains != null) {
+            double[] g = learnedOf(requestId);
+            if (g != null) {
+                // Until a re-plan takes back blocks planned on the bound, B may exceed the count.
+                return b < g.length ? g[b] : 0.0;
+            }
+        }
         return classes.gainsOf(requestId)[b];
+    }
+
+    /** The gains of {@code requestId} if it moved to a learned class (or was dropped), else null. */
+    private double[] learnedOf(int requestId) {
+        int k = classes.lazyIndex[requestId];
+        return k >= 0 ? learnedGains[k] : null;
+    }
+
+    @Override
+    void countKnown(int requestId, double[] gains) {
+        int lk = classes.lazyIndex[requestId];
+        boolean wasLearned = learnedGains[lk] != null;
+        boolean untouched = unionIndex[requestId] < 0 && blocks[requestId] == 0;
+        if (untouched) {
+            removeAvailable(requestId);
+        }
+        if (wasLearned) {
+            removeLearnedMember(requestId);
+        }
+        learnedGains[lk] = gains;
+        int count = gains.length - 1;
+        if (count > 0) {
+            int[] members = learnedMembers[count];
+            if (members == null || learnedSize[count] == members.length) {
+                members = Arrays.copyOf(members == null ? new int[0] : members, Math.max(16, 2 * learnedSize[count]));
+                learnedMembers[count] = members;
+            }
+            learnedPos[lk] = learnedSize[count];
+            members[learnedSize[count]++] = requestId;
+        }
+        if (untouched) {
+            addAvailable(requestId);
+        }
+        int k = unionIndex[requestId];
+        if (k >= 0) {
+            setUnionLeaves(k, gain(requestId, blocks[requestId]));
+        } else if (blocks[requestId] > 0) {
+            touchedTree.set(touchedIndex[requestId], gain(requestId, blocks[requestId]));
+        }
+    }
+
+    /** Whether learned {@code requestId} is an untouched member (in the prefix) of its class. */
+    private boolean isLearnedAvailable(int requestId) {
+        int lk = classes.lazyIndex[requestId];
+        int count = learnedGains[lk].length - 1;
+        return count > 0 && learnedPos[lk] < learnedAvailable[count];
+    }
+
+    private static int[] grow(int[] a, int size) {
+        return size < a.length ? a : Arrays.copyOf(a, Math.max(16, 2 * a.length));
+    }
+
+    /** Takes an unavailable learned request out of its class's members (it is dropped). */
+    private void removeLearnedMember(int requestId) {
+        int count = learnedGains[classes.lazyIndex[requestId]].length - 1;
+        if (count == 0) {
+            return;
+        }
+        int[] members = learnedMembers[count];
+        int last = --learnedSize[count];
+        int p = learnedPos[classes.lazyIndex[requestId]];
+        int moved = members[last];
+        members[p] = moved;
+        learnedPos[classes.lazyIndex[moved]] = p;
     }
 
     @Override
@@ -156,11 +281,19 @@ final class GreedyScheduler extends BatchScheduler {
 
     @Override
     void install(Distribution d) {
+        // An untouched learned id leaving the old union joins its class's prefix only once the new
+        // union is known: one that stays in the union then costs no move.
+        int leaving = 0;
         for (int x = 0; x < unionSize; x++) {
             int id = unionIds[x];
             unionIndex[id] = -1;
             if (blocks[id] == 0) {
-                addAvailable(id);
+                if (learnedGains != null && learnedOf(id) != null) {
+                    leavingLearned = grow(leavingLearned, leaving);
+                    leavingLearned[leaving++] = id;
+                } else {
+                    addAvailable(id);
+                }
             } else {
                 touchedTree.set(touchedIndex[id], gain(id, blocks[id]));
             }
@@ -184,7 +317,9 @@ final class GreedyScheduler extends BatchScheduler {
                     unionIndex[id] = size;
                     unionIds[size++] = id;
                     if (blocks[id] == 0) {
-                        removeAvailable(id);
+                        if (learnedGains == null || learnedOf(id) == null || isLearnedAvailable(id)) {
+                            removeAvailable(id);
+                        }
                     } else {
                         touchedTree.set(touchedIndex[id], 0.0);
                     }
@@ -192,6 +327,12 @@ final class GreedyScheduler extends BatchScheduler {
             }
         }
         unionSize = size;
+        for (int x = 0; x < leaving; x++) {
+            int id = leavingLearned[x];
+            if (unionIndex[id] < 0) {
+                addAvailable(id);
+            }
+        }
         int q = config.fades() ? m + 1 : m;
         boolean reuse = parts == q && unionProbability.length == q && unionProbability[0].length >= size
                 && horizonTrees[0].leaves() >= size && horizonTrees[0].leaves() <= 4 * Math.max(64, size);
@@ -313,6 +454,10 @@ final class GreedyScheduler extends BatchScheduler {
         if (blocks[requestId] > 0) {
             return residualWeight[t] * touchedTree.get(touchedIndex[requestId]);
         }
+        double[] learned = learnedGains == null ? null : learnedOf(requestId);
+        if (learned != null) {
+            return isLearnedAvailable(requestId) ? residualWeight[t] * learned[0] : 0.0;
+        }
         int c = classes.classOf(requestId);
         boolean isAvailable = pos[requestId] < classes.start[c] + available[c];
         return isAvailable ? residualWeight[t] * classes.gains[c][0] : 0.0;
@@ -323,6 +468,9 @@ final class GreedyScheduler extends BatchScheduler {
         int m = parts;
         int row = t * m;
         double groupTotal = classTree.total() + touchedTree.total();
+        if (learnedClassTree != null) {
+            groupTotal += learnedClassTree.total();
+        }
         double groupWeight = residualWeight[t] * groupTotal;
         double z = groupWeight;
         for (int j = 0; j < m; j++) {
@@ -380,6 +528,9 @@ final class GreedyScheduler extends BatchScheduler {
                     max = Math.max(max, rho * classes.gains[c][0]);
                 }
             }
+            if (learnedMax != null) {
+                max = Math.max(max, rho * learnedMax.max());
+            }
         }
         if (!(max > 0)) {
             return -1;
@@ -401,6 +552,11 @@ final class GreedyScheduler extends BatchScheduler {
                 if (available[c] > 0 && rho * classes.gains[c][0] >= threshold) {
                     best = Math.min(best, lowestAvailable(c));
                 }
+            }
+            // Leaves are ordered by id (lazyIds ascends), so the leftmost passing leaf is the lowest id.
+            int k = learnedMax == null ? -1 : learnedMax.leftmostAtLeast(rho, threshold);
+            if (k >= 0) {
+                best = Math.min(best, classes.lazyIds[k]);
             }
         }
         return best;
@@ -430,12 +586,18 @@ final class GreedyScheduler extends BatchScheduler {
     private int sampleGroup() {
         double su = classTree.total();
         double st = touchedTree.total();
-        double v = random.nextDouble() * (su + st);
-        if (su > 0 && (st <= 0 || v < su)) {
+        double sl = learnedClassTree == null ? 0.0 : learnedClassTree.total();
+        double v = random.nextDouble() * (su + st + sl);
+        if (su > 0 && ((st <= 0 && sl <= 0) || v < su)) {
             int c = classTree.sample(v);
             return perm[classes.start[c] + random.nextInt(available[c])];
         }
-        return touched[touchedTree.sample(su > 0 ? v - su : v)];
+        double x = su > 0 ? v - su : v;
+        if (sl <= 0 || (st > 0 && x < st)) {
+            return touched[touchedTree.sample(x)];
+        }
+        int count = learnedClassTree.sample(st > 0 ? x - st : x);
+        return learnedMembers[count][random.nextInt(learnedAvailable[count])];
     }
 
     private void setUnionLeaves(int k, double gain) {
@@ -445,6 +607,11 @@ final class GreedyScheduler extends BatchScheduler {
     }
 
     private void removeAvailable(int requestId) {
+        double[] learned = learnedGains == null ? null : learnedOf(requestId);
+        if (learned != null) {
+            moveLearned(requestId, learned.length - 1, -1);
+            return;
+        }
         int c = classes.classOf(requestId);
         int last = classes.start[c] + available[c] - 1;
         swap(pos[requestId], last);
@@ -453,11 +620,41 @@ final class GreedyScheduler extends BatchScheduler {
     }
 
     private void addAvailable(int requestId) {
+        double[] learned = learnedGains == null ? null : learnedOf(requestId);
+        if (learned != null) {
+            moveLearned(requestId, learned.length - 1, +1);
+            return;
+        }
         int c = classes.classOf(requestId);
         int first = classes.start[c] + available[c];
         swap(pos[requestId], first);
         available[c]++;
         classTree.set(c, available[c] * classes.gains[c][0]);
+    }
+
+    /**
+     * Moves learned {@code requestId} of class {@code count} out of ({@code delta} -1) or into
+     * (+1) its class's untouched prefix; a dropped request (count 0) is in no class and stays out.
+     */
+    private void moveLearned(int requestId, int count, int delta) {
+        if (count == 0) {
+            return;
+        }
+        int[] members = learnedMembers[count];
+        int lk = classes.lazyIndex[requestId];
+        int edge = delta < 0 ? learnedAvailable[count] - 1 : learnedAvailable[count];
+        int p = learnedPos[lk];
+        int other = members[edge];
+        members[edge] = requestId;
+        members[p] = other;
+        learnedPos[classes.lazyIndex[other]] = p;
+        learnedPos[lk] = edge;
+        learnedAvailable[count] += delta;
+        double[] g = learnedGains[lk];
+        learnedClassTree.set(count, learnedAvailable[count] * g[0]);
+        if (learnedMax != null) {
+            learnedMax.set(lk, delta > 0 ? g[0] : 0.0);
+        }
     }
 
     private void swap(int a, int b) {

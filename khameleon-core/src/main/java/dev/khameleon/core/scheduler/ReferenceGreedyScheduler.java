@@ -18,6 +18,8 @@ import java.util.Arrays;
  */
 final class ReferenceGreedyScheduler extends BatchScheduler {
     private final int[] blocks;
+    /** The gains of lazily counted requests whose told count differs from the bound; else null. */
+    private final double[][] learned;
     private double[][] tail;
     private double[] current;
     private double[] following;
@@ -25,6 +27,18 @@ final class ReferenceGreedyScheduler extends BatchScheduler {
     ReferenceGreedyScheduler(SchedulerConfig config) {
         super(config);
         this.blocks = new int[requestCount];
+        this.learned = classes.lazyIds.length > 0 ? new double[requestCount][] : null;
+    }
+
+    @Override
+    void countKnown(int requestId, double[] gains) {
+        learned[requestId] = gains;
+    }
+
+    /** {@code g_i(b)}: 0 past the request's count (which a lazily told count may leave {@code B} above). */
+    private double gain(int requestId, int b) {
+        double[] g = learned != null && learned[requestId] != null ? learned[requestId] : classes.gainsOf(requestId);
+        return b < g.length ? g[b] : 0.0;
     }
 
     @Override
@@ -97,7 +111,7 @@ final class ReferenceGreedyScheduler extends BatchScheduler {
 
     @Override
     double weight(int t, int requestId) {
-        return tail[t][requestId] * classes.gainsOf(requestId)[blocks[requestId]];
+        return tail[t][requestId] * gain(requestId, blocks[requestId]);
     }
 
     @Override
@@ -106,7 +120,7 @@ final class ReferenceGreedyScheduler extends BatchScheduler {
         int n = requestCount;
         double total = 0;
         for (int i = 0; i < n; i++) {
-            total += row[i] * classes.gainsOf(i)[blocks[i]];
+            total += row[i] * gain(i, blocks[i]);
         }
         if (!(total > 0)) {
             return -1;
@@ -115,7 +129,7 @@ final class ReferenceGreedyScheduler extends BatchScheduler {
         double cumulative = 0;
         int lastPositive = -1;
         for (int i = 0; i < n; i++) {
-            double u = row[i] * classes.gainsOf(i)[blocks[i]];
+            double u = row[i] * gain(i, blocks[i]);
             if (u > 0) {
                 cumulative += u;
                 lastPositive = i;

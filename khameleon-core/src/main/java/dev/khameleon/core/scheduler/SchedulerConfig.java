@@ -3,6 +3,7 @@ package dev.khameleon.core.scheduler;
 import dev.khameleon.core.spi.UtilityFunction;
 import java.util.Objects;
 import java.util.SplittableRandom;
+import java.util.function.IntPredicate;
 import java.util.function.IntUnaryOperator;
 import java.util.random.RandomGenerator;
 
@@ -60,6 +61,8 @@ public final class SchedulerConfig {
     private final UtilityFunction utility;
     private final int chunkSize;
     private final double discount;
+    private final double minBlockGain;
+    private final double blockGainShare;
     private final double planningHorizonMillis;
     private final double forecastFadeMillis;
     private final long seed;
@@ -74,6 +77,8 @@ public final class SchedulerConfig {
         this.utility = b.utility;
         this.chunkSize = b.chunkSize;
         this.discount = b.discount;
+        this.minBlockGain = b.minBlockGain;
+        this.blockGainShare = b.blockGainShare;
         this.planningHorizonMillis = b.planningHorizonMillis;
         this.forecastFadeMillis = b.forecastFadeMillis;
         this.seed = b.seed;
@@ -177,12 +182,34 @@ public final class SchedulerConfig {
         return classes.requestCount;
     }
 
-    /** {@code N_i}: the number of blocks of request {@code requestId}. */
+    /**
+     * {@code N_i}: the number of blocks of request {@code requestId}, or an upper bound on it when
+     * {@link #isBlockCountBound(int)} is true.
+     */
     public int blockCount(int requestId) {
+        checkRequestId(requestId);
+        return classes.blockCount(requestId);
+    }
+
+    /**
+     * Whether the count of {@code requestId} is only an upper bound, the exact count to be told
+     * with {@link dev.khameleon.core.spi.Scheduler#blockCountKnown} (see
+     * {@link Builder#lazyBlockCounts}).
+     */
+    public boolean isBlockCountBound(int requestId) {
+        checkRequestId(requestId);
+        return classes.isLazy(requestId);
+    }
+
+    /** The number of requests whose count is an upper bound; 0 when every count is exact. */
+    public int lazyBlockCounts() {
+        return classes.lazyIds.length;
+    }
+
+    private void checkRequestId(int requestId) {
         if (requestId < 0 || requestId >= classes.requestCount) {
             throw new IllegalArgumentException("request id " + requestId + " out of range [0, " + classes.requestCount + ")");
         }
-        return classes.blockCount(requestId);
     }
 
     /** The number of distinct block counts among the requests. */
@@ -271,6 +298,16 @@ public final class SchedulerConfig {
     }
 
     /**
+     * The scheduling gains of a response of exactly {@code blockCount} blocks, as
+     * {@link BlockClasses#schedulingGains}; for a lazily counted request once its count is known.
+     * {@code blockCount} 0 (a request no longer pushed) gives {@code {0}}.
+     */
+    double[] gainsFor(int blockCount) {
+        return blockCount == 0 ? new double[1] : BlockClasses.schedulingGains(utility, blockCount, minBlockGain,
+                blockGainShare);
+    }
+
+    /**
      * The random generator for one new scheduler: a fresh {@link SplittableRandom} from the
      * seed, or the generator given to {@link Builder#random}, shared as given.
      */
@@ -281,7 +318,8 @@ public final class SchedulerConfig {
     @Override
     public String toString() {
         return "SchedulerConfig[C=" + cacheBlocks + ", n=" + requestCount() + ", distinctBlockCounts="
-                + distinctBlockCounts() + ", utility=" + utility + ", bs=" + chunkSize + ", γ=" + discount
+                + distinctBlockCounts() + (lazyBlockCounts() > 0 ? ", lazyBlockCounts=" + lazyBlockCounts() : "")
+                + ", utility=" + utility + ", bs=" + chunkSize + ", γ=" + discount
                 + ", horizon=" + planningHorizonMillis + "ms, fade=" + forecastFadeMillis + "ms"
                 + (backendConcurrency > 0 ? ", Cb=" + backendConcurrency : "") + ", selection=" + selection + "]";
     }
@@ -296,6 +334,7 @@ public final class SchedulerConfig {
         private int uniformBlocks = 1;
         private int[] blockCountArray;
         private IntUnaryOperator blockCountFunction;
+        private IntPredicate lazyBlockCounts;
         private UtilityFunction utility = UtilityFunction.linear();
         private int chunkSize = DEFAULT_CHUNK_SIZE;
         private double discount = DEFAULT_DISCOUNT;
@@ -366,6 +405,20 @@ public final class SchedulerConfig {
         public Builder blockCounts(IntUnaryOperator counts) {
             this.blockCountFunction = Objects.requireNonNull(counts, "blockCounts");
             this.blockCountArray = null;
+            return this;
+        }
+
+        /**
+         * The requests for which {@code isBound} holds have a block count that is only an upper
+         * bound (a response whose size is known once it is encoded): the scheduler plans them on
+         * the bound until told the exact count with
+         * {@link dev.khameleon.core.spi.Scheduler#blockCountKnown}, and from then on never plans
+         * a block index at or past it. Called once per request at {@link #build()}. By default
+         * every count is exact, and a config without lazily counted requests plans exactly as
+         * before.
+         */
+        public Builder lazyBlockCounts(IntPredicate isBound) {
+            this.lazyBlockCounts = Objects.requireNonNull(isBound, "lazyBlockCounts");
             return this;
         }
 
@@ -531,6 +584,9 @@ public final class SchedulerConfig {
                 classes = BlockClasses.perRequest(requestCount, blockCountFunction, utility, minBlockGain, blockGainShare);
             } else {
                 classes = BlockClasses.uniform(requestCount, uniformBlocks, utility, minBlockGain, blockGainShare);
+            }
+            if (lazyBlockCounts != null) {
+                classes = classes.withLazyCounts(lazyBlockCounts);
             }
             return new SchedulerConfig(this, classes);
         }

@@ -13,6 +13,14 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>{@link #blockCount(int)} must be cheap and stable (the scheduler asks for it when it
  * plans); {@link #fetch} may be slow and may fail. Implementations must be thread-safe.
+ *
+ * <p><b>Counts told lazily.</b> A source that learns a response's block count only by encoding it
+ * (a query whose result size is unknown until it runs) returns an upper bound from
+ * {@link #blockCount(int)} and {@code true} from {@link #isBlockCountBound(int)}. The scheduler then
+ * plans on the bound until the first block of that request is fetched: every block carries the
+ * exact count of its response ({@link Block#count()}), and from then on no block index at or past
+ * it is planned. A block whose count exceeds the bound, or differs from the count an earlier block
+ * of the same request carried, is refused and the request is no longer pushed in that session.
  */
 public interface BlockSource {
 
@@ -22,8 +30,24 @@ public interface BlockSource {
     /** The fixed payload size of every block, in bytes. */
     int blockSize();
 
-    /** How many blocks the response of {@code requestId} has (at least 1). */
+    /**
+     * How many blocks the response of {@code requestId} has (at least 1); an upper bound on it
+     * when {@link #isBlockCountBound(int) isBlockCountBound(requestId)} is true.
+     */
     int blockCount(int requestId);
+
+    /**
+     * Whether {@link #blockCount(int) blockCount(requestId)} is only an upper bound, the exact count
+     * being told by the blocks themselves once the response is encoded (every block of a response
+     * carries the same exact count, at least 1 and at most the bound). Like {@code blockCount} it
+     * must be cheap and stable: a server reads it once per request when it builds the application.
+     * Declare a count lazily only where knowing it would mean encoding the response up front; a
+     * tight bound keeps the scheduler's plan close to the exact one. The default is {@code false}:
+     * every count is exact.
+     */
+    default boolean isBlockCountBound(int requestId) {
+        return false;
+    }
 
     /**
      * Fetches block {@code blockIndex} of {@code requestId}. The returned stage completes with

@@ -87,6 +87,29 @@ public interface Scheduler {
         return false;
     }
 
+    /**
+     * The response of {@code requestId}, planned so far on an upper bound of its block count (a
+     * count told lazily, {@link BlockSource#isBlockCountBound}), has exactly {@code blockCount}
+     * blocks: from {@link #nextSeq()} on, no block index at or past it is planned, and the request
+     * is weighed as a response of that many blocks. {@code blockCount} 0 drops the request: it is
+     * not planned again. Slots already planned are kept, so a caller that planned an index at or
+     * past the count re-plans ({@link #replan}) from the first such slot, before or after this
+     * call. Telling the count a request already has again is a no-op.
+     *
+     * <p>The built-in schedulers take {@code O(blockCount + m log K)} for the first call per
+     * request, and {@code O(1)} for a repeat. The default throws {@link UnsupportedOperationException}: a
+     * scheduler that ignored the count would plan blocks that do not exist.
+     *
+     * @param blockCount the exact count, in {@code [1, bound]}, or 0 to drop the request
+     * @throws IllegalArgumentException if {@code requestId} is out of range, {@code blockCount} is
+     *     negative, above the request's bound, contradicts an exact count, or changes a count
+     *     told before (other than to 0)
+     */
+    default void blockCountKnown(int requestId, int blockCount) {
+        throw new UnsupportedOperationException(getClass().getName()
+                + " does not support blockCountKnown(requestId, blockCount)");
+    }
+
     /** The first sequence number not yet planned. */
     long nextSeq();
 

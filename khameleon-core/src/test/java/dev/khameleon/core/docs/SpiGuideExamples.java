@@ -221,6 +221,75 @@ final class SpiGuideExamples {
     }
     // end::block-source[]
 
+    // tag::lazy-block-source[]
+    /**
+     * Encodes each response the first time one of its blocks is asked for, like
+     * EncodingBlockSource, but without knowing the block counts up front: every response has at
+     * most maxBlocks blocks, and the blocks tell the exact count once encoded.
+     */
+    static final class LazyEncodingBlockSource<R> implements BlockSource {
+        private final ProgressiveEncoder<R> encoder;
+        private final IntFunction<R> loadResponse;
+        private final int requestCount;
+        private final int maxBlocks;
+        private final Executor executor;
+        private final ConcurrentHashMap<Integer, CompletableFuture<List<Block>>> encoded = new ConcurrentHashMap<>();
+
+        LazyEncodingBlockSource(ProgressiveEncoder<R> encoder, IntFunction<R> loadResponse, int requestCount,
+                                int maxBlocks, Executor executor) {
+            this.encoder = encoder;
+            this.loadResponse = loadResponse;
+            this.requestCount = requestCount;
+            this.maxBlocks = maxBlocks;
+            this.executor = executor;
+        }
+
+        @Override
+        public int requestCount() {
+            return requestCount;
+        }
+
+        @Override
+        public int blockSize() {
+            return encoder.blockSize();
+        }
+
+        @Override
+        public int blockCount(int requestId) {
+            return maxBlocks;
+        }
+
+        @Override
+        public boolean isBlockCountBound(int requestId) {
+            return true;
+        }
+
+        @Override
+        public CompletionStage<Block> fetch(int requestId, int blockIndex) {
+            if (requestId < 0 || requestId >= requestCount || blockIndex < 0 || blockIndex >= maxBlocks) {
+                return CompletableFuture.failedFuture(new IllegalArgumentException(
+                        "no block " + blockIndex + " of request " + requestId));
+            }
+            return encoded
+                    .computeIfAbsent(requestId, id -> CompletableFuture.supplyAsync(() -> {
+                        List<Block> blocks = encoder.encode(id, loadResponse.apply(id));
+                        if (blocks.size() > maxBlocks) {
+                            throw new IllegalStateException("request " + id + " encodes to " + blocks.size()
+                                    + " blocks, more than the bound " + maxBlocks);
+                        }
+                        return blocks;
+                    }, executor))
+                    .thenApply(blocks -> {
+                        if (blockIndex >= blocks.size()) {
+                            throw new IllegalArgumentException("request " + requestId + " has only "
+                                    + blocks.size() + " blocks");
+                        }
+                        return blocks.get(blockIndex);
+                    });
+        }
+    }
+    // end::lazy-block-source[]
+
     // tag::request-scope[]
     /**
      * Linked histograms, Falcon style: {@code views} histograms of {@code bins} bins; request

@@ -126,13 +126,18 @@ class SpiGuideExamplesTest {
         }
     }
 
-    @Nested
-    class Source extends BlockSourceContract {
-        private final ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
-            Thread t = new Thread(r, "spi-guide-encoder");
+    /** Two daemon threads for the example block sources' encodings. */
+    private static ExecutorService encoderThreads(String name) {
+        return Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, name);
             t.setDaemon(true);
             return t;
         });
+    }
+
+    @Nested
+    class Source extends BlockSourceContract {
+        private final ExecutorService executor = encoderThreads("spi-guide-encoder");
 
         @Override
         protected BlockSource source() {
@@ -143,6 +148,18 @@ class SpiGuideExamplesTest {
                 counts[i] = encoder.encode(i, series(10 * (i + 1), i)).size();
             }
             return new SpiGuideExamples.EncodingBlockSource<>(encoder, i -> series(10 * (i + 1), i), counts, executor);
+        }
+    }
+
+    @Nested
+    class LazySource extends BlockSourceContract {
+        private final ExecutorService executor = encoderThreads("spi-guide-lazy-encoder");
+
+        @Override
+        protected BlockSource source() {
+            // Series of 2 to 60 points of 12 bytes: 1 to 8 blocks of 96 bytes, at most 8.
+            return new SpiGuideExamples.LazyEncodingBlockSource<>(new SpiGuideExamples.SeriesEncoder(96),
+                    i -> series(2 * (i + 1), i), 30, 8, executor);
         }
     }
 

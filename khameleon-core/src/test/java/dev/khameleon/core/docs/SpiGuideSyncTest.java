@@ -17,7 +17,7 @@ class SpiGuideSyncTest {
         Map<String, String> regions = DocSnippets.regions(DocSnippets.read(
                 "khameleon-core/src/test/java/dev/khameleon/core/docs/SpiGuideExamples.java"));
         String guide = DocSnippets.read("docs/spi-guide.md");
-        assertEquals(7, regions.size(), "examples found: " + regions.keySet());
+        assertEquals(8, regions.size(), "examples found: " + regions.keySet());
         for (Map.Entry<String, String> region : regions.entrySet()) {
             assertTrue(guide.contains(region.getValue()),
                     "docs/spi-guide.md does not quote example '" + region.getKey() + "' as compiled:\n" + region.getValue());

@@ -45,7 +45,22 @@ class ControlCodecTest {
                 new ControlMessage.Scope(json("{\"brushes\":[[0,10,20]]}")),
                 new ControlMessage.Rebind(new int[] {3, 9, 40}, new int[] {2, 2, 0}),
                 new ControlMessage.Welcome(1, "s", "histograms", 64, 100, 50, List.of(50L), 0,
-                        BlockCounts.of(1, new int[0], new int[0], true), List.of(Protocol.FEATURE_SCOPE)));
+                        BlockCounts.of(1, new int[0], new int[0], true), List.of(Protocol.FEATURE_SCOPE)),
+                new ControlMessage.Welcome(1, "s", "charts", 512, 100, 50, List.of(50L), 0,
+                        BlockCounts.of(16, new int[] {7}, new int[] {2}, true)
+                                .withLazyRanges(new int[] {0, 10}, new int[] {5, 99})));
+    }
+
+    @Test
+    void welcome_lazyRangesAreOptional_andOnlyWrittenWhenPresent() {
+        ControlMessage.Welcome w = new ControlMessage.Welcome(1, "s", "a", 1, 2, 1, List.of(50L), 0,
+                BlockCounts.uniform(4));
+        assertFalse(ControlCodec.encode(w).contains("lazy"), ControlCodec.encode(w));
+        ControlMessage.Welcome lazy = (ControlMessage.Welcome) ControlCodec.decodeFromServer(
+                "{\"type\":\"welcome\",\"protocol\":1,\"session\":\"s\",\"application\":\"a\",\"blockSize\":1,"
+                        + "\"requestCount\":10,\"cacheBlocks\":1,\"horizons\":[50],\"firstSeq\":0,"
+                        + "\"blockCounts\":{\"default\":8,\"exceptions\":[],\"complete\":true,\"lazy\":[[0,9]]}}");
+        assertTrue(lazy.blockCounts().isBound(9));
     }
 
     @Test
@@ -157,6 +172,14 @@ class ControlCodecTest {
                 Arguments.of("{\"type\":\"welcome\",\"protocol\":1,\"session\":\"s\",\"application\":\"a\",\"blockSize\":1,"
                         + "\"requestCount\":2,\"cacheBlocks\":1,\"horizons\":[50],\"firstSeq\":0,"
                         + "\"blockCounts\":{\"default\":1,\"exceptions\":[[1,0]],\"complete\":true}}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"welcome\",\"protocol\":1,\"session\":\"s\",\"application\":\"a\",\"blockSize\":1,"
+                        + "\"requestCount\":2,\"cacheBlocks\":1,\"horizons\":[50],\"firstSeq\":0,"
+                        + "\"blockCounts\":{\"default\":1,\"exceptions\":[],\"complete\":true,\"lazy\":[[0,2]]}}",
+                        ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"welcome\",\"protocol\":1,\"session\":\"s\",\"application\":\"a\",\"blockSize\":1,"
+                        + "\"requestCount\":2,\"cacheBlocks\":1,\"horizons\":[50],\"firstSeq\":0,"
+                        + "\"blockCounts\":{\"default\":1,\"exceptions\":[],\"complete\":true,\"lazy\":{\"a\":1}}}",
+                        ErrorCode.INVALID_MESSAGE),
                 Arguments.of("{\"type\":\"error\",\"code\":\"\",\"message\":\"m\"}", ErrorCode.INVALID_MESSAGE),
                 Arguments.of("{\"type\":\"scope\"}", ErrorCode.INVALID_MESSAGE),
                 Arguments.of("{\"type\":\"scope\",\"scope\":{\"b\":[1e400]}}", ErrorCode.INVALID_SCOPE),

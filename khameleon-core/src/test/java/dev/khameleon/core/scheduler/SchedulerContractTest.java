@@ -19,6 +19,12 @@ class SchedulerContractTest {
         protected Scheduler scheduler(int requestCount, int blocksPerRequest, int cacheBlocks) {
             return Schedulers.greedy(config(requestCount, blocksPerRequest, cacheBlocks));
         }
+
+        @Override
+        protected Scheduler lazilyCountedScheduler(int requestCount, int bound, int cacheBlocks) {
+            return Schedulers.greedy(SchedulerConfig.builder().requestCount(requestCount).blocksPerRequest(bound)
+                    .lazyBlockCounts(id -> true).cacheBlocks(cacheBlocks).seed(3).build());
+        }
     }
 
     @Nested
@@ -26,6 +32,12 @@ class SchedulerContractTest {
         @Override
         protected Scheduler scheduler(int requestCount, int blocksPerRequest, int cacheBlocks) {
             return Schedulers.reference(config(requestCount, blocksPerRequest, cacheBlocks));
+        }
+
+        @Override
+        protected Scheduler lazilyCountedScheduler(int requestCount, int bound, int cacheBlocks) {
+            return Schedulers.reference(SchedulerConfig.builder().requestCount(requestCount).blocksPerRequest(bound)
+                    .lazyBlockCounts(id -> true).cacheBlocks(cacheBlocks).seed(3).build());
         }
     }
 }

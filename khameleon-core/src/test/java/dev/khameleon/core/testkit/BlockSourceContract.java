@@ -15,7 +15,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What every {@link BlockSource} promises: fetched blocks are the ones asked for, of the
- * source's block size, and bad requests fail the returned stage instead of throwing.
+ * source's block size, and bad requests fail the returned stage instead of throwing. For a request
+ * whose count is told lazily ({@link BlockSource#isBlockCountBound}), every block carries one exact
+ * count, at least 1 and at most the bound.
  */
 public abstract class BlockSourceContract {
 
@@ -32,6 +34,9 @@ public abstract class BlockSourceContract {
             int id = rnd.nextInt(n);
             int count = source.blockCount(id);
             assertTrue(count >= 1, "blockCount(" + id + ") = " + count);
+            if (source.isBlockCountBound(id)) {
+                count = exactCount(source, id);
+            }
             int index = rnd.nextInt(count);
             Block b = source.fetch(id, index).toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertEquals(id, b.requestId());
@@ -48,6 +53,31 @@ public abstract class BlockSourceContract {
         assertFailed(source.fetch(0, -1));
         assertFailed(source.fetch(source.requestCount(), 0));
         assertFailed(source.fetch(-1, 0));
+    }
+
+    @Test
+    void lazyCounts_everyBlockCarriesTheSameCountWithinTheBound() throws Exception {
+        BlockSource source = source();
+        int n = source.requestCount();
+        for (int id = 0; id < Math.min(n, 50); id++) {
+            if (!source.isBlockCountBound(id)) {
+                continue;
+            }
+            int count = exactCount(source, id);
+            for (int index = 0; index < count; index++) {
+                Block b = source.fetch(id, index).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                assertEquals(count, b.count(), "block " + index + " of request " + id + " tells another count");
+            }
+        }
+    }
+
+    /** The exact count of a lazily counted request, as its block 0 tells it, checked against the bound. */
+    private static int exactCount(BlockSource source, int id) throws Exception {
+        int bound = source.blockCount(id);
+        Block first = source.fetch(id, 0).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertTrue(first.count() >= 1 && first.count() <= bound, "request " + id + " has " + first.count()
+                + " blocks, more than its bound " + bound);
+        return first.count();
     }
 
     private static void assertFailed(CompletionStage<Block> stage) {

@@ -12,12 +12,15 @@ import java.util.SplittableRandom;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * What every {@link Scheduler} promises (see its javadoc): chunks start at {@code nextSeq()} and
  * advance it; nothing is planned before a distribution; within a batch of {@code C} slots a
  * request gets each of its blocks at most once and in order, and only requests with probability
- * get blocks; a re-plan keeps every slot before its {@code fromSeq}; bad arguments are refused.
+ * get blocks; a re-plan keeps every slot before its {@code fromSeq}; bad arguments are refused;
+ * and, for a scheduler that takes block counts told lazily ({@link #lazilyCountedScheduler}), no
+ * block at or past a told count is planned.
  */
 public abstract class SchedulerContract {
     /** Horizons used by the distributions of this kit. */
@@ -28,6 +31,39 @@ public abstract class SchedulerContract {
      * and a cache of {@code cacheBlocks} blocks.
      */
     protected abstract Scheduler scheduler(int requestCount, int blocksPerRequest, int cacheBlocks);
+
+    /**
+     * A fresh scheduler like {@link #scheduler}, in which every request's count {@code bound} is
+     * only an upper bound, to be told with {@link Scheduler#blockCountKnown}; or null (the default)
+     * if the scheduler does not take counts told lazily, which skips those checks.
+     */
+    protected Scheduler lazilyCountedScheduler(int requestCount, int bound, int cacheBlocks) {
+        return null;
+    }
+
+    @Test
+    void toldBlockCounts_areNeverExceeded_andTheLinkStaysBusy() {
+        int n = 30;
+        int bound = 6;
+        int cache = 60;
+        Scheduler s = lazilyCountedScheduler(n, bound, cache);
+        assumeTrue(s != null, "this scheduler does not take block counts told lazily (lazilyCountedScheduler is null)");
+        s.replan(Distribution.uniform(n, HORIZONS), 0, 10);
+        ScheduleChunk first = s.next(10);
+        for (int id = 0; id < n; id++) {
+            s.blockCountKnown(id, 1 + id % bound);
+        }
+        s.replan(Distribution.uniform(n, HORIZONS), first.endSeq() / 2, 10);
+        for (int batch = 0; batch < 3; batch++) {
+            ScheduleChunk c = s.next(cache - (int) (s.nextSeq() % cache));
+            assertEquals(cache - c.firstSeq() % cache, c.size(), "the told blocks (105 per batch) fill the batch");
+            for (int k = 0; k < c.size(); k++) {
+                int id = c.requestId(k);
+                assertTrue(c.blockIndex(k) < 1 + id % bound, "block " + c.blockIndex(k) + " of request " + id
+                        + ", which has " + (1 + id % bound));
+            }
+        }
+    }
 
     @Test
     void nothingIsPlanned_beforeADistribution() {

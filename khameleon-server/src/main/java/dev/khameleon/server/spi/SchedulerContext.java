@@ -13,7 +13,8 @@ import java.util.function.IntUnaryOperator;
  *
  * @param cacheBlocks        {@code C}, the client's ring size in blocks (from its hello), {@code >= 1}
  * @param requestCount       {@code n}, {@code >= 1}
- * @param blockCounts        the block count of each request, each {@code >= 1}; cheap, thread-safe
+ * @param blockCounts        the block count of each request, each {@code >= 1} (an upper bound where
+ *                           {@code blockCountIsBound} holds); cheap, thread-safe
  * @param utility            the application's utility function
  * @param chunkSize          the number of slots the server asks for at a time, {@code >= 1}
  * @param discount           the per-slot discount {@code γ}, in {@code (0, 1]}
@@ -27,11 +28,19 @@ import java.util.function.IntUnaryOperator;
  *                           {@link SchedulerConfig.Builder#minBlockGain})
  * @param blockGainShare     the least weight of a block relative to its response's even share, in
  *                           {@code [0, 1]} (see {@link SchedulerConfig.Builder#blockGainShare})
+ * @param blockCountIsBound  whether a request's count is only an upper bound, its exact count
+ *                           told later with {@link dev.khameleon.core.spi.Scheduler#blockCountKnown}
+ *                           (see {@link dev.khameleon.core.spi.BlockSource#isBlockCountBound});
+ *                           cheap, thread-safe
  */
 public record SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperator blockCounts,
                                UtilityFunction utility, int chunkSize, double discount, long seed,
                                int backendConcurrency, IntSupplier backendInFlight,
-                               IntPredicate backendIsFetching, double minBlockGain, double blockGainShare) {
+                               IntPredicate backendIsFetching, double minBlockGain, double blockGainShare,
+                               IntPredicate blockCountIsBound) {
+    /** Every block count exact: the predicate of a context built without {@code blockCountIsBound}. */
+    private static final IntPredicate EXACT = requestId -> false;
+
     /** Validates the fields. */
     public SchedulerContext {
         // The same rules, and messages, as the scheduler's own configuration.
@@ -48,24 +57,48 @@ public record SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperat
         Objects.requireNonNull(utility, "utility");
         Objects.requireNonNull(backendInFlight, "backendInFlight");
         Objects.requireNonNull(backendIsFetching, "backendIsFetching");
+        Objects.requireNonNull(blockCountIsBound, "blockCountIsBound");
     }
 
     /** A context with the default block gain share, {@link SchedulerConfig#DEFAULT_BLOCK_GAIN_SHARE}. */
     public SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperator blockCounts, UtilityFunction utility,
                             int chunkSize, double discount, long seed, int backendConcurrency,
-                            IntSupplier backendInFlight, IntPredicate backendIsFetching, double minBlockGain) {
+                            IntSupplier backendInFlight, IntPredicate backendIsFetching, double minBlockGain,
+                            IntPredicate blockCountIsBound) {
         this(cacheBlocks, requestCount, blockCounts, utility, chunkSize, discount, seed, backendConcurrency,
-                backendInFlight, backendIsFetching, minBlockGain, SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE);
+                backendInFlight, backendIsFetching, minBlockGain, SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE,
+                blockCountIsBound);
+    }
+
+    /** A context in which every block count is exact. */
+    public SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperator blockCounts, UtilityFunction utility,
+                            int chunkSize, double discount, long seed, int backendConcurrency,
+                            IntSupplier backendInFlight, IntPredicate backendIsFetching, double minBlockGain,
+                            double blockGainShare) {
+        this(cacheBlocks, requestCount, blockCounts, utility, chunkSize, discount, seed, backendConcurrency,
+                backendInFlight, backendIsFetching, minBlockGain, blockGainShare, EXACT);
     }
 
     /**
-     * A context with the default least block gain, {@link SchedulerConfig#MIN_BLOCK_GAIN}, and
-     * block gain share, {@link SchedulerConfig#DEFAULT_BLOCK_GAIN_SHARE}.
+     * A context with the default block gain share, {@link SchedulerConfig#DEFAULT_BLOCK_GAIN_SHARE},
+     * in which every block count is exact.
+     */
+    public SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperator blockCounts, UtilityFunction utility,
+                            int chunkSize, double discount, long seed, int backendConcurrency,
+                            IntSupplier backendInFlight, IntPredicate backendIsFetching, double minBlockGain) {
+        this(cacheBlocks, requestCount, blockCounts, utility, chunkSize, discount, seed, backendConcurrency,
+                backendInFlight, backendIsFetching, minBlockGain, SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE, EXACT);
+    }
+
+    /**
+     * A context with the default least block gain, {@link SchedulerConfig#MIN_BLOCK_GAIN}, the
+     * default block gain share, and every block count exact.
      */
     public SchedulerContext(int cacheBlocks, int requestCount, IntUnaryOperator blockCounts, UtilityFunction utility,
                             int chunkSize, double discount, long seed, int backendConcurrency,
                             IntSupplier backendInFlight, IntPredicate backendIsFetching) {
         this(cacheBlocks, requestCount, blockCounts, utility, chunkSize, discount, seed, backendConcurrency,
-                backendInFlight, backendIsFetching, SchedulerConfig.MIN_BLOCK_GAIN);
+                backendInFlight, backendIsFetching, SchedulerConfig.MIN_BLOCK_GAIN, SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE,
+                EXACT);
     }
 }
