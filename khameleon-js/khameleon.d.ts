@@ -209,6 +209,8 @@ export interface KalmanPredictorOptions {
 export interface PointerForecast {
   x: number;
   y: number;
+  /** Ms the pointer has rested (an integer, at most 5000); absent while it moves. */
+  rest?: number;
   horizons: number[];
   /** Mean position per horizon, `[x, y]`. */
   mean: [number, number][];
