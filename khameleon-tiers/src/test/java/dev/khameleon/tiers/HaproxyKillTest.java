@@ -17,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -25,6 +26,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -154,7 +156,7 @@ class HaproxyKillTest {
                     victim = k;
                 }
             }
-            assertEquals(CLIENTS, java.util.Arrays.stream(sessions).sum(), "every client has a session");
+            assertEquals(CLIENTS, Arrays.stream(sessions).sum(), "every client has a session");
             long killedAt = System.nanoTime();
             nodes.get(victim).kill();
 
@@ -166,8 +168,8 @@ class HaproxyKillTest {
             assertEquals(lost, affected.size(), "the killed node's clients, and only they, lost their connection");
 
             // The new nodes push as their clients' pointers move on, past the end of the batch.
-            int[] after = java.util.stream.IntStream.range(0, GridNode.GRID.requestCount())
-                    .filter(cell -> java.util.Arrays.stream(BEFORE).noneMatch(b -> b == cell)).toArray();
+            int[] after = IntStream.range(0, GridNode.GRID.requestCount())
+                    .filter(cell -> Arrays.stream(BEFORE).noneMatch(b -> b == cell)).toArray();
             for (int k = 0; k < after.length && !affected.stream().allMatch(Watched::pastTheBatch); k++) {
                 visit(affected, new int[] {after[k]}, h);
             }
@@ -194,6 +196,9 @@ class HaproxyKillTest {
             }
             assertEquals(affected.size(), resumed, "each affected session resumed once, on a surviving node");
             assertEquals(0, refused);
+            for (Watched w : clients) {
+                assertTrue(affected.contains(w) || w.events.isEmpty(), "a client of a surviving node: " + w.events);
+            }
             backMillis.sort(null);
             System.out.printf("kill -9 of a node with %d of %d sessions: back through haproxy, resumed, in p50 %d ms,"
                     + " max %d ms (%s)%n", affected.size(), CLIENTS, backMillis.get((backMillis.size() - 1) / 2),

@@ -13,10 +13,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link GridNode} in its own JVM, started with the test's class path, so that a test can kill it
- * with SIGKILL ({@link #kill()}) as a crash would. {@link #close()} kills it too and waits for it;
+ * with SIGKILL ({@link #kill()}) as a crash would. The test that launched it kills it in the end;
  * the node also exits by itself when the test's JVM ends (its standard input closes).
  */
-final class NodeProcess implements AutoCloseable {
+final class NodeProcess {
     private final Process process;
     private final Path log;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
@@ -104,12 +104,5 @@ final class NodeProcess implements AutoCloseable {
     /** SIGKILL: the node dies at once, without closing anything. */
     void kill() {
         process.destroyForcibly();
-    }
-
-    /** Kills the node if it still runs and waits until it is gone. */
-    @Override
-    public void close() throws InterruptedException {
-        process.destroyForcibly();
-        process.waitFor(10, TimeUnit.SECONDS);
     }
 }
