@@ -1,17 +1,9 @@
 package dev.khameleon.tiers;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.client.Response;
 import dev.khameleon.core.Block;
-import dev.khameleon.core.GridLayout;
 import dev.khameleon.core.PointerEvent;
-import dev.khameleon.core.spi.BlockSource;
-import dev.khameleon.core.spi.ClientPredictor;
-import dev.khameleon.core.spi.Layout;
-import dev.khameleon.core.spi.ServerPredictor;
-import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -20,14 +12,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,8 +25,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,67 +38,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(120)
 class HaproxyScaleOutTest {
-    static final Path HAPROXY = Path.of("/usr/sbin/haproxy");
-    static final Path DOC = Path.of("..", "docs", "scale-out.md");
-    private static final int BLOCK_SIZE = 256;
-    private static final int BLOCKS = 4;
-    private static final GridLayout GRID = Layout.grid(4, 4, 0, 0, 100, 100);
-    /** The nodes' shared resume key: a session moved off a node resumes on another with its cache. */
-    private static final byte[] RESUME_KEY =
-            "a resume key shared by all nodes".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final int BLOCKS = GridNode.BLOCKS;
 
     private final List<KhameleonServer> servers = new ArrayList<>();
     private final List<KhameleonClient<PointerEvent>> clients = new ArrayList<>();
-    private Process haproxy;
-    private Path haproxyLog;
+    private Haproxy haproxy;
 
     @AfterEach
     void stop() throws Exception {
         clients.forEach(KhameleonClient::close);
         if (haproxy != null) {
-            haproxy.destroy();
-            if (!haproxy.waitFor(10, TimeUnit.SECONDS)) {
-                haproxy.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+            haproxy.close();
         }
         servers.forEach(KhameleonServer::close);
     }
 
-    /** The configuration in the documentation's {@code haproxy} block. */
-    static String documentedConfig() throws IOException {
-        String doc = Files.readString(DOC);
-        Matcher m = Pattern.compile("```haproxy\\n(.*?)```", Pattern.DOTALL).matcher(doc);
-        assertTrue(m.find(), "docs/scale-out.md has a ```haproxy block");
-        return m.group(1);
-    }
-
-    static byte[] payload(int request, int index) {
-        byte[] p = new byte[BLOCK_SIZE];
-        for (int i = 0; i < p.length; i++) {
-            p[i] = (byte) (request * 31 + index * 7 + i);
-        }
-        return p;
-    }
-
-    private static BlockSource blocks() {
-        List<List<Block>> responses = new ArrayList<>();
-        for (int r = 0; r < GRID.requestCount(); r++) {
-            List<Block> bs = new ArrayList<>();
-            for (int b = 0; b < BLOCKS; b++) {
-                bs.add(Block.wrap(r, b, BLOCKS, payload(r, b), 0));
-            }
-            responses.add(bs);
-        }
-        return BlockSource.inMemory(BLOCK_SIZE, responses);
-    }
-
     private KhameleonServer startServer(int seed) {
-        Application app = Application.builder("grid").blockSource(blocks())
-                .predictor(ServerPredictor.point(GRID.requestCount(), 50, 150, 250, 500)).build();
-        // Every connection comes from the proxy's address: per-address limits are the proxy's job.
-        KhameleonServer s = KhameleonServer.builder().host("127.0.0.1").port(0).seed(seed)
-                .fixedBytesPerSecond(200_000).maxConnectionsPerAddress(10_000).maxHandshakesPerAddress(10_000)
-                .resumeKey(RESUME_KEY).application(app).build().start();
+        KhameleonServer s = GridNode.builder(seed, 200_000).build().start();
         servers.add(s);
         // A node joins a balancer warm: a first answer from a cold JVM on a busy machine can take
         // longer than a health check waits.
@@ -129,52 +71,22 @@ class HaproxyScaleOutTest {
         return s;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
-    /** Starts haproxy with the documented configuration, pointed at 127.0.0.1 ports. */
-    private int startHaproxy(Path dir) throws Exception {
-        int port = freePort();
-        String cfg = documentedConfig().replace("bind :80", "bind 127.0.0.1:" + port);
-        for (int k = 0; k < servers.size(); k++) {
-            String documented = "10.0.0.1" + (k + 1) + ":8080";
-            assertTrue(cfg.contains(documented), "the documented config names " + documented);
-            cfg = cfg.replace(documented, "127.0.0.1:" + servers.get(k).port());
-        }
-        // Diagnostics only: HAProxy logs each request (which node, what status) to the test's log file.
-        cfg = "global\n    log stderr format short local0 info\n\n" + cfg.replace("    mode http\n",
-                "    mode http\n    log global\n    option httplog\n");
-        Path file = dir.resolve("haproxy.cfg");
-        Files.writeString(file, cfg);
-        haproxyLog = dir.resolve("haproxy.log");
-        haproxy = new ProcessBuilder(HAPROXY.toString(), "-db", "-f", file.toString())
-                .redirectErrorStream(true).redirectOutput(haproxyLog.toFile()).start();
-        await(() -> {
-            if (!haproxy.isAlive()) {
-                throw new AssertionError("haproxy exited with " + haproxy.exitValue() + ":\n" + log());
-            }
-            try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
-                return true;
-            } catch (IOException e) {
-                return false;
-            }
-        }, "haproxy listens on " + port);
-        return port;
-    }
-
     private KhameleonClient<PointerEvent> connect(URI uri) throws Exception {
         KhameleonClient<PointerEvent> c = KhameleonClient.builder().uri(uri).application("grid").cacheBlocks(64)
-                .predictor(new CellPredictor()).backoff(Duration.ofMillis(100), Duration.ofSeconds(1)).build();
+                .predictor(new GridNode.CellPredictor()).backoff(Duration.ofMillis(100), Duration.ofSeconds(1)).build();
         clients.add(c);
         try {
-            assertEquals(GRID.requestCount(), c.connect().get(10, TimeUnit.SECONDS).requestCount());
+            assertEquals(GridNode.GRID.requestCount(), c.connect().get(10, TimeUnit.SECONDS).requestCount());
         } catch (ExecutionException e) {
             throw new AssertionError("connect " + clients.size() + " failed; haproxy said:\n" + log(), e);
         }
         return c;
+    }
+
+    /** Starts haproxy with the documented configuration in front of the servers. */
+    private int startHaproxy(Path dir) throws Exception {
+        haproxy = Haproxy.start(dir, servers.stream().map(KhameleonServer::port).toList());
+        return haproxy.port();
     }
 
     private int sessionsOn(int node) {
@@ -188,8 +100,8 @@ class HaproxyScaleOutTest {
     @Test
     void sessionsSpread_drainedNodeIsMarkedDown_andClientsGetBlocksThroughHaproxy(@TempDir Path dir)
             throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(HAPROXY),
-                "haproxy not found at " + HAPROXY + " (Debian package haproxy); test skipped");
+        Assumptions.assumeTrue(Haproxy.installed(),
+                "haproxy not found at " + Haproxy.EXECUTABLE + " (Debian package haproxy); test skipped");
         for (int k = 0; k < 3; k++) {
             startServer(k + 1);
         }
@@ -246,40 +158,15 @@ class HaproxyScaleOutTest {
         }
         assertEquals(BLOCKS, r.blocks().size());
         for (Block b : r.blocks()) {
-            assertArrayEquals(payload(cell, b.index()), b.payloadBytes(), "block " + b);
+            assertArrayEquals(GridNode.payload(cell, b.index()), b.payloadBytes(), "block " + b);
         }
     }
 
     private String log() {
-        try {
-            return Files.readString(haproxyLog);
-        } catch (IOException e) {
-            return "";
-        }
+        return haproxy.log();
     }
 
     private void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what + "; haproxy said:\n" + log());
-            }
-            Thread.sleep(20);
-        }
-    }
-
-    /** The client half of the point predictor: the cell under the pointer. */
-    private static final class CellPredictor implements ClientPredictor<PointerEvent> {
-        private volatile int cell = -1;
-
-        @Override
-        public void onEvent(PointerEvent event) {
-            cell = GRID.requestAt(event.x(), event.y());
-        }
-
-        @Override
-        public JsonNode state(long nowMillis) {
-            return JsonNodeFactory.instance.objectNode().put("request", cell);
-        }
+        haproxy.await(condition, what);
     }
 }

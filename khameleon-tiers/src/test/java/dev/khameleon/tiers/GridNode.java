@@ -1,0 +1,106 @@
+package dev.khameleon.tiers;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.khameleon.core.Block;
+import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.PointerEvent;
+import dev.khameleon.core.spi.BlockSource;
+import dev.khameleon.core.spi.ClientPredictor;
+import dev.khameleon.core.spi.Layout;
+import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.server.Application;
+import dev.khameleon.server.KhameleonServer;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The load-balancer tests' node: a 4×4 grid of requests with in-memory responses, behind a
+ * {@link KhameleonServer} that shares {@link #RESUME_KEY} with every other node. Run in process
+ * ({@link #builder}) or as its own JVM ({@link #main}), so that a test can kill it with SIGKILL.
+ */
+final class GridNode {
+    static final int BLOCK_SIZE = 256;
+    static final int BLOCKS = 4;
+    static final GridLayout GRID = Layout.grid(4, 4, 0, 0, 100, 100);
+    /** The nodes' shared resume key: a session moved off a node resumes on another with its cache. */
+    static final byte[] RESUME_KEY = "a resume key shared by all nodes".getBytes(StandardCharsets.US_ASCII);
+
+    private GridNode() {
+    }
+
+    /** The bytes of block {@code index} of request {@code request}: distinct per block, so a mix-up shows. */
+    static byte[] payload(int request, int index) {
+        byte[] p = new byte[BLOCK_SIZE];
+        for (int i = 0; i < p.length; i++) {
+            p[i] = (byte) (request * 31 + index * 7 + i);
+        }
+        return p;
+    }
+
+    private static BlockSource blocks() {
+        List<List<Block>> responses = new ArrayList<>();
+        for (int r = 0; r < GRID.requestCount(); r++) {
+            List<Block> bs = new ArrayList<>();
+            for (int b = 0; b < BLOCKS; b++) {
+                bs.add(Block.wrap(r, b, BLOCKS, payload(r, b), 0));
+            }
+            responses.add(bs);
+        }
+        return BlockSource.inMemory(BLOCK_SIZE, responses);
+    }
+
+    /**
+     * A server for the grid on 127.0.0.1 (port 0: any free one), pushing {@code bytesPerSecond} to
+     * each session, with the shared resume key. Every connection comes from the proxy's address,
+     * so per-address limits are left to the proxy.
+     */
+    static KhameleonServer.Builder builder(int seed, long bytesPerSecond) {
+        Application app = Application.builder("grid").blockSource(blocks())
+                .predictor(ServerPredictor.point(GRID.requestCount(), 50, 150, 250, 500)).build();
+        return KhameleonServer.builder().host("127.0.0.1").port(0).seed(seed)
+                .fixedBytesPerSecond(bytesPerSecond).maxConnectionsPerAddress(10_000).maxHandshakesPerAddress(10_000)
+                .resumeKey(RESUME_KEY).application(app);
+    }
+
+    /**
+     * Runs a node in its own JVM: {@code GridNode <seed> <bytesPerSecond>}. Prints {@code port N}
+     * once it listens, answers each {@code metrics} line on standard input with
+     * {@code metrics <open sessions> <sessions resumed> <resumes refused>}, and exits when standard
+     * input ends, so a node never outlives the test that started it.
+     */
+    public static void main(String[] args) throws Exception {
+        KhameleonServer s = builder(Integer.parseInt(args[0]), Long.parseLong(args[1])).build().start();
+        System.out.println("port " + s.port());
+        System.out.flush();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+            if (line.equals("metrics")) {
+                System.out.println("metrics " + s.sessionMetrics().size() + " " + s.metrics().sessionsResumed()
+                        + " " + s.metrics().resumesRefused());
+                System.out.flush();
+            }
+        }
+        s.close();
+        System.exit(0);
+    }
+
+    /** The client half of the point predictor: the cell under the pointer. */
+    static final class CellPredictor implements ClientPredictor<PointerEvent> {
+        private volatile int cell = -1;
+
+        @Override
+        public void onEvent(PointerEvent event) {
+            cell = GRID.requestAt(event.x(), event.y());
+        }
+
+        @Override
+        public JsonNode state(long nowMillis) {
+            return JsonNodeFactory.instance.objectNode().put("request", cell);
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package dev.khameleon.tiers;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link GridNode} in its own JVM, started with the test's class path, so that a test can kill it
+ * with SIGKILL ({@link #kill()}) as a crash would. The test that launched it kills it in the end;
+ * the node also exits by itself when the test's JVM ends (its standard input closes).
+ */
+final class NodeProcess {
+    private final Process process;
+    private final Path log;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final int port;
+
+    private NodeProcess(Process process, Path log) throws IOException, InterruptedException {
+        this.process = process;
+        this.log = log;
+        Thread reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.US_ASCII))) {
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                    lines.add(line);
+                }
+            } catch (IOException e) {
+                // The node is gone: whoever waits for a line times out and says so.
+            }
+        }, "node-" + process.pid() + "-stdout");
+        reader.setDaemon(true);
+        reader.start();
+        String first = next("port", 30);
+        this.port = Integer.parseInt(first.substring("port ".length()));
+    }
+
+    /**
+     * Starts a node JVM ({@code GridNode seed bytesPerSecond}); its log goes to
+     * {@code dir/node-<seed>.log}. Does not wait for it to listen: see {@link #port()}.
+     */
+    static Process launch(Path dir, int seed, long bytesPerSecond) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        // A small heap and the client compiler: three nodes start and run beside the test on a small machine.
+        return new ProcessBuilder(java, "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-cp", System.getProperty("java.class.path"), GridNode.class.getName(),
+                Integer.toString(seed), Long.toString(bytesPerSecond))
+                .redirectError(dir.resolve("node-" + seed + ".log").toFile()).start();
+    }
+
+    /** Waits until the launched node listens (at most 30 s), killing it if it does not. */
+    static NodeProcess ready(Process process, Path dir, int seed) throws IOException, InterruptedException {
+        try {
+            return new NodeProcess(process, dir.resolve("node-" + seed + ".log"));
+        } catch (IOException | InterruptedException | RuntimeException | Error e) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    /** The port the node listens on, on 127.0.0.1. */
+    int port() {
+        return port;
+    }
+
+    /** Open sessions, sessions resumed and resumes refused, as the node counts them. */
+    long[] metrics() throws IOException, InterruptedException {
+        OutputStream in = process.getOutputStream();
+        in.write("metrics\n".getBytes(StandardCharsets.US_ASCII));
+        in.flush();
+        String[] f = next("metrics", 10).split(" ");
+        return new long[] {Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])};
+    }
+
+    private String next(String prefix, int seconds) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (true) {
+            String line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (line == null) {
+                throw new IOException("node " + process.pid() + " printed no '" + prefix + "' line within "
+                        + seconds + " s (alive: " + process.isAlive() + "); its log:\n" + log());
+            }
+            if (line.startsWith(prefix + " ")) {
+                return line;
+            }
+        }
+    }
+
+    /** What the node logged so far. */
+    String log() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /** SIGKILL: the node dies at once, without closing anything. */
+    void kill() {
+        process.destroyForcibly();
+    }
+}
