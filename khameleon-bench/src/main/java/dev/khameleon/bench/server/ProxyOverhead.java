@@ -299,26 +299,29 @@ public final class ProxyOverhead implements Callable<Integer> {
     /** The throughput comparisons as a Markdown table with a line of notes. */
     static String throughputTable(List<Comparison> results) {
         StringBuilder t = new StringBuilder("| sessions | direct MB/s | proxied MB/s | proxied / direct | direct blocks/s"
-                + " | proxied blocks/s | server CPU direct / proxied (cores) | HAProxy CPU (cores) |\n"
-                + "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + " | proxied blocks/s | server CPU direct / proxied (cores) | HAProxy CPU (cores) | HAProxy CPU s per GB |\n"
+                + "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Comparison c : results) {
             double d = c.megabytesPerSecond(Route.DIRECT);
             double p = c.megabytesPerSecond(Route.PROXIED);
-            t.append(String.format(Locale.ROOT, "| %d | %s | %s | %.2f | %.0f | %.0f | %.2f / %.2f | %.2f |%n",
+            double proxyCores = mean(c.of(Route.PROXIED), Run::proxyCores);
+            t.append(String.format(Locale.ROOT, "| %d | %s | %s | %.2f | %.0f | %.0f | %.2f / %.2f | %.2f | %.2f |%n",
                     c.sessions(), withRange(c, Route.DIRECT), withRange(c, Route.PROXIED), p / d,
                     d * 1e6 / LoadApp.FRAME_BYTES, p * 1e6 / LoadApp.FRAME_BYTES,
                     mean(c.of(Route.DIRECT), Run::serverCores), mean(c.of(Route.PROXIED), Run::serverCores),
-                    mean(c.of(Route.PROXIED), Run::proxyCores)));
+                    proxyCores, proxyCores / (p / 1e3)));
         }
         return t.append("\nMB/s: over all rounds, with the range of single runs in brackets; blocks/s: ")
-                .append(LoadApp.FRAME_BYTES).append("-byte block frames.").toString();
+                .append(LoadApp.FRAME_BYTES).append("-byte block frames; HAProxy CPU s per GB: its CPU seconds per GB relayed.")
+                .toString();
     }
 
     /** The latency comparisons as a Markdown table with a line of notes. */
     static String latencyTable(List<Comparison> results) {
-        StringBuilder t = new StringBuilder("| sessions | KB/s per session | states direct / proxied | p50 direct ms"
-                + " | p50 proxied ms | added p50 ms | p99 direct ms | p99 proxied ms | added p99 ms"
-                + " | not reflected direct / proxied |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        StringBuilder t = new StringBuilder("| sessions | KB/s per session | received MB/s direct / proxied"
+                + " | states direct / proxied | p50 direct ms | p50 proxied ms | added p50 ms | p99 direct ms"
+                + " | p99 proxied ms | added p99 ms | not reflected direct / proxied |\n"
+                + "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Comparison c : results) {
             Histogram d = c.delays(Route.DIRECT);
             Histogram p = c.delays(Route.PROXIED);
@@ -326,8 +329,10 @@ public final class ProxyOverhead implements Callable<Integer> {
             double p50 = p.getValueAtPercentile(50) / 1e6;
             double d99 = d.getValueAtPercentile(99) / 1e6;
             double p99 = p.getValueAtPercentile(99) / 1e6;
-            t.append(String.format(Locale.ROOT, "| %d | %.0f | %d / %d | %.2f | %.2f | %+.2f | %.2f | %.2f | %+.2f | %d / %d |%n",
-                    c.sessions(), c.ratePerSession() / 1e3, d.getTotalCount(), p.getTotalCount(), d50, p50, p50 - d50,
+            t.append(String.format(Locale.ROOT,
+                    "| %d | %.0f | %.1f / %.1f | %d / %d | %.2f | %.2f | %+.2f | %.2f | %.2f | %+.2f | %d / %d |%n",
+                    c.sessions(), c.ratePerSession() / 1e3, c.megabytesPerSecond(Route.DIRECT),
+                    c.megabytesPerSecond(Route.PROXIED), d.getTotalCount(), p.getTotalCount(), d50, p50, p50 - d50,
                     d99, p99, p99 - d99, c.of(Route.DIRECT).stream().mapToLong(Run::missed).sum(),
                     c.of(Route.PROXIED).stream().mapToLong(Run::missed).sum()));
         }

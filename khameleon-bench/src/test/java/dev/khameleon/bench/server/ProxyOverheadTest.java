@@ -104,6 +104,6 @@ class ProxyOverheadTest {
             assertTrue(latency.delays(route).getTotalCount() > 0, route + " clients timed no state");
         }
         assertTrue(ProxyOverhead.throughputTable(List.of(throughput)).contains("\n| 3 | "));
-        assertTrue(ProxyOverhead.latencyTable(List.of(latency)).contains("\n| 3 | 100 | "));
+        assertTrue(ProxyOverhead.latencyTable(List.of(latency)).contains("\n| 3 | 100 | "), "a row for 3 sessions at 100 KB/s each");
     }
 }
