@@ -201,7 +201,7 @@ public final class ProxyOverhead implements Callable<Integer> {
     }
 
     /** One measured run. */
-    record Run(Route path, int round, double seconds, long bytes, Histogram delays, long missed,
+    record Run(Route route, int round, double seconds, long bytes, Histogram delays, long missed,
                double serverCores, double proxyCores) {
         double megabytesPerSecond() {
             return bytes / seconds / 1e6;
@@ -210,8 +210,8 @@ public final class ProxyOverhead implements Callable<Integer> {
 
     /** Every run of one mode and session count, both paths. */
     record Comparison(Mode mode, int sessions, double ratePerSession, List<Run> runs) {
-        List<Run> of(Route path) {
-            return runs.stream().filter(r -> r.path() == path).toList();
+        List<Run> of(Route route) {
+            return runs.stream().filter(r -> r.route() == route).toList();
         }
 
         /** Bytes per second over every run of {@code path}, in MB/s. */
