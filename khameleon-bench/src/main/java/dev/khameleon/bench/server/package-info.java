@@ -4,7 +4,9 @@
  * the delay from a new distribution's arrival to the first block that reflects it.
  * {@link dev.khameleon.bench.server.Soak} measures what hostile clients (ping floods, missing
  * hellos, stalled readers, oversized and maximal caches) cost healthy sessions on a server with
- * its default limits. Both share the synthetic application ({@code LoadApp}) and the JDK WebSocket
+ * its default limits. {@link dev.khameleon.bench.server.ProxyOverhead} runs one workload directly
+ * and through a local HAProxy with the documented configuration ({@code HaproxyConfig}) and compares
+ * throughput and delays. They share the synthetic application ({@code LoadApp}) and the JDK WebSocket
  * load client ({@code LoadClient}); the hostile clients use a raw-socket WebSocket
  * ({@code RawWebSocket}) that binds its own loopback address and can stop reading.
  */
