@@ -104,24 +104,31 @@ class ObjectStoreTierTest {
     @Test
     void responseEvictedFromRedis_isReadFromTheObjectStore_andPutBackInRedis() throws Exception {
         try (RedisProcess redis = RedisProcess.start("32mb")) {
-            CountingOrigin originA = new CountingOrigin(4, 2, 128, 0);
-            CountingOrigin originB = new CountingOrigin(4, 2, 128, 0);
-            TieredBlockSource a = TieredBlockSource.builder(originA).namespace("objects").redis(redis.uri())
-                    .objectStore(s3, BUCKET).build();
-            nodes.add(a);
-            a.fetch(2, 0).toCompletableFuture().get(20, TimeUnit.SECONDS);
-            awaitObjects(s3, 1);
-            assertEquals("+OK", redis.command("FLUSHALL"));  // as if LRU had evicted it
-            TieredBlockSource b = TieredBlockSource.builder(originB).namespace("objects").redis(redis.uri())
-                    .objectStore(s3, BUCKET).build();
-            nodes.add(b);
-            assertEquals(originB.expected(2, 2, 1), b.fetch(2, 1).toCompletableFuture().get(20, TimeUnit.SECONDS));
-            assertEquals(0, originB.computations.get());
-            assertEquals(1, b.stats().objectStoreHits());
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!":1".equals(redis.command("EXISTS", "objects:r:2"))) {
-                assertTrue(System.nanoTime() < deadline, "the response is back in Redis");
-                Thread.sleep(10);
+            try {
+                CountingOrigin originA = new CountingOrigin(4, 2, 128, 0);
+                CountingOrigin originB = new CountingOrigin(4, 2, 128, 0);
+                TieredBlockSource a = TieredBlockSource.builder(originA).namespace("objects").redis(redis.uri())
+                        .objectStore(s3, BUCKET).build();
+                nodes.add(a);
+                a.fetch(2, 0).toCompletableFuture().get(20, TimeUnit.SECONDS);
+                awaitObjects(s3, 1);
+                assertEquals("+OK", redis.command("FLUSHALL"));  // as if LRU had evicted it
+                TieredBlockSource b = TieredBlockSource.builder(originB).namespace("objects").redis(redis.uri())
+                        .objectStore(s3, BUCKET).build();
+                nodes.add(b);
+                assertEquals(originB.expected(2, 2, 1), b.fetch(2, 1).toCompletableFuture().get(20, TimeUnit.SECONDS));
+                assertEquals(0, originB.computations.get());
+                assertEquals(1, b.stats().objectStoreHits());
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!":1".equals(redis.command("EXISTS", "objects:r:2"))) {
+                    assertTrue(System.nanoTime() < deadline, "the response is back in Redis");
+                    Thread.sleep(10);
+                }
+            } finally {
+                // Before the Redis server stops: a tier whose server vanished under it would try to
+                // reconnect while it closes.
+                nodes.forEach(TieredBlockSource::close);
+                nodes.clear();
             }
         }
     }
