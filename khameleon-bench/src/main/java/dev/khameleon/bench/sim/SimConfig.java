@@ -2,7 +2,6 @@ package dev.khameleon.bench.sim;
 
 import dev.khameleon.bench.sim.net.Link;
 import dev.khameleon.bench.sim.net.MahimahiTrace;
-import dev.khameleon.core.GridLayout;
 import dev.khameleon.core.Horizons;
 import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.scheduler.SchedulerConfig;
@@ -378,8 +377,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
          * @throws IllegalArgumentException with the predictor's own message for a bad setting
          */
         public Builder tailRestFadeMillis(double millis) {
-            GaussianGridPredictor.builder(new GridLayout(1, 1, 0, 0, 1, 1)).tailRestFadeMillis(millis); // validates
-            this.tailRestFadeMillis = millis;
+            this.tailRestFadeMillis = GaussianGridPredictor.checkTailRestFadeMillis(millis);
             return this;
         }
 
@@ -390,7 +388,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
          * @throws IllegalArgumentException with the predictor's own message for a bad setting
          */
         public Builder tail(double weight, double widen, double minSigma) {
-            GaussianGridPredictor.builder(new GridLayout(1, 1, 0, 0, 1, 1)).tail(weight, widen, minSigma); // validates
+            GaussianGridPredictor.checkTail(weight, widen, minSigma);
             this.tailWeight = weight;
             this.tailWiden = widen;
             this.tailMinSigma = minSigma;

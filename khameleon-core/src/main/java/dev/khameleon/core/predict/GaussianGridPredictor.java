@@ -168,10 +168,8 @@ public final class GaussianGridPredictor implements ServerPredictor {
      * pointer stays on gets the link to itself.
      */
     double tailWeightAt(long restMillis) {
-        if (tailWeight == 0 || restMillis == 0 || tailRestFadeMillis == Double.POSITIVE_INFINITY) {
-            return tailWeight;
-        }
-        return tailRestFadeMillis == 0 ? 0 : tailWeight * Math.exp(-restMillis / tailRestFadeMillis);
+        // A time constant of 0 gives exp(−∞) = 0, an infinite one exp(−0) = 1.
+        return restMillis == 0 ? tailWeight : tailWeight * Math.exp(-restMillis / tailRestFadeMillis);
     }
 
     private double integrateWithTail(GaussianAtHorizon g, double tailWeight, CellSink sink) {
@@ -312,6 +310,37 @@ public final class GaussianGridPredictor implements ServerPredictor {
         }
     }
 
+    /**
+     * Checks a {@link Builder#tail tail} setting: weight in {@code [0, 1)}, widen finite and
+     * {@code >= 1}, minSigma finite and {@code >= 0}.
+     *
+     * @throws IllegalArgumentException naming the part and the value otherwise
+     */
+    public static void checkTail(double weight, double widen, double minSigma) {
+        if (!(weight >= 0 && weight < 1)) {
+            throw new IllegalArgumentException("tail weight must be in [0, 1), was " + weight);
+        }
+        if (!(widen >= 1) || Double.isInfinite(widen)) {
+            throw new IllegalArgumentException("tail widen must be finite and >= 1, was " + widen);
+        }
+        if (!(minSigma >= 0) || Double.isInfinite(minSigma)) {
+            throw new IllegalArgumentException("tail minSigma must be finite and >= 0, was " + minSigma);
+        }
+    }
+
+    /**
+     * Checks a {@link Builder#tailRestFadeMillis fade time constant}: {@code >= 0} (infinity allowed).
+     *
+     * @return {@code millis}
+     * @throws IllegalArgumentException naming the setting and the value otherwise
+     */
+    public static double checkTailRestFadeMillis(double millis) {
+        if (!(millis >= 0)) {
+            throw new IllegalArgumentException("tailRestFadeMillis must be >= 0, was " + millis);
+        }
+        return millis;
+    }
+
     /** The configured grid. */
     public GridLayout grid() {
         return grid;
@@ -402,15 +431,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
          *     and {@code >= 1}, or minSigma is not finite and {@code >= 0}
          */
         public Builder tail(double weight, double widen, double minSigma) {
-            if (!(weight >= 0 && weight < 1)) {
-                throw new IllegalArgumentException("tail weight must be in [0, 1), was " + weight);
-            }
-            if (!(widen >= 1) || Double.isInfinite(widen)) {
-                throw new IllegalArgumentException("tail widen must be finite and >= 1, was " + widen);
-            }
-            if (!(minSigma >= 0) || Double.isInfinite(minSigma)) {
-                throw new IllegalArgumentException("tail minSigma must be finite and >= 0, was " + minSigma);
-            }
+            checkTail(weight, widen, minSigma);
             this.tailWeight = weight;
             this.tailWiden = widen;
             this.tailMinSigma = minSigma;
@@ -429,10 +450,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
          * @throws IllegalArgumentException if negative or NaN
          */
         public Builder tailRestFadeMillis(double millis) {
-            if (!(millis >= 0)) {
-                throw new IllegalArgumentException("tailRestFadeMillis must be >= 0, was " + millis);
-            }
-            this.tailRestFadeMillis = millis;
+            this.tailRestFadeMillis = checkTailRestFadeMillis(millis);
             return this;
         }
 
