@@ -119,7 +119,8 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
             name = "ws-idle";
         }
         p.addAfter(name, "ws-control", new ControlFrameHandler(server));
-        p.addAfter("ws-control", "ws-protocol", new WebSocketServerProtocolHandler(
+        p.addAfter("ws-control", "ws-close", new CloseHandshakeHandler());
+        p.addAfter("ws-close", "ws-protocol", new WebSocketServerProtocolHandler(
                 WebSocketServerProtocolConfig.newBuilder()
                 .websocketPath(path)
                 .checkStartsWith(true) // the gate has matched the path; this only lets a query string through

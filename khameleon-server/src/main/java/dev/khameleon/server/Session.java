@@ -14,6 +14,7 @@ import dev.khameleon.server.Plan.SlotState;
 import dev.khameleon.server.SessionScheduler.Job;
 import dev.khameleon.server.SessionScheduler.Result;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
@@ -563,20 +564,32 @@ final class Session {
         stop(Phase.CLOSING);
         if (channel.isActive()) {
             channel.write(ControlMessage.ErrorMessage.of(code, message));
-            channel.writeAndFlush(new CloseWebSocketFrame(code.closeStatus(), code.wireName()))
-                    .addListener(ChannelFutureListener.CLOSE);
-            // A client that does not read would keep the close frame queued: do not wait for it.
-            loop.schedule(() -> {
-                channel.close();
-            }, config.closeTimeoutMillis(), TimeUnit.MILLISECONDS);
+            sendClose(new CloseWebSocketFrame(code.closeStatus(), code.wireName()));
         }
     }
 
     private void closeNormally() {
         stop(Phase.CLOSING);
         if (channel.isActive()) {
-            channel.writeAndFlush(new CloseWebSocketFrame(1000, "bye")).addListener(ChannelFutureListener.CLOSE);
+            sendClose(new CloseWebSocketFrame(1000, "bye"));
         }
+    }
+
+    /**
+     * Writes the close frame; on a socket, {@link CloseHandshakeHandler} closes the connection when the
+     * client answers it (see there why not sooner), elsewhere it is closed once the frame is written.
+     * Either way, a client that neither reads nor answers is closed after the close timeout.
+     */
+    private void sendClose(CloseWebSocketFrame frame) {
+        ChannelFuture written = channel.writeAndFlush(frame);
+        if (channel.pipeline().get(CloseHandshakeHandler.class) == null) {
+            written.addListener(ChannelFutureListener.CLOSE);
+        } else {
+            written.addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+        }
+        loop.schedule(() -> {
+            channel.close();
+        }, config.closeTimeoutMillis(), TimeUnit.MILLISECONDS);
     }
 
     void onInactive() {

@@ -1,5 +1,6 @@
 package dev.khameleon.server;
 
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -10,7 +11,7 @@ import java.util.Base64;
 
 /**
  * A WebSocket client written against RFC 6455 on a plain socket, for what the JDK client cannot do:
- * stop reading entirely, with a small receive buffer. Only sends; reads just the handshake.
+ * stop reading entirely, with a small receive buffer, or send after the server's close frame.
  */
 final class RawClient implements AutoCloseable {
     private final Socket socket;
@@ -73,6 +74,50 @@ final class RawClient implements AutoCloseable {
         }
         out.write(frame);
         out.flush();
+    }
+
+    /** A frame from the server: its opcode (1 text, 2 binary, 8 close, ...) and unmasked payload. */
+    record Frame(int opcode, byte[] payload) {
+        /** The status code of a close frame, or -1 if it carries none. */
+        int closeStatus() {
+            return payload.length >= 2 ? (payload[0] & 0xff) << 8 | payload[1] & 0xff : -1;
+        }
+    }
+
+    /**
+     * Reads the server's next frame (waiting up to the socket timeout), or returns null if the server
+     * closed the connection cleanly at a frame boundary. A reset connection throws.
+     */
+    Frame readFrame() throws IOException {
+        socket.setSoTimeout(10_000);
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        int first = in.read();
+        if (first < 0) {
+            return null;
+        }
+        int second = in.readUnsignedByte();
+        long length = second & 0x7f;
+        if (length == 126) {
+            length = in.readUnsignedShort();
+        } else if (length == 127) {
+            length = in.readLong();
+        }
+        if ((second & 0x80) != 0 || length > 1 << 24) {
+            throw new IOException("not a frame a server sends: masked or " + length + " bytes");
+        }
+        byte[] payload = new byte[(int) length];
+        in.readFully(payload);
+        return new Frame(first & 0x0f, payload);
+    }
+
+    /** Reads frames until a close frame, and returns it; throws if the connection ends before one. */
+    Frame readUntilClose() throws IOException {
+        for (Frame f = readFrame(); f != null; f = readFrame()) {
+            if (f.opcode() == 0x8) {
+                return f;
+            }
+        }
+        throw new IOException("the connection ended without a close frame");
     }
 
     /** Whether the server has closed the connection (reads what is buffered to find out). */
