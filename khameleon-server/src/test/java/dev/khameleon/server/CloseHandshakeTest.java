@@ -20,6 +20,11 @@ class CloseHandshakeTest {
 
     private KhameleonServer server;
 
+    /** A valid rate report, so that only the close decides how the session ends. */
+    private static String rate(long time, double bytesPerSecond) {
+        return "{\"type\":\"rate\",\"time\":" + time + ",\"bytesPerSecond\":" + bytesPerSecond + "}";
+    }
+
     private KhameleonServer start(long closeTimeoutMillis) {
         server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(7)
                 .closeTimeout(java.time.Duration.ofMillis(closeTimeoutMillis))
@@ -45,8 +50,8 @@ class CloseHandshakeTest {
             assertEquals(1002, close.closeStatus(), "unknown_type closes with protocol error");
             // Sent after the server's close frame: a server that had already closed its socket answers
             // these bytes with a reset, and the client's own close frame below then fails.
-            client.sendText("{\"type\":\"rate\",\"bytesPerSecond\":1000}");
-            client.sendText("{\"type\":\"rate\",\"bytesPerSecond\":2000}");
+            client.sendText(rate(1, 1000));
+            client.sendText(rate(2, 2000));
             TestClient.await(() -> server.metrics().errorsByCode().getOrDefault("unknown_type", 0L) == 1,
                     "the server counted the error");
             client.sendFrame(true, 0x8, close.payload());
@@ -77,11 +82,11 @@ class CloseHandshakeTest {
             closer.start();
             // Rate reports keep flowing while the server shuts down, as a page's would.
             for (int i = 0; i < 20; i++) {
-                client.sendText("{\"type\":\"rate\",\"bytesPerSecond\":" + (1000 + i) + "}");
+                client.sendText(rate(i + 1, 1000 + i));
             }
             RawClient.Frame close = client.readUntilClose();
             assertEquals(1001, close.closeStatus(), "a server shutting down says going away");
-            client.sendText("{\"type\":\"rate\",\"bytesPerSecond\":1}");
+            client.sendText(rate(100, 1));
             client.sendFrame(true, 0x8, close.payload());
             assertNull(client.readFrame(), "a clean end after the answer");
             try {
