@@ -24,7 +24,7 @@ import java.util.stream.IntStream;
  * <pre>
  * mvn -B -q package -pl khameleon-bench -am -DskipTests
  * java -jar khameleon-bench/target/khameleon-bench.jar fleet [--calibrate 1,2] [--validate 3] \
- *     [--sessions-per-node 4] [--warmup 10] [--seconds 30] [--target-sessions 100000]
+ *     [--sessions-per-node 3] [--warmup 10] [--seconds 30] [--target-sessions 100000]
  * </pre>
  */
 @Command(name = "fleet", mixinStandardHelpOptions = true, sortOptions = false,
@@ -41,7 +41,7 @@ public final class FleetCommand implements Callable<Integer> {
     int[] validate = {3};
 
     @Option(names = "--sessions-per-node", description = "Client sessions per node, in [1, 50]; default ${DEFAULT-VALUE}")
-    int sessionsPerNode = 4;
+    int sessionsPerNode = 3;
 
     @Option(names = "--warmup", description = "Seconds of replay before each window, in [0, 120]; default ${DEFAULT-VALUE}")
     int warmup = 10;
@@ -51,11 +51,11 @@ public final class FleetCommand implements Callable<Integer> {
 
     @Option(names = "--rate", description = "Bytes/s each node pushes to each session, in [1000, 1e8]; "
             + "default ${DEFAULT-VALUE}")
-    double rate = 100_000;
+    double rate = 50_000;
 
     @Option(names = "--memory-bytes", description = "Each node's memory tier in bytes, in [0, 1 GiB]; "
             + "default ${DEFAULT-VALUE}")
-    long memoryBytes = 1L << 20;
+    long memoryBytes = 4L << 20;
 
     @Option(names = "--seed", description = "Places the sessions' screens on the canvas; default ${DEFAULT-VALUE}")
     long seed = 1;
@@ -242,17 +242,17 @@ public final class FleetCommand implements Callable<Integer> {
 
     /** The fleet for 1,000, 10,000 and {@code target} sessions on nodes of the given budget. */
     static String extrapolationTable(FleetModel model, long target, double coresPerNode, double egressPerNode) {
-        long perNode = model.sessionsPerNode(coresPerNode, egressPerNode);
-        StringBuilder t = new StringBuilder(String.format(Locale.ROOT, "nodes of %.1f cores and %.0f MB/s egress: %d"
-                + " sessions per node%n%n", coresPerNode, egressPerNode / 1e6, perNode));
-        t.append("| sessions | nodes |");
+        StringBuilder t = new StringBuilder(String.format(Locale.ROOT, "nodes of %.1f cores and %.0f MB/s egress:%n%n",
+                coresPerNode, egressPerNode / 1e6));
+        t.append("| sessions | nodes | sessions per node |");
         for (FleetModel.Quantity q : FleetModel.Quantity.values()) {
             t.append(' ').append(q.label()).append(" |");
         }
-        t.append("\n|---:|---:|").append("---:|".repeat(FleetModel.Quantity.values().length)).append('\n');
+        t.append("\n|---:|---:|---:|").append("---:|".repeat(FleetModel.Quantity.values().length)).append('\n');
         for (long s : new TreeSet<>(List.of(Math.min(1000L, target), Math.min(10_000L, target), target))) {
             FleetModel.FleetRates r = model.size(s, coresPerNode, egressPerNode);
-            t.append("| ").append(s).append(" | ").append(r.nodes()).append(" |");
+            t.append("| ").append(s).append(" | ").append(r.nodes()).append(" | ")
+                    .append(String.format(Locale.ROOT, "%.0f", (double) s / r.nodes())).append(" |");
             for (FleetModel.Quantity q : FleetModel.Quantity.values()) {
                 t.append(' ').append(q.format(r)).append(" |");
             }

@@ -9,12 +9,17 @@ import java.util.function.ToDoubleFunction;
  *
  * <p>The model, for {@code S} sessions spread evenly over the nodes:
  * <ul>
- *   <li>CPU cores, egress bytes/s, block reads/s and responses loaded below the memory tier
- *   (Redis reads plus origin computations) are each a per-session coefficient times {@code S}: a
- *   session costs the same wherever it runs. The coefficients are pooled over the calibration runs
- *   (sum of the quantity over the sum of sessions), so a node's fixed cost (its idle JVM, timers)
- *   is spread over the sessions per node of the calibration: extrapolated to more sessions per node
- *   the cores come out high, never low.</li>
+ *   <li>Egress bytes/s, block reads/s and responses loaded below the memory tier (Redis reads plus
+ *   origin computations) are each a per-session coefficient times {@code S}: a session costs the
+ *   same wherever it runs. The coefficients are pooled over the calibration runs (sum of the
+ *   quantity over the sum of sessions).</li>
+ *   <li>CPU cores are {@code c_s · S + c_o · O}, {@code O} the fleet's origin computations per second:
+ *   a node that computes a response (and stores it in Redis) works more than one that reads it, and
+ *   the more nodes share Redis, the fewer computations each makes. Fitted by least squares without
+ *   intercept; if that gives a negative coefficient (noise, or runs that do not separate the two),
+ *   {@code c_o = 0} and {@code c_s} is pooled like the others. Either way a node's fixed cost (its
+ *   idle JVM, timers) is spread over the sessions per node of the calibration, so extrapolated to
+ *   more sessions per node the cores come out high, never low.</li>
  *   <li>Memory reads are the block reads times the memory tier's hit ratio, pooled over the runs:
  *   it depends on the sessions per node and the memory tier's size, which the calibration keeps
  *   fixed.</li>
@@ -28,6 +33,7 @@ import java.util.function.ToDoubleFunction;
  */
 public final class FleetModel {
     private final double coresPerSession;
+    private final double coresPerComputation;
     private final double egressPerSession;
     private final double readsPerSession;
     private final double memoryHitRatio;
@@ -35,9 +41,11 @@ public final class FleetModel {
     private final double originScale;
     private final double originExponent;
 
-    private FleetModel(double coresPerSession, double egressPerSession, double readsPerSession, double memoryHitRatio,
-                       double loadsPerSession, double originScale, double originExponent) {
+    private FleetModel(double coresPerSession, double coresPerComputation, double egressPerSession,
+                       double readsPerSession, double memoryHitRatio, double loadsPerSession, double originScale,
+                       double originExponent) {
         this.coresPerSession = coresPerSession;
+        this.coresPerComputation = coresPerComputation;
         this.egressPerSession = egressPerSession;
         this.readsPerSession = readsPerSession;
         this.memoryHitRatio = memoryHitRatio;
@@ -179,6 +187,11 @@ public final class FleetModel {
         double sy = 0;
         double sxx = 0;
         double sxy = 0;
+        double ss = 0;
+        double so = 0;
+        double oo = 0;
+        double sc = 0;
+        double oc = 0;
         for (FleetRates r : runs) {
             if (r.blockReads() == 0) {
                 throw new IllegalArgumentException("calibration run with " + r.sessions() + " sessions on " + r.nodes()
@@ -200,6 +213,11 @@ public final class FleetModel {
             sy += y;
             sxx += x * x;
             sxy += x * y;
+            ss += (double) r.sessions() * r.sessions();
+            so += r.sessions() * r.originComputations();
+            oo += r.originComputations() * r.originComputations();
+            sc += r.sessions() * r.cores();
+            oc += r.originComputations() * r.cores();
         }
         int n = runs.size();
         double varX = sxx - sx * sx / n;
@@ -209,7 +227,15 @@ public final class FleetModel {
         }
         double alpha = (sxy - sx * sy / n) / varX;
         double logA = (sy - alpha * sx) / n;
-        return new FleetModel(cores / sessions, egress / sessions, reads / sessions, memory / reads, loads / sessions,
+        // Cores on sessions and origin computations: the 2×2 normal equations, solved by Cramer's rule.
+        double det = ss * oo - so * so;
+        double cs = det > 1e-9 * ss * oo ? (sc * oo - oc * so) / det : -1;
+        double co = det > 1e-9 * ss * oo ? (oc * ss - sc * so) / det : -1;
+        if (cs < 0 || co < 0) {
+            cs = cores / sessions;
+            co = 0;
+        }
+        return new FleetModel(cs, co, egress / sessions, reads / sessions, memory / reads, loads / sessions,
                 Math.exp(logA), alpha);
     }
 
@@ -228,56 +254,47 @@ public final class FleetModel {
         double reads = readsPerSession * sessions;
         double loads = loadsPerSession * sessions;
         double origin = Math.min(loads, originScale * Math.pow(sessions, originExponent));
-        return new FleetRates(nodes, sessions, coresPerSession * sessions, egressPerSession * sessions, reads,
+        return new FleetRates(nodes, sessions, coresPerSession * sessions + coresPerComputation * origin,
+                egressPerSession * sessions, reads,
                 memoryHitRatio * reads, loads - origin, origin);
     }
 
     /**
-     * The sessions one node can carry within {@code coresPerNode} cores and {@code egressPerNode}
-     * bytes/s, whichever runs out first.
+     * The fleet for {@code sessions} sessions on nodes of {@code coresPerNode} cores and
+     * {@code egressPerNode} bytes/s: the rates {@link #predict} gives, on as many nodes as the cores
+     * or the egress need, whichever needs more (at least one).
      *
-     * @throws IllegalArgumentException if a budget is not finite and positive, or does not carry one session
+     * @throws IllegalArgumentException if {@code sessions} is below 1, a budget is not finite and
+     *     positive, or more than {@link Integer#MAX_VALUE} nodes are needed
      */
-    public long sessionsPerNode(double coresPerNode, double egressPerNode) {
+    public FleetRates size(long sessions, double coresPerNode, double egressPerNode) {
+        if (sessions < 1) {
+            throw new IllegalArgumentException("sessions must be >= 1, was " + sessions);
+        }
         if (!(coresPerNode > 0) || Double.isInfinite(coresPerNode)) {
             throw new IllegalArgumentException("cores per node must be finite and > 0, was " + coresPerNode);
         }
         if (!(egressPerNode > 0) || Double.isInfinite(egressPerNode)) {
             throw new IllegalArgumentException("egress per node must be finite and > 0, was " + egressPerNode);
         }
-        double byCores = coresPerSession > 0 ? coresPerNode / coresPerSession : Double.MAX_VALUE;
-        double byEgress = egressPerSession > 0 ? egressPerNode / egressPerSession : Double.MAX_VALUE;
-        // A hair above the quotient, so that a budget of exactly k sessions is not floored to k - 1 by rounding.
-        long s = (long) Math.floor(Math.min(Math.min(byCores, byEgress), 1e12) * (1 + 1e-12));
-        if (s < 1) {
-            throw new IllegalArgumentException("a node of " + coresPerNode + " cores and " + egressPerNode
-                    + " bytes/s carries less than one session");
-        }
-        return s;
-    }
-
-    /**
-     * The fleet for {@code sessions} sessions on nodes of the given budget: as many nodes as
-     * {@link #sessionsPerNode} requires, and their rates.
-     *
-     * @throws IllegalArgumentException as {@link #sessionsPerNode}, or if {@code sessions} is below 1
-     *     or needs more than {@link Integer#MAX_VALUE} nodes
-     */
-    public FleetRates size(long sessions, double coresPerNode, double egressPerNode) {
-        if (sessions < 1) {
-            throw new IllegalArgumentException("sessions must be >= 1, was " + sessions);
-        }
-        long perNode = sessionsPerNode(coresPerNode, egressPerNode);
-        long nodes = (sessions + perNode - 1) / perNode;
+        FleetRates r = predict(1, sessions);
+        // A hair below the quotient, so that exactly k nodes' worth is not rounded up to k + 1.
+        double need = Math.max(r.cores() / coresPerNode, r.egressBytes() / egressPerNode) * (1 - 1e-12);
+        double nodes = Math.max(1, Math.ceil(need));
         if (nodes > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(sessions + " sessions need more than " + Integer.MAX_VALUE + " nodes");
         }
         return predict((int) nodes, sessions);
     }
 
-    /** CPU cores per session. */
+    /** CPU cores per session ({@code c_s}). */
     public double coresPerSession() {
         return coresPerSession;
+    }
+
+    /** CPU cores per origin computation per second ({@code c_o}), 0 if the fit could not separate it. */
+    public double coresPerComputation() {
+        return coresPerComputation;
     }
 
     /** Egress bytes per second per session. */
@@ -312,9 +329,9 @@ public final class FleetModel {
 
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "per session: %.4f cores, %.0f B/s egress, %.2f block reads/s (%.1f %% from"
+        return String.format(Locale.ROOT, "cores = %.4f * S + %.6f * origin computations/s; per session: %.0f B/s egress, %.2f block reads/s (%.1f %% from"
                         + " memory), %.3f responses/s below memory; origin computations/s = %.3f * S^%.3f",
-                coresPerSession, egressPerSession, readsPerSession, memoryHitRatio * 100, loadsPerSession, originScale,
+                coresPerSession, coresPerComputation, egressPerSession, readsPerSession, memoryHitRatio * 100, loadsPerSession, originScale,
                 originExponent);
     }
 }

@@ -40,8 +40,12 @@ public final class FleetNode {
     static final double CANVAS_WIDTH = 3840;
     /** The canvas's height in pixels. */
     static final double CANVAS_HEIGHT = 2160;
-    /** Cell edge in pixels: a 32 × 18 grid, 576 requests. */
-    static final double CELL = 120;
+    /**
+     * Cell edge in pixels: a 128 × 72 grid, 9,216 requests, 75 MB of responses: more than the rig's
+     * sessions ask for in a run, so the origin keeps working (the predictor's residual mass sends
+     * blocks of cells all over the grid) and Redis never has all of it.
+     */
+    static final double CELL = 30;
     /** The requests: one per cell of the canvas. */
     static final GridLayout GRID = new GridLayout((int) (CANVAS_HEIGHT / CELL), (int) (CANVAS_WIDTH / CELL), 0, 0,
             CELL, CELL);

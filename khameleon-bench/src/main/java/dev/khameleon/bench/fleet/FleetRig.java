@@ -151,7 +151,7 @@ final class FleetRig {
         Path logs = Files.createTempDirectory("fleet-rig");
         List<LocalProcesses.Node> nodes = new ArrayList<>();
         List<Replay> replays = new ArrayList<>();
-        try (LocalProcesses.Redis redis = LocalProcesses.Redis.start(s.redisServer(), "64mb")) {
+        try (LocalProcesses.Redis redis = LocalProcesses.Redis.start(s.redisServer(), "256mb")) {
             try {
                 for (int k = 0; k < s.nodes(); k++) {
                     nodes.add(LocalProcesses.Node.launch(logs.resolve("node-" + (k + 1) + ".log"), redis.uri(),

@@ -70,15 +70,36 @@ class FleetModelTest {
     @Test
     void size_takesTheTighterBudgetAndRoundsNodesUp() {
         FleetModel m = FleetModel.fit(List.of(run(1, 4), run(2, 8)));
-        // 8 cores / 0.05 = 160 sessions; 1e9 B/s / 1e5 = 10,000: cores bind.
-        assertEquals(160, m.sessionsPerNode(8, 1e9));
-        // 1e7 B/s / 1e5 = 100 sessions: egress binds.
-        assertEquals(100, m.sessionsPerNode(8, 1e7));
+        // Cores do not follow the origin in these runs (c_o = 0): 8 cores / 0.05 = 160 sessions per node.
         FleetRates r = m.size(100_000, 8, 1e9);
         assertEquals(625, r.nodes());
         assertEquals(5000, r.cores(), 1e-6);
         assertEquals(1e10, r.egressBytes(), 1e-3);
         assertEquals(626, m.size(100_001, 8, 1e9).nodes());
+        // 1e7 B/s / 1e5 = 100 sessions per node: egress binds.
+        assertEquals(1000, m.size(100_000, 8, 1e7).nodes());
+        assertEquals(1, m.size(1, 8, 1e9).nodes());
+    }
+
+    @Test
+    void fit_separatesTheCoresOfOriginComputations() {
+        // cores = 0.04 per session + 0.001 per computation/s; the origin grows as 100 · S^0.5.
+        FleetRates a = new FleetRates(1, 4, 0.04 * 4 + 0.001 * 200, 1000, 10, 5, 300, 200);
+        FleetRates b = new FleetRates(2, 16, 0.04 * 16 + 0.001 * 400, 4000, 40, 20, 1200, 400);
+        FleetModel m = FleetModel.fit(List.of(a, b));
+        assertEquals(0.04, m.coresPerSession(), 1e-9);
+        assertEquals(0.001, m.coresPerComputation(), 1e-12);
+        assertEquals(0.04 * 36 + 0.001 * 600, m.predict(3, 36).cores(), 1e-9);
+    }
+
+    @Test
+    void fit_fallsBackToCoresPerSessionWhenTheSplitComesOutNegative() {
+        // More cores with fewer computations per session: the split would give c_o < 0.
+        FleetRates a = new FleetRates(1, 4, 0.2, 1000, 10, 5, 100, 200);
+        FleetRates b = new FleetRates(2, 8, 0.6, 2000, 20, 10, 200, 210);
+        FleetModel m = FleetModel.fit(List.of(a, b));
+        assertEquals(0, m.coresPerComputation());
+        assertEquals(0.8 / 12, m.coresPerSession(), 1e-12);
     }
 
     @Test
@@ -113,12 +134,14 @@ class FleetModelTest {
         FleetModel m = FleetModel.fit(List.of(run(1, 4), run(2, 8)));
         assertThrows(IllegalArgumentException.class, () -> m.predict(0, 10));
         assertThrows(IllegalArgumentException.class, () -> m.predict(1, 0));
-        assertThrows(IllegalArgumentException.class, () -> m.sessionsPerNode(0, 1e9));
-        assertThrows(IllegalArgumentException.class, () -> m.sessionsPerNode(8, Double.POSITIVE_INFINITY));
-        IllegalArgumentException small = assertThrows(IllegalArgumentException.class,
-                () -> m.sessionsPerNode(0.01, 1e9));
-        assertTrue(small.getMessage().contains("less than one session"), small.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> m.size(10, 0, 1e9));
+        IllegalArgumentException inf = assertThrows(IllegalArgumentException.class,
+                () -> m.size(10, 8, Double.POSITIVE_INFINITY));
+        assertTrue(inf.getMessage().startsWith("egress per node"), inf.getMessage());
         assertThrows(IllegalArgumentException.class, () -> m.size(0, 8, 1e9));
+        IllegalArgumentException huge = assertThrows(IllegalArgumentException.class,
+                () -> m.size(1_000_000_000_000L, 1e-6, 1e9));
+        assertTrue(huge.getMessage().contains("nodes"), huge.getMessage());
     }
 
     @Test
