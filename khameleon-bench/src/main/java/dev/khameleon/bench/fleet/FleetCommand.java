@@ -190,10 +190,10 @@ public final class FleetCommand implements Callable<Integer> {
 
     private FleetRig.Result runOnce(int n, PrintStream out) throws Exception {
         FleetRig.Result r = FleetRig.run(settings(n));
-        out.printf(Locale.ROOT, "%d node(s): %.1f s window, sessions per node %s, client hit rate %.3f, HAProxy %.3f"
-                        + " cores, load average %s%n", n, r.windowSeconds(),
-                r.nodeRates().stream().map(x -> Long.toString(x.sessions())).toList(), r.hitRate(), r.proxyCores(),
-                loadAverage());
+        out.printf(Locale.ROOT, "%d node(s): %.1f s window, sessions per node %s, blocks pushed %.0f/s, client hit"
+                        + " rate %.3f, HAProxy %.3f cores, load average %s%n", n, r.windowSeconds(),
+                r.nodeRates().stream().map(x -> Long.toString(x.sessions())).toList(), r.blocksPushed(), r.hitRate(),
+                r.proxyCores(), loadAverage());
         return r;
     }
 

@@ -88,10 +88,11 @@ final class FleetRig {
      * @param redisKeys     responses stored in Redis at the end
      * @param slack         Redis failures and wait time-outs of all nodes over the whole run
      * @param windowSeconds the measured window's length
+     * @param blocksPushed  block frames the nodes wrote per second over the window, together
      */
     record Result(List<FleetModel.FleetRates> nodeRates, FleetModel.FleetRates fleet, double proxyCores,
                   long[] clientBlocks, double hitRate, long originTotal, long redisKeys, long slack,
-                  double windowSeconds) {
+                  double windowSeconds, double blocksPushed) {
     }
 
     /** The Balabit sessions in a fixed order, users interleaved: session {@code k} is user {@code k mod U}'s. */
@@ -183,10 +184,13 @@ final class FleetRig {
                     Thread.sleep(s.seconds() * 1000L);
                     List<FleetModel.FleetRates> rates = new ArrayList<>();
                     List<NodeCounters> after = new ArrayList<>();
+                    double pushed = 0;
                     for (int k = 0; k < nodes.size(); k++) {
                         NodeCounters now = nodes.get(k).counters();
                         after.add(now);
-                        rates.add(rates(now.minus(before.get(k))));
+                        NodeCounters d = now.minus(before.get(k));
+                        rates.add(rates(d));
+                        pushed += d.blocksPushed() / (d.nanoTime() / 1e9);
                     }
                     double window = (System.nanoTime() - t0) / 1e9;
                     double proxyCores = (proxy.cpuSeconds() - proxy0) / window;
@@ -204,7 +208,7 @@ final class FleetRig {
                     long slack = after.stream().mapToLong(c -> c.redisFailures() + c.waitTimeouts()).sum();
                     long keys = redis.countKeys(NAMESPACE + ":r:*");
                     return new Result(rates, FleetModel.FleetRates.sum(rates), proxyCores, blocks,
-                            registrations == 0 ? 0 : (double) hits / registrations, origin, keys, slack, window);
+                            registrations == 0 ? 0 : (double) hits / registrations, origin, keys, slack, window, pushed);
                 }
             } finally {
                 replays.forEach(Replay::close);
