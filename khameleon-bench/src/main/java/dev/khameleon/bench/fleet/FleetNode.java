@@ -42,8 +42,8 @@ public final class FleetNode {
     static final double CANVAS_HEIGHT = 2160;
     /**
      * Cell edge in pixels: a 128 × 72 grid, 9,216 requests, 75 MB of responses: more than the rig's
-     * sessions ask for in a run, so the origin keeps working (the predictor's residual mass sends
-     * blocks of cells all over the grid) and Redis never has all of it.
+     * sessions ask for in a run, so the origin keeps working through the measured window (the
+     * predictor's residual mass sends blocks of cells all over the grid).
      */
     static final double CELL = 30;
     /** The requests: one per cell of the canvas. */
