@@ -233,7 +233,9 @@ public final class FleetCommand implements Callable<Integer> {
         t.append("| quantity | measured | predicted | error |\n|---|---:|---:|---:|\n");
         for (FleetModel.Quantity q : FleetModel.Quantity.values()) {
             double m = q.of(measured);
-            String error = m == 0 ? "n/a" : String.format(Locale.ROOT, "%+.1f %%", (q.of(predicted) - m) / m * 100);
+            double e = m == 0 ? 0 : (q.of(predicted) - m) / m * 100;
+            // Below the printed precision is 0, not -0.0.
+            String error = m == 0 ? "n/a" : String.format(Locale.ROOT, "%+.1f %%", Math.abs(e) < 0.05 ? 0 : e);
             t.append("| ").append(q.label()).append(" | ").append(q.format(measured)).append(" | ")
                     .append(q.format(predicted)).append(" | ").append(error).append(" |\n");
         }

@@ -84,7 +84,7 @@ final class FleetRig {
      * @param proxyCores    HAProxy's CPU over the window, in cores
      * @param clientBlocks  blocks each client received over the whole run
      * @param hitRate       the clients' cache hit rate over the whole run (requests answered at once)
-     * @param originTotal   origin computations of all nodes over the whole run
+     * @param originTotal   origin computations of all nodes over the whole run, once they settled
      * @param redisKeys     responses stored in Redis at the end
      * @param slack         Redis failures and wait time-outs of all nodes over the whole run
      * @param windowSeconds the measured window's length
@@ -183,11 +183,9 @@ final class FleetRig {
                     long t0 = System.nanoTime();
                     Thread.sleep(s.seconds() * 1000L);
                     List<FleetModel.FleetRates> rates = new ArrayList<>();
-                    List<NodeCounters> after = new ArrayList<>();
                     double pushed = 0;
                     for (int k = 0; k < nodes.size(); k++) {
                         NodeCounters now = nodes.get(k).counters();
-                        after.add(now);
                         NodeCounters d = now.minus(before.get(k));
                         rates.add(rates(d));
                         pushed += d.blocksPushed() / (d.nanoTime() / 1e9);
@@ -204,8 +202,9 @@ final class FleetRig {
                         registrations += m.registrations();
                     }
                     replays.forEach(Replay::close);
-                    long origin = after.stream().mapToLong(NodeCounters::originComputations).sum();
-                    long slack = after.stream().mapToLong(c -> c.redisFailures() + c.waitTimeouts()).sum();
+                    List<NodeCounters> settled = settle(nodes);
+                    long origin = settled.stream().mapToLong(NodeCounters::originComputations).sum();
+                    long slack = settled.stream().mapToLong(c -> c.redisFailures() + c.waitTimeouts()).sum();
                     long keys = redis.countKeys(NAMESPACE + ":r:*");
                     return new Result(rates, FleetModel.FleetRates.sum(rates), proxyCores, blocks,
                             registrations == 0 ? 0 : (double) hits / registrations, origin, keys, slack, window, pushed);
@@ -222,6 +221,29 @@ final class FleetRig {
                 }
                 Files.deleteIfExists(logs);
             }
+        }
+    }
+
+    /**
+     * Once the clients are gone: waits (at most 10 s) until no node has a session and the nodes'
+     * counters stop moving (fetches in flight have ended and their values reached Redis), and
+     * returns the last counters.
+     */
+    private static List<NodeCounters> settle(List<LocalProcesses.Node> nodes) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long previous = -1;
+        while (true) {
+            List<NodeCounters> now = new ArrayList<>();
+            for (LocalProcesses.Node n : nodes) {
+                now.add(n.counters());
+            }
+            long work = now.stream().mapToLong(c -> c.blockReads() + c.originComputations() + c.redisResponses()).sum();
+            boolean idle = now.stream().allMatch(c -> c.sessions() == 0);
+            if ((idle && work == previous) || System.nanoTime() > deadline) {
+                return now;
+            }
+            previous = idle ? work : -1;
+            Thread.sleep(250);
         }
     }
 
