@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
 @Command(name = "khameleon-bench", mixinStandardHelpOptions = true, version = "khameleon-bench 0.1.0",
         description = "Khameleon simulator and evaluation harness.",
         subcommands = {SimulateCommand.class, ExperimentCommand.class, UtilityCommand.class, StoreBench.class,
-                dev.khameleon.bench.predict.ForecastCommand.class,
+                dev.khameleon.bench.predict.ForecastCommand.class, dev.khameleon.bench.fleet.FleetCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Cli implements Runnable {
 

@@ -1,0 +1,364 @@
+package dev.khameleon.bench.fleet;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The rig's child processes on 127.0.0.1: Debian's {@code redis-server}, Debian's {@code haproxy} with
+ * the documented configuration, and {@link FleetNode} JVMs. Each is stopped by its {@code close()}
+ * (forcibly after a bounded wait); every wait for a process to come up is bounded too.
+ */
+final class LocalProcesses {
+    private LocalProcesses() {
+    }
+
+    /** A port free on the loopback address a moment ago. */
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static boolean listens(int port) {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void stop(Process p) throws InterruptedException {
+        p.destroy();
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void delete(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(f);
+            }
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /** A throw-away Redis without persistence, with the LRU policy of docs/scale-out.md. */
+    static final class Redis implements AutoCloseable {
+        private final Process process;
+        private final Path dir;
+        private final int port;
+
+        private Redis(Process process, Path dir, int port) {
+            this.process = process;
+            this.dir = dir;
+            this.port = port;
+        }
+
+        /** Starts {@code binary} with {@code maxMemory} (e.g. {@code "64mb"}) and waits (10 s) until it answers. */
+        static Redis start(Path binary, String maxMemory) throws IOException, InterruptedException {
+            Path dir = Files.createTempDirectory("fleet-redis");
+            int port = freePort();
+            Process p = new ProcessBuilder(binary.toString(), "--bind", "127.0.0.1", "--port", Integer.toString(port),
+                    "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--maxmemory", maxMemory,
+                    "--maxmemory-policy", "allkeys-lru", "--daemonize", "no").redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("redis.log").toFile()).start();
+            Redis r = new Redis(p, dir, port);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!r.ping()) {
+                if (System.nanoTime() > deadline || !p.isAlive()) {
+                    String log = read(dir.resolve("redis.log"));
+                    r.close();
+                    throw new IllegalStateException("redis-server did not answer on 127.0.0.1:" + port + ":\n" + log);
+                }
+                Thread.sleep(20);
+            }
+            return r;
+        }
+
+        /** The server's address for the tiers. */
+        URI uri() {
+            return URI.create("redis://127.0.0.1:" + port);
+        }
+
+        private boolean ping() {
+            try {
+                return "+PONG".equals(command("PING"));
+            } catch (IOException e) {
+                return false;
+            }
+        }
+
+        /** How many keys match {@code pattern} (Redis {@code KEYS}: for the rig's small databases only). */
+        long countKeys(String pattern) throws IOException {
+            String first = command("KEYS", pattern);
+            if (!first.startsWith("*")) {
+                throw new IOException("unexpected reply to KEYS: " + first);
+            }
+            return Long.parseLong(first.substring(1));
+        }
+
+        /** Sends one command and returns the first line of its reply. */
+        private String command(String... words) throws IOException {
+            try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                s.setSoTimeout(5000);
+                ByteArrayOutputStream req = new ByteArrayOutputStream();
+                req.writeBytes(("*" + words.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                for (String w : words) {
+                    byte[] b = w.getBytes(StandardCharsets.UTF_8);
+                    req.writeBytes(("$" + b.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                    req.writeBytes(b);
+                    req.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+                }
+                OutputStream out = s.getOutputStream();
+                out.write(req.toByteArray());
+                out.flush();
+                InputStream in = s.getInputStream();
+                StringBuilder line = new StringBuilder();
+                for (int c = in.read(); c != -1 && c != '\n'; c = in.read()) {
+                    if (c != '\r') {
+                        line.append((char) c);
+                    }
+                }
+                return line.toString();
+            }
+        }
+
+        @Override
+        public void close() throws IOException, InterruptedException {
+            stop(process);
+            delete(dir);
+        }
+    }
+
+    /** HAProxy in the foreground with the documented configuration, rendered for the rig's nodes. */
+    static final class Haproxy implements AutoCloseable {
+        private static final Pattern BLOCK = Pattern.compile("```haproxy\\n(.*?)```", Pattern.DOTALL);
+        private static final Pattern SERVER = Pattern.compile("^(\\s*server\\s+)\\S+\\s+\\S+(.*)$");
+        private final Process process;
+        private final Path dir;
+        private final int port;
+
+        private Haproxy(Process process, Path dir, int port) {
+            this.process = process;
+            this.dir = dir;
+            this.port = port;
+        }
+
+        /**
+         * The first {@code ```haproxy} block of {@code doc}.
+         *
+         * @throws IllegalArgumentException if the file cannot be read or has no such block
+         */
+        static String documented(Path doc) {
+            String text;
+            try {
+                text = Files.readString(doc);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("--config-doc: cannot read " + doc.toAbsolutePath().normalize()
+                        + " (run from the repository root or pass the path of docs/scale-out.md)");
+            }
+            Matcher m = BLOCK.matcher(text);
+            if (!m.find()) {
+                throw new IllegalArgumentException("--config-doc: " + doc + " has no ```haproxy block");
+            }
+            return m.group(1);
+        }
+
+        /**
+         * {@code documented} listening on {@code 127.0.0.1:listenPort}, its {@code server} lines replaced
+         * by one per node port ({@code node1}, {@code node2}, ...) with the first documented line's options.
+         *
+         * @throws IllegalArgumentException if the block has no {@code bind :80}, no {@code server} line,
+         *     or no node port is given
+         */
+        static String render(String documented, int listenPort, List<Integer> nodePorts) {
+            if (nodePorts.isEmpty()) {
+                throw new IllegalArgumentException("no node to balance");
+            }
+            if (!documented.contains("    bind :80\n")) {
+                throw new IllegalArgumentException("the documented haproxy block has no 'bind :80' line");
+            }
+            StringBuilder out = new StringBuilder();
+            boolean seen = false;
+            for (String line : documented.replace("    bind :80\n", "    bind 127.0.0.1:" + listenPort + "\n")
+                    .split("\n", -1)) {
+                Matcher m = SERVER.matcher(line);
+                if (!m.matches()) {
+                    out.append(line).append('\n');
+                } else if (!seen) {
+                    seen = true;
+                    for (int k = 0; k < nodePorts.size(); k++) {
+                        out.append(m.group(1)).append("node").append(k + 1).append(" 127.0.0.1:")
+                                .append(nodePorts.get(k)).append(m.group(2)).append('\n');
+                    }
+                }
+            }
+            if (!seen) {
+                throw new IllegalArgumentException("the documented haproxy block has no 'server' line");
+            }
+            return out.substring(0, out.length() - 1);
+        }
+
+        /** Starts {@code binary} with {@code config} (listening on {@code port}) and waits (10 s) until it listens. */
+        static Haproxy start(Path binary, String config, int port) throws IOException, InterruptedException {
+            Path dir = Files.createTempDirectory("fleet-haproxy");
+            Path file = Files.writeString(dir.resolve("haproxy.cfg"), config);
+            Process p = new ProcessBuilder(binary.toString(), "-db", "-f", file.toString()).redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("haproxy.log").toFile()).start();
+            Haproxy h = new Haproxy(p, dir, port);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!listens(port)) {
+                if (System.nanoTime() > deadline || !p.isAlive()) {
+                    String log = h.log();
+                    h.close();
+                    throw new IllegalStateException("haproxy does not listen on " + port + ":\n" + log);
+                }
+                Thread.sleep(20);
+            }
+            return h;
+        }
+
+        /** The port clients connect to. */
+        int port() {
+            return port;
+        }
+
+        /** User and system CPU seconds of the process so far, or 0 if {@code /proc} cannot say. */
+        double cpuSeconds() {
+            return LocalProcesses.cpuSeconds(process.pid());
+        }
+
+        /** What haproxy printed so far. */
+        String log() {
+            return read(dir.resolve("haproxy.log"));
+        }
+
+        @Override
+        public void close() throws IOException, InterruptedException {
+            stop(process);
+            delete(dir);
+        }
+    }
+
+    /** User and system CPU seconds of process {@code pid} from {@code /proc}, or 0 if it cannot say. */
+    static double cpuSeconds(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            // After the command name in parentheses: utime and stime are the 12th and 13th fields.
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /** A {@link FleetNode} JVM started with this JVM's class path. */
+    static final class Node implements AutoCloseable {
+        private final Process process;
+        private final Path log;
+        private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        private int port;
+
+        private Node(Process process, Path log) {
+            this.process = process;
+            this.log = log;
+            Thread reader = new Thread(() -> {
+                try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                        StandardCharsets.US_ASCII))) {
+                    for (String line = in.readLine(); line != null; line = in.readLine()) {
+                        lines.add(line);
+                    }
+                } catch (IOException e) {
+                    // The node is gone: whoever waits for a line times out and says so.
+                }
+            }, "fleet-node-" + process.pid() + "-stdout");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        /** Starts a node JVM without waiting for it; its standard error goes to {@code log}. */
+        static Node launch(Path log, URI redis, String namespace, double bytesPerSecond, long memoryBytes)
+                throws IOException {
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            // A small heap and the serial collector: several nodes share a small machine with the clients.
+            Process p = new ProcessBuilder(java, "-Xmx128m", "-XX:+UseSerialGC",
+                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
+                    FleetNode.class.getName(), redis.toString(), namespace, Double.toString(bytesPerSecond),
+                    Long.toString(memoryBytes)).redirectError(log.toFile()).start();
+            return new Node(p, log);
+        }
+
+        /** Waits (60 s) until the node listens and returns its port. */
+        int awaitPort() throws IOException, InterruptedException {
+            port = Integer.parseInt(next("port", 60).substring("port ".length()));
+            return port;
+        }
+
+        /** The port it listens on, once {@link #awaitPort} returned. */
+        int port() {
+            return port;
+        }
+
+        /** The node's counters now. */
+        NodeCounters counters() throws IOException, InterruptedException {
+            OutputStream in = process.getOutputStream();
+            in.write("stats\n".getBytes(StandardCharsets.US_ASCII));
+            in.flush();
+            return NodeCounters.parse(next("stats", 10));
+        }
+
+        private String next(String prefix, int seconds) throws IOException, InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            while (true) {
+                String line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (line == null) {
+                    throw new IOException("node " + process.pid() + " printed no '" + prefix + "' line within "
+                            + seconds + " s (alive: " + process.isAlive() + "); its log:\n" + read(log));
+                }
+                if (line.startsWith(prefix + " ")) {
+                    return line;
+                }
+            }
+        }
+
+        /** Ends the node: its standard input closes (it exits), then SIGTERM and SIGKILL if it lingers. */
+        @Override
+        public void close() throws InterruptedException {
+            try {
+                process.getOutputStream().close();
+            } catch (IOException e) {
+                // already gone
+            }
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                stop(process);
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package dev.khameleon.bench.fleet;
+
+import dev.khameleon.bench.sim.SharedData;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * One short run of the loopback rig (two nodes, two sessions each): the proxy spreads the sessions,
+ * every session receives blocks, each node's reads split into tiers consistently, and the shared
+ * Redis tier makes the fleet compute each response once. Counts only, never times.
+ */
+@Timeout(300)
+class FleetRigSmokeTest {
+    private static final Path HAPROXY = Path.of("/usr/sbin/haproxy");
+    private static final Path REDIS = Path.of("/usr/bin/redis-server");
+
+    @Test
+    void twoNodes_everySessionGetsBlocks_andTheFleetComputesEachResponseOnce() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(HAPROXY), "haproxy not found at " + HAPROXY
+                + " (Debian package haproxy); test skipped");
+        Assumptions.assumeTrue(Files.isExecutable(REDIS), "redis-server not found at " + REDIS
+                + " (Debian package redis-server); test skipped");
+        Path balabit = SharedData.require("pointer/balabit");
+        FleetRig.Result r = FleetRig.run(new FleetRig.Settings(2, 2, 2, 4, 50_000, 1L << 20, 1, balabit, HAPROXY,
+                REDIS, Path.of("..", "docs", "scale-out.md")));
+
+        assertEquals(2, r.nodeRates().size());
+        for (FleetModel.FleetRates n : r.nodeRates()) {
+            assertEquals(2, n.sessions(), "leastconn gives each node two of the four sessions");
+            assertTrue(n.blockReads() > 0, "the node read blocks: " + n);
+            assertTrue(n.memoryReads() <= n.blockReads(), "memory reads are some of the reads: " + n);
+            assertTrue(n.egressBytes() > 0 && n.cores() > 0, "the node pushed and used CPU: " + n);
+            // Whatever memory did not answer was loaded from Redis or the origin, a response (4 blocks) at a time.
+            assertTrue(n.redisResponses() + n.originComputations() > 0 || n.memoryReads() == n.blockReads(), "" + n);
+        }
+        for (long blocks : r.clientBlocks()) {
+            assertTrue(blocks > 0, "every session received blocks");
+        }
+        // With a shared Redis, a computed response is stored once; only a failed Redis command or a wait
+        // that ran out may make a node compute what another did.
+        assertTrue(r.originTotal() >= r.redisKeys(), r.originTotal() + " computations, " + r.redisKeys() + " keys");
+        assertTrue(r.originTotal() <= r.redisKeys() + r.slack(), r.originTotal() + " computations, " + r.redisKeys()
+                + " keys, " + r.slack() + " Redis failures and wait time-outs");
+    }
+}
