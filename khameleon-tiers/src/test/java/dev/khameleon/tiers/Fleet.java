@@ -109,6 +109,15 @@ final class Fleet implements AutoCloseable {
         return out.toString();
     }
 
+    /** {@code e} with every client's state and every node's and haproxy's log appended. */
+    AssertionError withLogs(AssertionError e, List<WatchedClient> clients) {
+        StringBuilder out = new StringBuilder(e.getMessage()).append("\nclients:");
+        for (WatchedClient w : clients) {
+            out.append("\n  ").append(w.describe());
+        }
+        return new AssertionError(out.append(logs()).toString(), e);
+    }
+
     @Override
     public void close() throws InterruptedException {
         try {

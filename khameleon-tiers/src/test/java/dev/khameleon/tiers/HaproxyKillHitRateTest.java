@@ -9,12 +9,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -102,12 +100,7 @@ class HaproxyKillHitRateTest {
         try (Fleet fleet = Fleet.start(dir, NODES, BYTES_PER_SECOND, "screen")) {
             try {
                 for (int k = 0; k < CLIENTS; k++) {
-                    // The library's default predictor; seeded back-off jitter, the same in both runs.
-                    WatchedClient w = new WatchedClient(KhameleonClient.builder().uri(fleet.uri()).application("grid")
-                            .backoff(Duration.ofMillis(100), Duration.ofSeconds(1)).random(new SplittableRandom(k)),
-                            C, false);
-                    clients.add(w);
-                    w.client.connect().get(10, TimeUnit.SECONDS);
+                    clients.add(WatchedClient.connected(fleet.uri(), C, k)); // the same seed in both runs
                 }
                 long[] sessions = fleet.sessions();
                 assertEquals(CLIENTS, Arrays.stream(sessions).sum(), "every client has a session");
@@ -155,15 +148,9 @@ class HaproxyKillHitRateTest {
                 }
                 return new Run(requests, hits, affected, backMillis);
             } catch (AssertionError e) {
-                StringBuilder logs = new StringBuilder(e.getMessage()).append("\nclients:");
-                for (WatchedClient w : clients) {
-                    logs.append("\n  ").append(w.describe());
-                }
-                throw new AssertionError(logs.append(fleet.logs()).toString(), e);
+                throw fleet.withLogs(e, clients);
             } finally {
-                for (WatchedClient w : clients) {
-                    w.client.close();
-                }
+                WatchedClient.closeAll(clients);
             }
         }
     }

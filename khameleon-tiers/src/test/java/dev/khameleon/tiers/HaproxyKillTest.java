@@ -58,15 +58,9 @@ class HaproxyKillTest {
                 }
                 killAndCheck(nodes, haproxy, clients);
             } catch (AssertionError e) {
-                StringBuilder logs = new StringBuilder(e.getMessage()).append("\nclients:");
-                for (WatchedClient w : clients) {
-                    logs.append("\n  ").append(w.describe());
-                }
-                throw new AssertionError(logs.append(fleet.logs()).toString(), e);
+                throw fleet.withLogs(e, clients);
             } finally {
-                for (WatchedClient w : clients) {
-                    w.client.close();
-                }
+                WatchedClient.closeAll(clients);
             }
         }
     }

@@ -8,12 +8,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -40,7 +38,7 @@ class HaproxyStopTest {
     private static final double TRACE_MILLIS = 30_000;
     private static final double SPEED = 1.5;
     private static final long STOP_AT_MILLIS = 4_000;
-    /** The clients' first reconnect waits at most their initial back-off. */
+    /** The clients' first reconnect waits at most their initial back-off ({@link WatchedClient#connected}). */
     private static final long BACKOFF_MILLIS = 100;
     /** Allowance for the reconnect through haproxy and the resume on a surviving node (measured: under 0.6 s on a loaded machine). */
     private static final long RESUME_ALLOWANCE_MILLIS = 1_000;
@@ -75,11 +73,7 @@ class HaproxyStopTest {
             NodeProcess stopped = null;
             try {
                 for (int k = 0; k < CLIENTS; k++) {
-                    WatchedClient w = new WatchedClient(KhameleonClient.builder().uri(fleet.uri()).application("grid")
-                            .backoff(Duration.ofMillis(BACKOFF_MILLIS), Duration.ofSeconds(1))
-                            .random(new SplittableRandom(k)), C, false);
-                    clients.add(w);
-                    w.client.connect().get(10, TimeUnit.SECONDS);
+                    clients.add(WatchedClient.connected(fleet.uri(), C, k));
                 }
                 long[] sessions = fleet.sessions();
                 assertEquals(CLIENTS, Arrays.stream(sessions).sum(), "every client has a session");
@@ -124,17 +118,11 @@ class HaproxyStopTest {
                             closedMillis, backMillis, bound);
                 }
             } catch (AssertionError e) {
-                StringBuilder logs = new StringBuilder(e.getMessage()).append("\nclients:");
-                for (WatchedClient w : clients) {
-                    logs.append("\n  ").append(w.describe());
-                }
-                throw new AssertionError(logs.append(fleet.logs()).toString(), e);
+                throw fleet.withLogs(e, clients);
             } finally {
-                for (WatchedClient w : clients) {
-                    w.client.close();
-                }
+                WatchedClient.closeAll(clients);
                 if (stopped != null) {
-                    stopped.resume(); // the fleet then kills it, as the others
+                    stopped.cont(); // the fleet then kills it, as the others
                 }
             }
         }

@@ -119,14 +119,14 @@ final class NodeProcess {
     /**
      * SIGSTOP: the node freezes as a machine gone from the network would, from its peers' side.
      * Its kernel still holds its sockets open and accepts connections, but nothing is answered,
-     * and no RST or FIN tells anyone. Undo with {@link #resume()}, or {@link #kill()} it.
+     * and no RST or FIN tells anyone. Undo with {@link #cont()}, or {@link #kill()} it.
      */
     void stop() throws IOException, InterruptedException {
         signal("-STOP");
     }
 
     /** SIGCONT: a {@linkplain #stop() stopped} node runs again. */
-    void resume() throws IOException, InterruptedException {
+    void cont() throws IOException, InterruptedException {
         signal("-CONT");
     }
 

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ring already holds the response's first block. {@link #close()} stops the threads.
  */
 final class TraceReplay implements AutoCloseable {
-    /** The users whose sessions the clients replay, in turn (client {@code k}: user {@code k mod 6}). */
+    /** The users whose sessions the clients replay (see {@link #traces}). */
     static final List<String> USERS = List.of("user7", "user9", "user12", "user15", "user16", "user21");
     /** Pauses longer than this are shortened to it: the replay spends its time on a moving pointer. */
     static final double MAX_GAP_MILLIS = 500;
@@ -29,24 +29,30 @@ final class TraceReplay implements AutoCloseable {
 
     /**
      * The traces of {@code clients} clients: client {@code k} replays the first {@code millis} of
-     * interaction of session {@code k / 6} of user {@code USERS[k mod 6]}, {@code speed} times
-     * faster than recorded (so in {@code millis / speed}). Skips the calling test when the traces
-     * are absent.
+     * interaction of session {@code k / 6} of user {@code USERS[(k / 3 + 2 (k mod 3)) mod 6]},
+     * {@code speed} times faster than recorded (so in {@code millis / speed}). Every six
+     * consecutive clients replay sessions of the six users, and so do the clients {@code k} of one
+     * residue mod 3, which {@code leastconn} gives to one node when they connect in turn: a node's
+     * sessions come from every user. Skips the calling test when the traces are absent.
      */
     static List<List<BalabitTraces.Sample>> traces(int clients, double millis, double speed) throws IOException {
         Path balabit = BalabitTraces.directoryOrSkip();
         List<List<BalabitTraces.Sample>> out = new ArrayList<>();
         for (int k = 0; k < clients; k++) {
-            Path session = BalabitTraces.session(balabit, USERS.get(k % USERS.size()), k / USERS.size());
+            Path session = BalabitTraces.session(balabit, user(k), k / USERS.size());
             out.add(BalabitTraces.active(BalabitTraces.read(session), MAX_GAP_MILLIS, millis).stream()
                     .map(s -> new BalabitTraces.Sample(s.timeMillis() / speed, s.x(), s.y())).toList());
         }
         return out;
     }
 
-    /** The name of client {@code k}'s trace, {@code user/session index}. */
+    /** The name of client {@code k}'s trace, {@code user#session index}. */
     static String traceName(int k) {
-        return USERS.get(k % USERS.size()) + "#" + k / USERS.size();
+        return user(k) + "#" + k / USERS.size();
+    }
+
+    private static String user(int k) {
+        return USERS.get((k / 3 + 2 * (k % 3)) % USERS.size());
     }
 
     /**

@@ -5,14 +5,18 @@ import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.protocol.ControlMessage.Welcome;
 
+import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -50,6 +54,31 @@ final class WatchedClient implements ClientListener {
         this.cacheBlocks = cacheBlocks;
         this.probeAfterResume = probeAfterResume;
         this.client = builder.cacheBlocks(cacheBlocks).httpClient(tap).listener(this).build();
+    }
+
+    /**
+     * A client of the trace replays, connected through {@code uri}: the library's default
+     * predictor, a ring of {@code cacheBlocks}, a first reconnect after 50–100 ms, and back-off
+     * jitter seeded with {@code seed}, so that a client makes the same draws in every run.
+     */
+    static WatchedClient connected(URI uri, int cacheBlocks, int seed) throws Exception {
+        WatchedClient w = new WatchedClient(KhameleonClient.builder().uri(uri).application("grid")
+                .backoff(Duration.ofMillis(100), Duration.ofSeconds(1)).random(new SplittableRandom(seed)),
+                cacheBlocks, false);
+        try {
+            w.client.connect().get(10, TimeUnit.SECONDS);
+        } catch (Exception | Error e) {
+            w.client.close();
+            throw e;
+        }
+        return w;
+    }
+
+    /** Closes every client (each says goodbye to its node if it still has one). */
+    static void closeAll(List<WatchedClient> clients) {
+        for (WatchedClient w : clients) {
+            w.client.close();
+        }
     }
 
     /** Whether this client, once resumed, received frames up to the end of the ring's batch. */
