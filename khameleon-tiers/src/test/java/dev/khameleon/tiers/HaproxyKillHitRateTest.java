@@ -141,6 +141,8 @@ class HaproxyKillHitRateTest {
                         requests[k] = replay.requests(k);
                         hits[k] = replay.hits(k);
                         assertTrue(requests[k] > 0, "client " + k + " entered cells");
+                        assertTrue(affected.contains(k) || clients.get(k).events.isEmpty(),
+                                "client " + k + " kept its session: " + clients.get(k).events);
                     }
                 }
                 for (int k : affected) {
