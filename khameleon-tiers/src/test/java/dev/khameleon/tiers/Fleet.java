@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -32,6 +33,12 @@ final class Fleet implements AutoCloseable {
      * warms them and starts haproxy in front of them. Files go to {@code dir}.
      */
     static Fleet start(Path dir, int count, long bytesPerSecond, String application) throws Exception {
+        return start(dir, count, bytesPerSecond, application, UnaryOperator.identity());
+    }
+
+    /** Like {@link #start(Path, int, long, String)}, haproxy's documented configuration changed by {@code edit}. */
+    static Fleet start(Path dir, int count, long bytesPerSecond, String application, UnaryOperator<String> edit)
+            throws Exception {
         Fleet f = new Fleet();
         try {
             // All JVMs start at once: on a small machine their start-ups overlap.
@@ -43,7 +50,7 @@ final class Fleet implements AutoCloseable {
                 f.nodes.add(node);
                 warm(node);
             }
-            f.haproxy = Haproxy.start(dir, f.nodes.stream().map(NodeProcess::port).toList());
+            f.haproxy = Haproxy.start(dir, f.nodes.stream().map(NodeProcess::port).toList(), edit);
         } catch (Throwable e) {
             f.close();
             throw e;

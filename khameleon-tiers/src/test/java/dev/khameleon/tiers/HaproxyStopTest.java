@@ -9,11 +9,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -28,9 +30,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * predictor replay Balabit traces. HAProxy's health checks time out, it marks the node down and
  * ({@code on-marked-down shutdown-sessions}) closes the sessions it carried; their clients
  * reconnect and resume on the other nodes. Each must be back within the bound the documented
- * check settings give ({@link #boundMillis}), its ring continued. Prints the times.
+ * check settings give ({@link #boundMillis}), its ring continued. Without {@code shutdown-sessions}
+ * the clients' own idle timeout must move them within {@link #idleBoundMillis}. Prints the times.
  */
-@Timeout(90)
+@Timeout(120)
 class HaproxyStopTest {
     private static final int NODES = 3;
     private static final int CLIENTS = 9;
@@ -41,6 +44,8 @@ class HaproxyStopTest {
     private static final long STOP_AT_MILLIS = 4_000;
     /** The clients' first reconnect waits at most their initial back-off ({@link WatchedClient#connected}). */
     private static final long BACKOFF_MILLIS = 100;
+    /** The Java client's default {@code connectTimeout}. */
+    private static final long CONNECT_TIMEOUT_MILLIS = 10_000;
     /** Allowance for the reconnect through haproxy and the resume on a surviving node (measured: under 0.6 s on a loaded machine). */
     private static final long RESUME_ALLOWANCE_MILLIS = 1_000;
 
@@ -68,13 +73,51 @@ class HaproxyStopTest {
         Assumptions.assumeTrue(Haproxy.installed(),
                 "haproxy not found at " + Haproxy.EXECUTABLE + " (Debian package haproxy); test skipped");
         long bound = boundMillis(Haproxy.documentedConfig());
+        stopBusiestMidReplay(dir, UnaryOperator.identity(), Duration.ofSeconds(30), bound,
+                "haproxy's health checks");
+    }
+
+    /**
+     * The same with {@code on-marked-down shutdown-sessions} left out of the configuration: HAProxy
+     * keeps the silent node's sessions open, and only the clients' idle timeout (3 s here) moves them.
+     */
+    @Test
+    void sigstopOfANode_withoutShutdownSessions_theClientsIdleTimeoutMovesThem(@TempDir Path dir) throws Exception {
+        Assumptions.assumeTrue(Haproxy.installed(),
+                "haproxy not found at " + Haproxy.EXECUTABLE + " (Debian package haproxy); test skipped");
+        Duration idle = Duration.ofSeconds(3);
+        stopBusiestMidReplay(dir, cfg -> cfg.replace(" on-marked-down shutdown-sessions", ""), idle,
+                idleBoundMillis(idle), "the clients' idle timeout");
+    }
+
+    /**
+     * How long after a node goes silent its clients may take to be back when only their own
+     * {@code idleTimeout} notices: the silence is noticed at most four thirds of it after the node
+     * last sent anything; then the first reconnect may reach the silent node itself (HAProxy has
+     * not marked it down yet, and {@code leastconn} prefers it: it has the fewest sessions now),
+     * where it waits out the client's {@code connectTimeout} (10 s by default); the second,
+     * after a back-off of at most 200 ms, reaches a node HAProxy still sends sessions to.
+     */
+    static long idleBoundMillis(Duration idleTimeout) {
+        return idleTimeout.toMillis() * 4 / 3 + CONNECT_TIMEOUT_MILLIS + BACKOFF_MILLIS + 2 * BACKOFF_MILLIS
+                + RESUME_ALLOWANCE_MILLIS;
+    }
+
+    /**
+     * Nine clients (with {@code idleTimeout}) replay traces through haproxy (its documented
+     * configuration changed by {@code edit}); the busiest node gets SIGSTOP 4 s in. Each of its
+     * clients must lose its connection and be back, resumed, on another node within
+     * {@code boundMillis} of the stop, its ring continued; the others keep their sessions.
+     */
+    private static void stopBusiestMidReplay(Path dir, UnaryOperator<String> edit, Duration idleTimeout,
+                                             long boundMillis, String closedBy) throws Exception {
         List<List<BalabitTraces.Sample>> traces = TraceReplay.traces(CLIENTS, TRACE_MILLIS, SPEED);
         List<WatchedClient> clients = new ArrayList<>();
-        try (Fleet fleet = Fleet.start(dir, NODES, BYTES_PER_SECOND, "screen")) {
+        try (Fleet fleet = Fleet.start(dir, NODES, BYTES_PER_SECOND, "screen", edit)) {
             NodeProcess stopped = null;
             try {
                 for (int k = 0; k < CLIENTS; k++) {
-                    clients.add(WatchedClient.connected(fleet.uri(), C, k));
+                    clients.add(WatchedClient.connected(fleet.uri(), C, k, idleTimeout));
                 }
                 long[] sessions = fleet.sessions();
                 assertEquals(CLIENTS, Arrays.stream(sessions).sum(), "every client has a session");
@@ -105,8 +148,8 @@ class HaproxyStopTest {
                         closedMillis.add(TimeUnit.NANOSECONDS.toMillis(w.disconnectedAtNanos - stoppedAt));
                         long back = TimeUnit.NANOSECONDS.toMillis(w.resumedAtNanos - stoppedAt);
                         backMillis.add(back);
-                        assertTrue(back <= bound, "client " + k + " back through haproxy " + back + " ms after the"
-                                + " stop, more than the " + bound + " ms the check settings allow: " + w.events);
+                        assertTrue(back <= boundMillis, "client " + k + " back through haproxy " + back + " ms after"
+                                + " the stop, more than the " + boundMillis + " ms " + closedBy + " allow: " + w.events);
                     }
                     assertEquals(lost, moved.size(), "the stopped node's clients, and only they, lost their"
                             + " connection");
@@ -119,9 +162,10 @@ class HaproxyStopTest {
                             assertTrue(w.events.isEmpty(), "client " + k + " kept its session: " + w.events);
                         }
                     }
-                    System.out.printf(Locale.ROOT, "SIGSTOP of a node with %d of %d sessions: haproxy closed them %s"
-                                    + " ms after the stop; back and resumed after %s ms (bound %d ms)%n", lost, CLIENTS,
-                            closedMillis, backMillis, bound);
+                    System.out.printf(Locale.ROOT, "SIGSTOP of a node with %d of %d sessions, noticed by %s: closed"
+                                    + " %s ms after the stop; back and resumed after %s ms (bound %d ms): %s%n", lost,
+                            CLIENTS, closedBy, closedMillis, backMillis, boundMillis,
+                            moved.stream().map(k -> clients.get(k).events).toList());
                 }
             } catch (AssertionError e) {
                 throw fleet.withLogs(e, clients);

@@ -62,9 +62,14 @@ final class WatchedClient implements ClientListener {
      * jitter seeded with {@code seed}, so that a client makes the same draws in every run.
      */
     static WatchedClient connected(URI uri, int cacheBlocks, int seed) throws Exception {
+        return connected(uri, cacheBlocks, seed, Duration.ofSeconds(30));
+    }
+
+    /** Like {@link #connected(URI, int, int)}, with the client's {@code idleTimeout}. */
+    static WatchedClient connected(URI uri, int cacheBlocks, int seed, Duration idleTimeout) throws Exception {
         WatchedClient w = new WatchedClient(KhameleonClient.builder().uri(uri).application("grid")
-                .backoff(Duration.ofMillis(100), Duration.ofSeconds(1)).random(new SplittableRandom(seed)),
-                cacheBlocks, false);
+                .backoff(Duration.ofMillis(100), Duration.ofSeconds(1)).random(new SplittableRandom(seed))
+                .idleTimeout(idleTimeout), cacheBlocks, false);
         try {
             w.client.connect().get(10, TimeUnit.SECONDS);
         } catch (Exception | Error e) {
