@@ -37,6 +37,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -75,6 +76,9 @@ import java.util.random.RandomGenerator;
  * the ring where it stopped ({@link ClientListener#onResume}). Otherwise the cache is emptied, the
  * ring restarts at the sequence number the server announces, and the listener's
  * {@link ClientListener#onCacheInvalidated} tells the application that cached blocks may be gone.
+ * A connection on which nothing arrives for {@link Builder#idleTimeout idleTimeout} (a server or
+ * network gone silent, with no close or reset to say so) is dropped and re-established the same
+ * way; a quiet but live server keeps it open by answering the client's pings.
  *
  * @param <E> the event type of the client half of the predictor
  */
@@ -102,6 +106,10 @@ public final class KhameleonClient<E> implements AutoCloseable {
     /** The newest resume token of the session, or null; guarded by {@link #lock}. */
     private String resumeToken;
     private final Duration connectTimeout;
+    /** A connection that receives nothing this long is dropped; 0: never. */
+    private final long idleTimeoutNanos;
+    /** The idle watchdog's task, or null; guarded by {@link #lock}. */
+    private ScheduledFuture<?> idleWatchdog;
     private final ServerPredictor predictionModel;
     private final HttpClient httpClient;
     private final LongSupplier millisClock;
@@ -140,6 +148,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
         this.backoff = new ReconnectBackoff(b.initialBackoff.toMillis(), b.maxBackoff.toMillis(),
                 b.healthyAfter.toNanos(), b.random != null ? b.random : new SplittableRandom());
         this.connectTimeout = b.connectTimeout;
+        this.idleTimeoutNanos = b.idleTimeout.toNanos();
         this.predictionModel = b.predictionModel;
         this.httpClient = b.httpClient != null ? b.httpClient : HttpClient.newHttpClient();
         this.millisClock = b.millisClock;
@@ -225,6 +234,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
             }
             firstWelcome = new CompletableFuture<>();
             predictorManager.start();
+            startIdleWatchdog();
             open();
             return firstWelcome;
         }
@@ -324,6 +334,11 @@ public final class KhameleonClient<E> implements AutoCloseable {
             }
         }
         predictorManager.close();
+        synchronized (lock) {
+            if (idleWatchdog != null) {
+                idleWatchdog.cancel(false);
+            }
+        }
         if (s != null && s.outbox != null) {
             CompletableFuture<Void> done = new CompletableFuture<>();
             s.outbox.finish(ControlCodec.encode(new ControlMessage.Bye()), () -> {
@@ -359,6 +374,50 @@ public final class KhameleonClient<E> implements AutoCloseable {
                         s.lost(ABNORMAL_CLOSURE, "connection failed: " + error.getMessage(), error);
                     }
                 });
+    }
+
+    /**
+     * Checks the live connection every third of the idle timeout: one silent for a third of it
+     * gets a ping (a live server answers with a pong, so a quiet session is not mistaken for a dead
+     * one); one silent for the whole timeout is aborted and handled as lost (status 1006). A dead
+     * peer is thus noticed between one and four thirds of the timeout after it last sent anything.
+     * Caller holds the lock.
+     */
+    private void startIdleWatchdog() {
+        if (idleTimeoutNanos == 0) {
+            return;
+        }
+        long period = Math.max(TimeUnit.MILLISECONDS.toNanos(1), idleTimeoutNanos / 3);
+        try {
+            idleWatchdog = scheduler.scheduleAtFixedRate(this::checkIdle, period, period, TimeUnit.NANOSECONDS);
+        } catch (RuntimeException e) {
+            LOG.warn("idle watchdog not scheduled; a silent server will not be noticed: {}", e.toString());
+        }
+    }
+
+    private void checkIdle() {
+        Connection c;
+        WebSocket ws;
+        synchronized (lock) {
+            c = closed ? null : connection;
+            ws = c == null ? null : c.webSocket;
+        }
+        if (ws == null) {
+            return; // no connection, or one still being opened: connectTimeout bounds that
+        }
+        long silent = nanoClock.getAsLong() - c.lastHeardNanos;
+        if (silent >= idleTimeoutNanos) {
+            long millis = TimeUnit.NANOSECONDS.toMillis(silent);
+            LOG.warn("nothing received from {} for {} ms; dropping the connection", uri, millis);
+            ws.abort();
+            c.lost(ABNORMAL_CLOSURE, "idle timeout: nothing received for " + millis + " ms", null);
+        } else if (silent >= idleTimeoutNanos / 3) {
+            try {
+                ws.sendPing(ByteBuffer.allocate(0)).exceptionally(e -> null);
+            } catch (RuntimeException e) {
+                LOG.debug("ping not sent: {}", e.toString()); // an earlier ping still outstanding
+            }
+        }
     }
 
     private Outbox currentOutbox() {
@@ -459,6 +518,8 @@ public final class KhameleonClient<E> implements AutoCloseable {
         /** The last state sent on this connection; guarded by the client's lock. */
         private JsonNode lastState;
         private boolean ended;
+        /** When this connection last received anything (frame, message, ping or pong), on the nano clock. */
+        volatile long lastHeardNanos;
         private final StringBuilder text = new StringBuilder();
         private byte[] binary = new byte[0];
         private int binaryLength;
@@ -469,6 +530,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
 
         @Override
         public void onOpen(WebSocket ws) {
+            lastHeardNanos = nanoClock.getAsLong();
             synchronized (lock) {
                 webSocket = ws;
                 outbox = new Outbox(ws);
@@ -519,6 +581,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
 
         @Override
         public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
+            lastHeardNanos = nanoClock.getAsLong();
             if (text.length() + data.length() > MAX_TEXT_CHARS) {
                 protocolError(new ProtocolException(ErrorCode.INVALID_MESSAGE,
                         "control message longer than " + MAX_TEXT_CHARS + " characters"));
@@ -541,6 +604,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
 
         @Override
         public CompletionStage<?> onBinary(WebSocket ws, ByteBuffer data, boolean last) {
+            lastHeardNanos = nanoClock.getAsLong();
             if (!welcomed) {
                 protocolError(new ProtocolException(ErrorCode.INVALID_MESSAGE, "block frame before welcome"));
                 return null;
@@ -690,6 +754,21 @@ public final class KhameleonClient<E> implements AutoCloseable {
         }
 
         @Override
+        public CompletionStage<?> onPing(WebSocket ws, ByteBuffer message) {
+            // The JDK's WebSocket answers with a pong by itself.
+            lastHeardNanos = nanoClock.getAsLong();
+            ws.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onPong(WebSocket ws, ByteBuffer message) {
+            lastHeardNanos = nanoClock.getAsLong();
+            ws.request(1);
+            return null;
+        }
+
+        @Override
         public CompletionStage<?> onClose(WebSocket ws, int statusCode, String reason) {
             closedByServer.complete(null);
             lost(statusCode, reason, null);
@@ -771,6 +850,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
         private Duration healthyAfter = Duration.ofSeconds(5);
         private RandomGenerator random;
         private Duration connectTimeout = Duration.ofSeconds(10);
+        private Duration idleTimeout = Duration.ofSeconds(30);
         private int maxActiveRegistrations = 64;
         private ClientListener listener = new ClientListener() { };
         private ServerPredictor predictionModel;
@@ -936,6 +1016,27 @@ public final class KhameleonClient<E> implements AutoCloseable {
         /** How long one connection attempt may take. Default 10 s. */
         public Builder<E> connectTimeout(Duration timeout) {
             this.connectTimeout = Durations.atLeastOneMilli("connectTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * How long a connection may receive nothing at all (no block, no message, no pong) before
+         * the client drops it and reconnects as after a lost connection (status 1006, with
+         * resume): a server or network gone silent, which no close or reset announces. After a
+         * third of it without anything, the client sends a WebSocket ping, which a live server
+         * answers, so a quiet but healthy session is never dropped. A dead peer is noticed between
+         * one and four thirds of this after it last sent anything. Default 30 s; {@link Duration#ZERO}
+         * turns the check off.
+         *
+         * @throws IllegalArgumentException if neither zero nor in {@code [30 ms, 1 day]}
+         */
+        public Builder<E> idleTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "idleTimeout");
+            if (!timeout.isZero() && (timeout.compareTo(Duration.ofMillis(30)) < 0
+                    || timeout.compareTo(Duration.ofDays(1)) > 0)) {
+                throw new IllegalArgumentException("idleTimeout must be 0 (off) or in [30 ms, 1 day], was " + timeout);
+            }
+            this.idleTimeout = timeout;
             return this;
         }
 

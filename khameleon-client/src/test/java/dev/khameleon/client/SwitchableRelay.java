@@ -8,15 +8,21 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A TCP relay on 127.0.0.1 standing in for a load balancer: it forwards each new connection to
  * the current target port, and {@link #cutAll} resets every open connection at once, as a node
- * killed with {@code kill -9} would (no close frame, an RST). For tests.
+ * killed with {@code kill -9} would (no close frame, an RST); {@link #freezeAll} silences them
+ * instead, as a node gone from the network would (bytes are read and dropped, nothing is closed).
+ * For tests.
  */
 final class SwitchableRelay implements AutoCloseable {
     private final ServerSocket listener;
     private final List<Socket> open = new ArrayList<>();
+    /** Sockets whose incoming bytes are dropped instead of forwarded. */
+    private final Set<Socket> frozen = ConcurrentHashMap.newKeySet();
     private volatile int targetPort;
     private volatile boolean closed;
     private int accepted;
@@ -57,6 +63,11 @@ final class SwitchableRelay implements AutoCloseable {
         open.clear();
     }
 
+    /** From now on drops whatever either side of every open connection sends; new connections are not affected. */
+    synchronized void freezeAll() {
+        frozen.addAll(open);
+    }
+
     private void acceptLoop() {
         while (!closed) {
             try {
@@ -77,13 +88,15 @@ final class SwitchableRelay implements AutoCloseable {
         }
     }
 
-    private static void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to) {
         Thread t = new Thread(() -> {
             byte[] buf = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 for (int n; (n = in.read(buf)) >= 0; ) {
-                    out.write(buf, 0, n);
-                    out.flush();
+                    if (!frozen.contains(from)) {
+                        out.write(buf, 0, n);
+                        out.flush();
+                    }
                 }
             } catch (IOException e) {
                 // the other side went away

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -58,8 +59,16 @@ final class Haproxy implements AutoCloseable {
      * {@code 127.0.0.1:nodePorts[k]}, and waits until it listens. Files go to {@code dir}.
      */
     static Haproxy start(Path dir, List<Integer> nodePorts) throws Exception {
+        return start(dir, nodePorts, UnaryOperator.identity());
+    }
+
+    /**
+     * Starts haproxy like {@link #start(Path, List)}, with the documented configuration changed by
+     * {@code edit} first (to test a variant of it).
+     */
+    static Haproxy start(Path dir, List<Integer> nodePorts, UnaryOperator<String> edit) throws Exception {
         int port = freePort();
-        String cfg = documentedConfig().replace("bind :80", "bind 127.0.0.1:" + port);
+        String cfg = edit.apply(documentedConfig()).replace("bind :80", "bind 127.0.0.1:" + port);
         for (int k = 0; k < nodePorts.size(); k++) {
             String documented = "10.0.0.1" + (k + 1) + ":8080";
             assertTrue(cfg.contains(documented), "the documented config names " + documented);

@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
  * the node also exits by itself when the test's JVM ends (its standard input closes).
  */
 final class NodeProcess {
+    /** The {@code kill} of Debian's procps, to send the signals Java has no API for. */
+    static final String KILL = "/bin/kill";
     private final Process process;
     private final Path log;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
@@ -46,11 +48,19 @@ final class NodeProcess {
      * {@code dir/node-<seed>.log}. Does not wait for it to listen: see {@link #port()}.
      */
     static Process launch(Path dir, int seed, long bytesPerSecond) throws IOException {
+        return launch(dir, seed, bytesPerSecond, "grid");
+    }
+
+    /**
+     * Starts a node JVM serving {@code application} ({@code grid} or {@code screen}, see
+     * {@link GridNode#main}), like {@link #launch(Path, int, long)}.
+     */
+    static Process launch(Path dir, int seed, long bytesPerSecond, String application) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // A small heap and the client compiler: three nodes start and run beside the test on a small machine.
         return new ProcessBuilder(java, "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), GridNode.class.getName(),
-                Integer.toString(seed), Long.toString(bytesPerSecond))
+                Integer.toString(seed), Long.toString(bytesPerSecond), application)
                 .redirectError(dir.resolve("node-" + seed + ".log").toFile()).start();
     }
 
@@ -104,5 +114,28 @@ final class NodeProcess {
     /** SIGKILL: the node dies at once, without closing anything. */
     void kill() {
         process.destroyForcibly();
+    }
+
+    /**
+     * SIGSTOP: the node freezes as a machine gone from the network would, from its peers' side.
+     * Its kernel still holds its sockets open and accepts connections, but nothing is answered,
+     * and no RST or FIN tells anyone. Undo with {@link #cont()}, or {@link #kill()} it.
+     */
+    void stop() throws IOException, InterruptedException {
+        signal("-STOP");
+    }
+
+    /** SIGCONT: a {@linkplain #stop() stopped} node runs again. */
+    void cont() throws IOException, InterruptedException {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder(KILL, signal, Long.toString(process.pid())).redirectErrorStream(true).start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            kill.destroyForcibly();
+            throw new IOException(KILL + " " + signal + " " + process.pid() + " failed: "
+                    + new String(kill.getInputStream().readAllBytes(), StandardCharsets.US_ASCII));
+        }
     }
 }

@@ -11,11 +11,7 @@ import org.junit.jupiter.api.Timeout;
 
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,8 +27,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
-import java.util.zip.GZIPInputStream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -77,24 +71,15 @@ class SharedTierReplayTest {
     private static List<Integer> visits(Path session, int max) {
         List<Integer> cells = new ArrayList<>();
         int last = -1;
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(
-                new GZIPInputStream(Files.newInputStream(session)), StandardCharsets.UTF_8))) {
-            String line = in.readLine();
-            while ((line = in.readLine()) != null && cells.size() < max) {
-                String[] f = line.split(",");
-                if (f.length < 6) {
-                    continue;
-                }
-                double x = Double.parseDouble(f[4]);
-                double y = Double.parseDouble(f[5]);
-                int cell = x >= 65535 || y >= 65535 ? -1 : GRID.requestAt(x, y);
-                if (cell >= 0 && cell != last) {
-                    cells.add(cell);
-                    last = cell;
-                }
+        for (BalabitTraces.Sample s : BalabitTraces.read(session)) {
+            if (cells.size() >= max) {
+                break;
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            int cell = GRID.requestAt(s.x(), s.y());
+            if (cell >= 0 && cell != last) {
+                cells.add(cell);
+                last = cell;
+            }
         }
         return cells;
     }
@@ -103,11 +88,7 @@ class SharedTierReplayTest {
     private static List<List<Integer>> traces(Path data) throws IOException {
         List<List<Integer>> out = new ArrayList<>();
         for (String user : List.of("user12", "user15", "user16")) {
-            try (Stream<Path> s = Files.list(data.resolve("pointer/balabit").resolve(user))) {
-                Path first = s.filter(p -> p.getFileName().toString().startsWith("session_")).sorted().findFirst()
-                        .orElseThrow();
-                out.add(visits(first, VISITS_PER_NODE));
-            }
+            out.add(visits(BalabitTraces.session(data.resolve("pointer/balabit"), user, 0), VISITS_PER_NODE));
         }
         return out;
     }
