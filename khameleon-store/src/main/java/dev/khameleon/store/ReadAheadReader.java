@@ -101,8 +101,8 @@ final class ReadAheadReader implements BlockReader {
             }
 
             @Override
-            public void run(Extent e) {
-                load(e);
+            public Extent run(Extent e) {
+                return load(e);
             }
         });
     }
@@ -385,8 +385,12 @@ final class ReadAheadReader implements BlockReader {
         }
     }
 
-    /** Reads {@code e} (I/O thread, no lock), then serves the fetches waiting for it. */
-    private void load(Extent e) {
+    /**
+     * Reads {@code e} (I/O thread, no lock), then serves the fetches waiting for it. Returns the
+     * next extent this thread reads, taken in the critical section that releases {@code e}'s pin
+     * (so a read costs the I/O thread two lock acquisitions, not three), or null.
+     */
+    private Extent load(Extent e) {
         IOException failure = null;
         long t0 = nanoTime.getAsLong();
         try {
@@ -432,15 +436,23 @@ final class ReadAheadReader implements BlockReader {
             for (Extent.Waiter w : waiters) {
                 w.future.completeExceptionally(failure);
             }
-            return;
+            return null;
         }
         if (!ready) {
-            return;
+            return null;
         }
         for (Extent.Waiter w : waiters) {
             serve(e, w.block, w.future);
         }
-        unpin(e);
+        lock.lock();
+        try {
+            if (cache.unpin(e)) {
+                wakeStarved();
+            }
+            return closed ? null : takeNext();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Completes {@code f} with block {@code block} copied out of pinned extent {@code e}. */

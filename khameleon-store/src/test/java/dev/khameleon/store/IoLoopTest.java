@@ -33,8 +33,9 @@ class IoLoopTest {
             }
 
             @Override
-            public void run(Runnable job) {
+            public Runnable run(Runnable job) {
                 job.run();
+                return null;
             }
         });
     }
