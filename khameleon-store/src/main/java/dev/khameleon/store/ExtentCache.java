@@ -161,6 +161,20 @@ final class ExtentCache {
      * @param now the current time on the due times' scale
      */
     BuddyPool.Allocation acquire(int bytes, boolean demand, long due, long now) {
+        return acquire(bytes, demand, due, now, false);
+    }
+
+    /**
+     * Memory of at least {@code bytes} taken only from free memory, cold extents and stale
+     * announced ones, or null: never from announced data a sender will still fetch.
+     *
+     * @param now the current time on the due times' scale
+     */
+    BuddyPool.Allocation acquireUnannounced(int bytes, long now) {
+        return acquire(bytes, false, Long.MIN_VALUE, now, true);
+    }
+
+    private BuddyPool.Allocation acquire(int bytes, boolean demand, long due, long now, boolean coldOnly) {
         long stale = staleNanos.getAsLong();
         while (true) {
             BuddyPool.Allocation a = pool.allocate(bytes);
@@ -175,7 +189,7 @@ final class ExtentCache {
                 Extent latest = announced.last();
                 if (now - soonest.due > stale) {
                     victim = soonest;
-                } else if (demand || latest.due > due) {
+                } else if (!coldOnly && (demand || latest.due > due)) {
                     victim = latest;
                 }
             }

@@ -45,6 +45,14 @@ final class ReadAheadReader implements BlockReader {
     static final long DEMAND_DEADLINE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** The slot pace assumed until fetches have shown the real one (a 16 KiB block at 16 MB/s). */
     static final long INITIAL_SLOT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * With an adaptive limit, reads for waiting senders allowed in flight beyond it, as long as
+     * each finds memory that no announced data holds. A burst of senders that all miss (a paced
+     * load) is then read at once, as {@code naive}'s threads would, instead of queueing behind
+     * 4-8 reads; raising the limit itself was measured to cost throughput because those reads
+     * evicted announced data (docs/benchmarks.md).
+     */
+    static final int DEMAND_BURST_READS = 24;
 
     private final Segments segments;
     private final Counters counters;
@@ -60,6 +68,9 @@ final class ReadAheadReader implements BlockReader {
     private final SlotPace pace = new SlotPace(INITIAL_SLOT_NANOS);
     private final ReadConcurrency concurrency;
     private final IoLoop<Extent> loop;
+    /** Reads for waiting senders allowed beyond {@code concurrency.limit()} (see {@link #DEMAND_BURST_READS}). */
+    private final int burst;
+    private long burstReads;
     private long nextId;
     private long nextChunk;
     private int readsInFlight;
@@ -85,11 +96,15 @@ final class ReadAheadReader implements BlockReader {
                     + " bytes; at least ioThreads + 1 = " + (concurrency.max() + 1) + " are needed");
         }
         this.concurrency = concurrency;
+        // Burst reads only take memory nobody announced, so they cannot starve the limit's reads;
+        // the pool bounds how many could ever run at once.
+        this.burst = concurrency.adaptive()
+                ? (int) Math.max(0, Math.min(DEMAND_BURST_READS, fit - 1 - concurrency.max())) : 0;
         // Allocated up front: first-touch of fresh memory is slow (milliseconds per MiB on a busy
         // VM) and must not sit on the read path; the bound is then also the footprint.
         this.cache = new ExtentCache(new BuddyPool(poolBytes, largestRead), this::staleNanos, this::requeue);
         this.queue = new ReadQueue(maxPendingReads, DEMAND_DEADLINE_NANOS);
-        this.loop = new IoLoop<>(lock, work, "khameleon-store-" + name + "-io-", concurrency.max(), new IoLoop.Jobs<>() {
+        this.loop = new IoLoop<>(lock, work, "khameleon-store-" + name + "-io-", concurrency.max() + burst, new IoLoop.Jobs<>() {
             @Override
             public Extent next() {
                 return takeNext();
@@ -108,7 +123,8 @@ final class ReadAheadReader implements BlockReader {
     }
 
     /**
-     * Opens a reader and starts its I/O threads ({@code concurrency.max()} of them).
+     * Opens a reader and starts its I/O threads ({@code concurrency.max()} of them, plus up to
+     * {@value #DEMAND_BURST_READS} for demand bursts when the concurrency is adaptive).
      *
      * @throws IllegalArgumentException if the pool cannot hold {@code concurrency.max() + 1} of the largest reads
      */
@@ -309,22 +325,32 @@ final class ReadAheadReader implements BlockReader {
 
     /**
      * Picks the next extent to read and gives it memory, or returns null if there is nothing to
-     * do now. Demand reads go first, in elevator order; hinted reads follow soonest-due first, but
-     * only into memory that holds no announced data due sooner. Lock held.
+     * do now. Demand reads go first, in elevator order (beyond the limit only into memory that
+     * holds no announced data); hinted reads follow soonest-due first, but only into memory that
+     * holds no announced data due sooner. Lock held.
      */
     private Extent takeNext() {
-        if (readsInFlight >= concurrency.limit()) {
+        int limit = concurrency.limit();
+        if (readsInFlight >= limit + burst) {
             return null;
         }
         long now = nanoTime.getAsLong();
         if (queue.hasDemand()) {
             Extent e = queue.peekDemand(now);
-            BuddyPool.Allocation memory = cache.acquire(readBytes(e), true, e.due, now);
+            boolean beyond = readsInFlight >= limit;
+            BuddyPool.Allocation memory = beyond ? cache.acquireUnannounced(readBytes(e), now)
+                    : cache.acquire(readBytes(e), true, e.due, now);
             if (memory == null) {
                 starved = true;
                 return null;
             }
+            if (beyond) {
+                burstReads++;
+            }
             return start(e, memory);
+        }
+        if (readsInFlight >= limit) {
+            return null;
         }
         while (queue.hasHints() && prefetchesInFlight < prefetchLimit()) {
             Extent e = queue.peekHint();
@@ -369,11 +395,12 @@ final class ReadAheadReader implements BlockReader {
 
     /**
      * Wakes one I/O thread if another read may start now. A thread that found no memory it may
-     * take sleeps until memory is released; a new demand read may evict more than a prefetch may,
-     * so it wakes a thread even then. Lock held.
+     * take sleeps until memory is released; a new demand read within the limit may evict more
+     * than a prefetch or a burst read may, so it wakes a thread even then. Lock held.
      */
     private void signalIfRoom(boolean demand) {
-        if (readsInFlight < concurrency.limit() && (demand || !starved)) {
+        if (readsInFlight < concurrency.limit() ? demand || !starved
+                : demand && !starved && readsInFlight < concurrency.limit() + burst) {
             work.signal();
         }
     }
@@ -426,7 +453,9 @@ final class ReadAheadReader implements BlockReader {
                 starved = false;
             }
             // This thread takes the next read itself; wake another only if the limit leaves room for both.
-            if ((queue.hasDemand() || queue.hasHints()) && readsInFlight + 1 < concurrency.limit()) {
+            int room = concurrency.limit() - readsInFlight - 1;
+            if ((queue.hasDemand() || queue.hasHints()) && room > 0
+                    || queue.hasDemand() && !starved && room + burst > 0) {
                 work.signal();
             }
         } finally {
@@ -527,6 +556,16 @@ final class ReadAheadReader implements BlockReader {
         lock.lock();
         try {
             return concurrency.limit();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Test view: demand reads started beyond the adaptive limit. */
+    long burstReads() {
+        lock.lock();
+        try {
+            return burstReads;
         } finally {
             lock.unlock();
         }

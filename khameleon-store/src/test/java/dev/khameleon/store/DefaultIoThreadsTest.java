@@ -18,7 +18,8 @@ class DefaultIoThreadsTest {
         Corpus.random(1, 4, BLOCK, 8 * BLOCK).importInto(dir);
         try (FileBlockStore store = FileBlockStore.open(dir)) {
             ReadAheadReader reader = (ReadAheadReader) store.reader();
-            assertEquals(FileBlockStore.ADAPTIVE_MAX_IO_THREADS, reader.ioThreads());
+            assertEquals(FileBlockStore.ADAPTIVE_MAX_IO_THREADS + ReadAheadReader.DEMAND_BURST_READS, reader.ioThreads(),
+                    "the adaptive limit's threads plus those for demand bursts");
             assertEquals(FileBlockStore.ADAPTIVE_MIN_READS, reader.readLimit());
         }
     }
@@ -30,7 +31,7 @@ class DefaultIoThreadsTest {
         try (FileBlockStore store = FileBlockStore.builder(dir).readAheadBytes(16 * BLOCK).poolBytes(4 * 16 * BLOCK)
                 .build()) {
             ReadAheadReader reader = (ReadAheadReader) store.reader();
-            assertEquals(3, reader.ioThreads(), "one read's memory stays free beside the threads' reads");
+            assertEquals(3, reader.ioThreads(), "one read's memory stays free beside the threads' reads; none for bursts");
             assertTrue(reader.readLimit() <= 3);
         }
     }
