@@ -174,6 +174,15 @@ final class ExtentCache {
         return acquire(bytes, false, Long.MIN_VALUE, now, true);
     }
 
+    /**
+     * Whether {@link #acquireUnannounced} could find {@code bytes} now: free memory or data that
+     * no announced slot expects (a cheap estimate; the allocation may still fail to fragmentation).
+     */
+    boolean hasUnannounced(int bytes, long now) {
+        return !cold.isEmpty() || pool.usedBytes() + bytes <= pool.capacityBytes()
+                || !announced.isEmpty() && now - announced.first().due > staleNanos.getAsLong();
+    }
+
     private BuddyPool.Allocation acquire(int bytes, boolean demand, long due, long now, boolean coldOnly) {
         long stale = staleNanos.getAsLong();
         while (true) {

@@ -52,7 +52,7 @@ final class ReadAheadReader implements BlockReader {
      * 4-8 reads; raising the limit itself was measured to cost throughput because those reads
      * evicted announced data (docs/benchmarks.md).
      */
-    static final int DEMAND_BURST_READS = 24;
+    static final int DEMAND_BURST_READS = 8;
 
     private final Segments segments;
     private final Counters counters;
@@ -341,7 +341,9 @@ final class ReadAheadReader implements BlockReader {
             BuddyPool.Allocation memory = beyond ? cache.acquireUnannounced(readBytes(e), now)
                     : cache.acquire(readBytes(e), true, e.due, now);
             if (memory == null) {
-                starved = true;
+                // A burst read that found no such memory waits for the next fetch or completion
+                // instead of being woken by every unpin (that churn was measured to cost throughput).
+                starved |= !beyond;
                 return null;
             }
             if (beyond) {
@@ -396,11 +398,13 @@ final class ReadAheadReader implements BlockReader {
     /**
      * Wakes one I/O thread if another read may start now. A thread that found no memory it may
      * take sleeps until memory is released; a new demand read within the limit may evict more
-     * than a prefetch or a burst read may, so it wakes a thread even then. Lock held.
+     * than a prefetch may, so it wakes a thread even then. Beyond the limit, a demand read wakes
+     * a thread only if memory that nobody announced is there to take. Lock held.
      */
     private void signalIfRoom(boolean demand) {
         if (readsInFlight < concurrency.limit() ? demand || !starved
-                : demand && !starved && readsInFlight < concurrency.limit() + burst) {
+                : demand && readsInFlight < concurrency.limit() + burst
+                        && cache.hasUnannounced(readBytes(queue.peekDemand(nanoTime.getAsLong())), nanoTime.getAsLong())) {
             work.signal();
         }
     }
@@ -453,9 +457,8 @@ final class ReadAheadReader implements BlockReader {
                 starved = false;
             }
             // This thread takes the next read itself; wake another only if the limit leaves room for both.
-            int room = concurrency.limit() - readsInFlight - 1;
-            if ((queue.hasDemand() || queue.hasHints()) && room > 0
-                    || queue.hasDemand() && !starved && room + burst > 0) {
+            // Burst reads are not woken here: this thread takes one itself if there is one.
+            if ((queue.hasDemand() || queue.hasHints()) && readsInFlight + 1 < concurrency.limit()) {
                 work.signal();
             }
         } finally {
