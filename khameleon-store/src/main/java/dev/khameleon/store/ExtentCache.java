@@ -96,13 +96,23 @@ final class ExtentCache {
         }
     }
 
-    /** A loaded extent becomes READY, pinned once by the loader. */
-    void loaded(Extent e) {
+    /**
+     * A loaded extent becomes READY; unless fetches still copy from it (they pinned it while it
+     * was sealed but not yet READY), it is listed for eviction. Returns whether it was listed.
+     */
+    boolean loaded(Extent e) {
         e.state = Extent.State.READY;
-        e.pins = 1;
+        if (e.pins == 0 && e.memory != null) {
+            list(e);
+            return true;
+        }
+        return false;
     }
 
-    /** Pins a READY extent so its memory cannot be reused while blocks are copied out. */
+    /**
+     * Pins a READY extent (or a sealed LOADING one, which is not listed) so its memory cannot be
+     * reused while blocks are copied out.
+     */
     void pin(Extent e) {
         if (e.pins++ == 0) {
             unlist(e);

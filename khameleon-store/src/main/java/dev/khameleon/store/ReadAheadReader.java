@@ -171,14 +171,17 @@ final class ReadAheadReader implements BlockReader {
             }
             samplePace(e);
             if (e.state != Extent.State.READY) {
-                Extent.Waiter w = new Extent.Waiter(requestId, blockIndex);
-                e.waiters.add(w);
-                if (!e.demanded && e.state == Extent.State.QUEUED) {
-                    // A hinted read the sender now waits for: move it to the demand queue.
-                    queue.demand(e, nanoTime.getAsLong());
-                    signalIfRoom(true);
+                Extent.Waiter w = e.addWaiter(requestId, blockIndex);
+                if (w != null) {
+                    if (!e.demanded && e.state == Extent.State.QUEUED) {
+                        // A hinted read the sender now waits for: move it to the demand queue.
+                        queue.demand(e, nanoTime.getAsLong());
+                        signalIfRoom(true);
+                    }
+                    return w.future;
                 }
-                return w.future;
+                // Read and sealed, not yet READY: its loader holds its memory until it takes the
+                // lock, so this fetch pins it and copies the block out like a hit.
             }
             hit = e;
             cache.pin(hit);
@@ -261,6 +264,7 @@ final class ReadAheadReader implements BlockReader {
             return false;
         }
         e.state = Extent.State.QUEUED;
+        e.unseal();
         queue.created();
         queue.hint(e);
         return true;
@@ -417,9 +421,12 @@ final class ReadAheadReader implements BlockReader {
     }
 
     /**
-     * Reads {@code e} (I/O thread, no lock), then serves the fetches waiting for it. Returns the
-     * next extent this thread reads, taken in the critical section that releases {@code e}'s pin
-     * (so a read costs the I/O thread two lock acquisitions, not three), or null.
+     * Reads {@code e} (I/O thread, no lock), serves the fetches waiting for it, then in one
+     * critical section publishes it READY and takes the next extent this thread reads (returned,
+     * or null). Serving needs no lock: the extent stays LOADING, so nothing evicts it, and its
+     * waiters are handed over under its own monitor until it is sealed; fetches that find it
+     * sealed copy their block out themselves under a pin. So a read costs the I/O thread one
+     * acquisition of the store lock.
      */
     private Extent load(Extent e) {
         IOException failure = null;
@@ -433,8 +440,17 @@ final class ReadAheadReader implements BlockReader {
                     + " from " + segments.path(e.request) + " failed: " + ex, ex);
         }
         long latency = nanoTime.getAsLong() - t0;
-        List<Extent.Waiter> waiters;
-        boolean ready;
+        int served = 0;
+        if (failure == null) {
+            for (List<Extent.Waiter> batch = e.drainOrSeal(); !batch.isEmpty(); batch = e.drainOrSeal()) {
+                for (Extent.Waiter w : batch) {
+                    serve(e, w.block, w.future);
+                }
+                served += batch.size();
+            }
+        }
+        List<Extent.Waiter> failed = List.of();
+        Extent next = null;
         lock.lock();
         try {
             readsInFlight--;
@@ -445,46 +461,31 @@ final class ReadAheadReader implements BlockReader {
                 e.prefetching = false;
                 prefetchesInFlight--;
             }
-            waiters = e.waiters;
-            e.waiters = new ArrayList<>(0);
-            ready = failure == null && !closed;
-            if (ready) {
-                cache.loaded(e);
-                consumeHints(e, waiters.size());
+            if (failure == null) {
+                // Also when closed: a fetch may still copy from it under a pin; close forgets it.
+                if (cache.loaded(e)) {
+                    wakeStarved();
+                }
+                consumeHints(e, served);
             } else {
+                failed = e.drain();
                 cache.remove(e);
                 cache.release(e);
                 starved = false;
             }
-            // This thread takes the next read itself; wake another only if the limit leaves room for both.
-            // Burst reads are not woken here: this thread takes one itself if there is one.
-            if ((queue.hasDemand() || queue.hasHints()) && readsInFlight + 1 < concurrency.limit()) {
-                work.signal();
+            if (!closed) {
+                next = takeNext();
+                if ((queue.hasDemand() || queue.hasHints()) && readsInFlight < concurrency.limit()) {
+                    work.signal();
+                }
             }
         } finally {
             lock.unlock();
         }
-        if (failure != null) {
-            for (Extent.Waiter w : waiters) {
-                w.future.completeExceptionally(failure);
-            }
-            return null;
+        for (Extent.Waiter w : failed) {
+            w.future.completeExceptionally(failure);
         }
-        if (!ready) {
-            return null;
-        }
-        for (Extent.Waiter w : waiters) {
-            serve(e, w.block, w.future);
-        }
-        lock.lock();
-        try {
-            if (cache.unpin(e)) {
-                wakeStarved();
-            }
-            return closed ? null : takeNext();
-        } finally {
-            lock.unlock();
-        }
+        return next;
     }
 
     /** Completes {@code f} with block {@code block} copied out of pinned extent {@code e}. */
@@ -589,8 +590,7 @@ final class ReadAheadReader implements BlockReader {
             }
             closed = true;
             for (Extent e : cache.notReady()) {
-                orphans.addAll(e.waiters);
-                e.waiters = new ArrayList<>(0);
+                orphans.addAll(e.drain());
             }
             queue.clear();
             work.signalAll();
