@@ -51,6 +51,8 @@ final class Extent {
     boolean inHintQueue;
     /** Whether an I/O thread started it from the hint queue (not for a waiting sender). */
     boolean prefetching;
+    /** Whether an I/O thread started it for a waiting sender beyond the adaptive limit. */
+    boolean burst;
     Listed listed = Listed.NONE;
     BuddyPool.Allocation memory;
     int dataStart;

@@ -73,7 +73,9 @@ final class ReadAheadReader implements BlockReader {
     private long burstReads;
     private long nextId;
     private long nextChunk;
+    /** Reads in flight within the limit, and burst reads beyond it (which do not count towards it). */
     private int readsInFlight;
+    private int burstsInFlight;
     private int prefetchesInFlight;
     /** An I/O thread found no memory it may take: wake it when memory is released. */
     private boolean starved;
@@ -335,7 +337,7 @@ final class ReadAheadReader implements BlockReader {
      */
     private Extent takeNext() {
         int limit = concurrency.limit();
-        if (readsInFlight >= limit + burst) {
+        if (readsInFlight >= limit && burstsInFlight >= burst) {
             return null;
         }
         long now = nanoTime.getAsLong();
@@ -352,6 +354,10 @@ final class ReadAheadReader implements BlockReader {
             }
             if (beyond) {
                 burstReads++;
+                burstsInFlight++;
+                e.burst = true;
+            } else {
+                readsInFlight++;
             }
             return start(e, memory);
         }
@@ -373,6 +379,7 @@ final class ReadAheadReader implements BlockReader {
             }
             e.prefetching = true;
             prefetchesInFlight++;
+            readsInFlight++;
             return start(e, memory);
         }
         return null;
@@ -395,7 +402,6 @@ final class ReadAheadReader implements BlockReader {
         queue.take(e, segments.diskPosition(e.request, e.to));
         e.state = Extent.State.LOADING;
         e.memory = memory;
-        readsInFlight++;
         return e;
     }
 
@@ -407,7 +413,7 @@ final class ReadAheadReader implements BlockReader {
      */
     private void signalIfRoom(boolean demand) {
         if (readsInFlight < concurrency.limit() ? demand || !starved
-                : demand && readsInFlight < concurrency.limit() + burst
+                : demand && burstsInFlight < burst
                         && cache.hasUnannounced(readBytes(queue.peekDemand(nanoTime.getAsLong())), nanoTime.getAsLong())) {
             work.signal();
         }
@@ -453,7 +459,12 @@ final class ReadAheadReader implements BlockReader {
         Extent next = null;
         lock.lock();
         try {
-            readsInFlight--;
+            if (e.burst) {
+                e.burst = false;
+                burstsInFlight--;
+            } else {
+                readsInFlight--;
+            }
             if (failure == null) {
                 concurrency.completed(latency);
             }
