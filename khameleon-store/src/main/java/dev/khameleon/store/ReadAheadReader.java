@@ -46,13 +46,11 @@ final class ReadAheadReader implements BlockReader {
     /** The slot pace assumed until fetches have shown the real one (a 16 KiB block at 16 MB/s). */
     static final long INITIAL_SLOT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /**
-     * With an adaptive limit, reads for waiting senders allowed in flight beyond it, as long as
-     * each finds memory that no announced data holds. A burst of senders that all miss (a paced
-     * load) is then read at once, as {@code naive}'s threads would, instead of queueing behind
-     * 4-8 reads; raising the limit itself was measured to cost throughput because those reads
-     * evicted announced data (docs/benchmarks.md).
+     * The most reads for waiting senders allowed in flight beyond an adaptive limit (each only in
+     * memory that no announced data holds: raising the limit itself was measured to cost
+     * throughput because those reads evicted announced data, docs/benchmarks.md).
      */
-    static final int DEMAND_BURST_READS = 8;
+    static final int MAX_DEMAND_BURST_READS = 64;
 
     private final Segments segments;
     private final Counters counters;
@@ -68,7 +66,7 @@ final class ReadAheadReader implements BlockReader {
     private final SlotPace pace = new SlotPace(INITIAL_SLOT_NANOS);
     private final ReadConcurrency concurrency;
     private final IoLoop<Extent> loop;
-    /** Reads for waiting senders allowed beyond {@code concurrency.limit()} (see {@link #DEMAND_BURST_READS}). */
+    /** Reads for waiting senders allowed beyond {@code concurrency.limit()} ({@code FileBlockStore.Builder.demandBurstReads}). */
     private final int burst;
     private long burstReads;
     private long nextId;
@@ -82,7 +80,8 @@ final class ReadAheadReader implements BlockReader {
     private boolean closed;
 
     private ReadAheadReader(Segments segments, Counters counters, String name, boolean useHints,
-            ReadConcurrency concurrency, int readAheadBytes, long poolBytes, int maxPendingReads, LongSupplier nanoTime) {
+            ReadConcurrency concurrency, int readAheadBytes, long poolBytes, int maxPendingReads, int demandBurstReads,
+            LongSupplier nanoTime) {
         this.segments = segments;
         this.counters = counters;
         this.name = name;
@@ -101,7 +100,7 @@ final class ReadAheadReader implements BlockReader {
         // Burst reads only take memory nobody announced, so they cannot starve the limit's reads;
         // the pool bounds how many could ever run at once.
         this.burst = concurrency.adaptive()
-                ? (int) Math.max(0, Math.min(DEMAND_BURST_READS, fit - 1 - concurrency.max())) : 0;
+                ? (int) Math.max(0, Math.min(demandBurstReads, fit - 1 - concurrency.max())) : 0;
         // Allocated up front: first-touch of fresh memory is slow (milliseconds per MiB on a busy
         // VM) and must not sit on the read path; the bound is then also the footprint.
         this.cache = new ExtentCache(new BuddyPool(poolBytes, largestRead), this::staleNanos, this::requeue);
@@ -126,14 +125,15 @@ final class ReadAheadReader implements BlockReader {
 
     /**
      * Opens a reader and starts its I/O threads ({@code concurrency.max()} of them, plus up to
-     * {@value #DEMAND_BURST_READS} for demand bursts when the concurrency is adaptive).
+     * {@code demandBurstReads} for demand bursts when the concurrency is adaptive).
      *
      * @throws IllegalArgumentException if the pool cannot hold {@code concurrency.max() + 1} of the largest reads
      */
     static ReadAheadReader start(Segments segments, Counters counters, String name, boolean useHints,
-            ReadConcurrency concurrency, int readAheadBytes, long poolBytes, int maxPendingReads, LongSupplier nanoTime) {
+            ReadConcurrency concurrency, int readAheadBytes, long poolBytes, int maxPendingReads, int demandBurstReads,
+            LongSupplier nanoTime) {
         ReadAheadReader reader = new ReadAheadReader(segments, counters, name, useHints, concurrency, readAheadBytes,
-                poolBytes, maxPendingReads, nanoTime);
+                poolBytes, maxPendingReads, demandBurstReads, nanoTime);
         reader.loop.start();
         return reader;
     }
@@ -451,6 +451,10 @@ final class ReadAheadReader implements BlockReader {
             for (List<Extent.Waiter> batch = e.drainOrSeal(); !batch.isEmpty(); batch = e.drainOrSeal()) {
                 for (Extent.Waiter w : batch) {
                     serve(e, w.block, w.future);
+                }
+                if (served > 0) {
+                    // Fetches that arrived after the first hand-over found the data already read.
+                    counters.blocksFromMemory.add(batch.size());
                 }
                 served += batch.size();
             }

@@ -39,7 +39,7 @@ class DemandBurstTest {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger concurrent = new AtomicInteger();
         AtomicInteger peak = new AtomicInteger();
-        try (FileBlockStore store = FileBlockStore.builder(dir).beforeReadForTesting(() -> {
+        try (FileBlockStore store = FileBlockStore.builder(dir).demandBurstReads(8).beforeReadForTesting(() -> {
             peak.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
             allStarted.countDown();
             try {
@@ -74,7 +74,7 @@ class DemandBurstTest {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger gated = new AtomicInteger();
         // 16 pool blocks of one 4 KiB read each: the adaptive limit's 8 + 1 spare leave room for 7 bursts.
-        try (FileBlockStore store = FileBlockStore.builder(dir).readAheadBytes(BLOCK).poolBytes(16L * BLOCK)
+        try (FileBlockStore store = FileBlockStore.builder(dir).demandBurstReads(8).readAheadBytes(BLOCK).poolBytes(16L * BLOCK)
                 .beforeReadForTesting(() -> {
                     if (gate.get()) {
                         gated.incrementAndGet();
@@ -131,7 +131,7 @@ class DemandBurstTest {
         // A pool of 64 reads of up to 8 blocks: the adaptive limit's 8 plus 24 bursts plus cold data,
         // far smaller than the corpus, so memory is evicted and reused constantly.
         // Each read takes at least 1 ms, as on a disk, so misses queue beyond the limit.
-        try (FileBlockStore store = FileBlockStore.builder(dir).readAheadBytes(8 * BLOCK)
+        try (FileBlockStore store = FileBlockStore.builder(dir).demandBurstReads(8).readAheadBytes(8 * BLOCK)
                 .poolBytes(64L * 8 * BLOCK).beforeReadForTesting(() -> LockSupport.parkNanos(1_000_000)).build()) {
             List<Future<Integer>> workers = new ArrayList<>();
             for (int w = 0; w < callers; w++) {
