@@ -24,8 +24,8 @@ import java.util.function.LongSupplier;
  * announced data due last), a {@link ReadConcurrency} (how many reads in flight) and an
  * {@link IoLoop} (the threads). This class ties them together under one lock; every critical
  * section does constant or logarithmic work, and byte copies and CRC checks happen outside the
- * lock, protected by the extent's pin count, so memory is never reused while a block is copied
- * out of it.
+ * lock, protected by the extent's pin count (or, while its loader hands it out, by its LOADING
+ * state), so memory is never reused while a block is copied out of it.
  *
  * <p>Reads a sender waits for may use every read slot and always go first; prefetch reads use the
  * slots demand leaves free, all but one (kept for the next sender who waits), so they cannot crowd
