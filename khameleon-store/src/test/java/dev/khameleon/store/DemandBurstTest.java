@@ -136,7 +136,7 @@ class DemandBurstTest {
             List<Future<Integer>> workers = new ArrayList<>();
             for (int w = 0; w < callers; w++) {
                 SplittableRandom rnd = new SplittableRandom(1000 + w);
-                workers.add(pool.submit(() -> runCaller(store, corpus, rnd, perCaller)));
+                workers.add(pool.submit(() -> RandomSessions.run(store, corpus, rnd, perCaller, 24, 3)));
             }
             int checked = 0;
             for (Future<Integer> f : workers) {
@@ -151,35 +151,5 @@ class DemandBurstTest {
             pool.shutdown();
             assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
         }
-    }
-
-    /** Announces most chunks, then fetches all of their blocks at once and checks every byte. */
-    private static int runCaller(FileBlockStore store, Corpus corpus, SplittableRandom rnd, int total)
-            throws Exception {
-        int checked = 0;
-        long seq = 0;
-        while (checked < total) {
-            int len = 1 + rnd.nextInt(24);
-            int[] ids = new int[len];
-            int[] idx = new int[len];
-            for (int k = 0; k < len; k++) {
-                ids[k] = rnd.nextInt(corpus.size());
-                idx[k] = rnd.nextInt(corpus.count(ids[k]));
-            }
-            if (rnd.nextInt(3) != 0) {
-                store.prefetch(ScheduleChunk.of(seq, ids, idx));
-            }
-            seq += len;
-            List<CompletableFuture<Block>> inFlight = new ArrayList<>();
-            for (int k = 0; k < len && checked + inFlight.size() < total; k++) {
-                inFlight.add(store.fetch(ids[k], idx[k]).toCompletableFuture());
-            }
-            for (int k = 0; k < inFlight.size(); k++) {
-                Block b = inFlight.get(k).get(60, TimeUnit.SECONDS);
-                assertEquals(corpus.block(ids[k], idx[k]), b, "request " + ids[k] + " block " + idx[k]);
-            }
-            checked += inFlight.size();
-        }
-        return checked;
     }
 }
