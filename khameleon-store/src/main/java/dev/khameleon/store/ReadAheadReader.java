@@ -69,6 +69,8 @@ final class ReadAheadReader implements BlockReader {
     /** Reads for waiting senders allowed beyond {@code concurrency.limit()} ({@code FileBlockStore.Builder.demandBurstReads}). */
     private final int burst;
     private long burstReads;
+    /** Test hook: runs on the I/O thread after it sealed a loaded extent, before it takes the lock. */
+    private volatile Runnable afterHandOverForTesting;
     private long nextId;
     private long nextChunk;
     /** Reads in flight within the limit, and burst reads beyond it (which do not count towards it). */
@@ -458,6 +460,10 @@ final class ReadAheadReader implements BlockReader {
                 }
                 served += batch.size();
             }
+            Runnable hook = afterHandOverForTesting;
+            if (hook != null) {
+                hook.run();
+            }
         }
         List<Extent.Waiter> failed = List.of();
         Extent next = null;
@@ -578,6 +584,11 @@ final class ReadAheadReader implements BlockReader {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Test hook: {@code hook} runs on the I/O thread after each hand-over, before the loader takes the lock. */
+    void afterHandOverForTesting(Runnable hook) {
+        this.afterHandOverForTesting = hook;
     }
 
     /** Test view: demand reads started beyond the adaptive limit. */
