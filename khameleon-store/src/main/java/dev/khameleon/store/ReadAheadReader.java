@@ -451,12 +451,13 @@ final class ReadAheadReader implements BlockReader {
         int served = 0;
         if (failure == null) {
             for (List<Extent.Waiter> batch = e.drainOrSeal(); !batch.isEmpty(); batch = e.drainOrSeal()) {
-                for (Extent.Waiter w : batch) {
-                    serve(e, w.block, w.future);
-                }
                 if (served > 0) {
                     // Fetches that arrived after the first hand-over found the data already read.
+                    // Counted before completing, so a caller that sees the block also sees the count.
                     counters.blocksFromMemory.add(batch.size());
+                }
+                for (Extent.Waiter w : batch) {
+                    serve(e, w.block, w.future);
                 }
                 served += batch.size();
             }
