@@ -65,14 +65,7 @@ class IoLoopTest {
         }
         assertTrue(ran.await(10, TimeUnit.SECONDS));
         assertThrows(IllegalStateException.class, loop::start);
-        lock.lock();
-        try {
-            stopped = true;
-            work.signalAll();
-        } finally {
-            lock.unlock();
-        }
-        loop.join();
+        stopAndJoin(loop);
         assertEquals(0, threadsNamed("io-loop-test-"));
     }
 
@@ -109,6 +102,13 @@ class IoLoopTest {
         });
         loop.start();
         assertTrue(ran.await(10, TimeUnit.SECONDS));
+        stopAndJoin(loop);
+        assertEquals(List.of("io-loop-chain-1:1", "io-loop-chain-1:2", "io-loop-chain-1:3",
+                "io-loop-chain-1:4", "io-loop-chain-1:5"), order);
+        assertTrue(asked.get() <= 3, "the queue was asked " + asked.get() + " times for a chain of " + chain);
+    }
+
+    private void stopAndJoin(IoLoop<?> loop) {
         lock.lock();
         try {
             stopped = true;
@@ -117,8 +117,5 @@ class IoLoopTest {
             lock.unlock();
         }
         loop.join();
-        assertEquals(List.of("io-loop-chain-1:1", "io-loop-chain-1:2", "io-loop-chain-1:3",
-                "io-loop-chain-1:4", "io-loop-chain-1:5"), order);
-        assertTrue(asked.get() <= 3, "the queue was asked " + asked.get() + " times for a chain of " + chain);
     }
 }
