@@ -51,6 +51,8 @@ final class Extent {
     boolean inHintQueue;
     /** Whether an I/O thread started it from the hint queue (not for a waiting sender). */
     boolean prefetching;
+    /** Whether an I/O thread started it for a waiting sender beyond the adaptive limit. */
+    boolean burst;
     Listed listed = Listed.NONE;
     BuddyPool.Allocation memory;
     int dataStart;
@@ -67,7 +69,13 @@ final class Extent {
     /** How many chunks announced it, and the last of them (to count each chunk once). */
     int announcers;
     long lastAnnouncer = -1;
-    List<Waiter> waiters = new ArrayList<>(2);
+    /**
+     * Fetches waiting for the read. Guarded by this extent's monitor (not the reader's lock), so
+     * the I/O thread that read it can hand its blocks out without the reader's lock.
+     */
+    private List<Waiter> waiters = new ArrayList<>(2);
+    /** Set by the loader once every waiter was served: later fetches copy the loaded bytes themselves. */
+    private boolean sealed;
 
     Extent(long id, int request, int from, int to, long position) {
         this.id = id;
@@ -75,6 +83,37 @@ final class Extent {
         this.from = from;
         this.to = to;
         this.position = position;
+    }
+
+    /** Adds a fetch waiting for the read, or returns null if the read is done and served (sealed). */
+    synchronized Waiter addWaiter(int request, int block) {
+        if (sealed) {
+            return null;
+        }
+        Waiter w = new Waiter(request, block);
+        waiters.add(w);
+        return w;
+    }
+
+    /** Takes the waiting fetches; if there are none, seals the extent (see {@link #addWaiter}). */
+    synchronized List<Waiter> drainOrSeal() {
+        if (waiters.isEmpty()) {
+            sealed = true;
+            return List.of();
+        }
+        return drain();
+    }
+
+    /** Takes the waiting fetches. */
+    synchronized List<Waiter> drain() {
+        List<Waiter> out = waiters;
+        waiters = new ArrayList<>(2);
+        return out;
+    }
+
+    /** Makes an evicted extent that is queued again accept waiters. */
+    synchronized void unseal() {
+        sealed = false;
     }
 
     boolean covers(int block) {

@@ -96,13 +96,23 @@ final class ExtentCache {
         }
     }
 
-    /** A loaded extent becomes READY, pinned once by the loader. */
-    void loaded(Extent e) {
+    /**
+     * A loaded extent becomes READY; unless fetches still copy from it (they pinned it while it
+     * was sealed but not yet READY), it is listed for eviction. Returns whether it was listed.
+     */
+    boolean loaded(Extent e) {
         e.state = Extent.State.READY;
-        e.pins = 1;
+        if (e.pins == 0 && e.memory != null) {
+            list(e);
+            return true;
+        }
+        return false;
     }
 
-    /** Pins a READY extent so its memory cannot be reused while blocks are copied out. */
+    /**
+     * Pins a READY extent (or a sealed LOADING one, which is not listed) so its memory cannot be
+     * reused while blocks are copied out.
+     */
     void pin(Extent e) {
         if (e.pins++ == 0) {
             unlist(e);
@@ -161,6 +171,29 @@ final class ExtentCache {
      * @param now the current time on the due times' scale
      */
     BuddyPool.Allocation acquire(int bytes, boolean demand, long due, long now) {
+        return acquire(bytes, demand, due, now, false);
+    }
+
+    /**
+     * Memory of at least {@code bytes} taken only from free memory, cold extents and stale
+     * announced ones, or null: never from announced data a sender will still fetch.
+     *
+     * @param now the current time on the due times' scale
+     */
+    BuddyPool.Allocation acquireUnannounced(int bytes, long now) {
+        return acquire(bytes, false, Long.MIN_VALUE, now, true);
+    }
+
+    /**
+     * Whether {@link #acquireUnannounced} could find {@code bytes} now: free memory or data that
+     * no announced slot expects (a cheap estimate; the allocation may still fail to fragmentation).
+     */
+    boolean hasUnannounced(int bytes, long now) {
+        return !cold.isEmpty() || pool.usedBytes() + bytes <= pool.capacityBytes()
+                || !announced.isEmpty() && now - announced.first().due > staleNanos.getAsLong();
+    }
+
+    private BuddyPool.Allocation acquire(int bytes, boolean demand, long due, long now, boolean coldOnly) {
         long stale = staleNanos.getAsLong();
         while (true) {
             BuddyPool.Allocation a = pool.allocate(bytes);
@@ -175,7 +208,7 @@ final class ExtentCache {
                 Extent latest = announced.last();
                 if (now - soonest.due > stale) {
                     victim = soonest;
-                } else if (demand || latest.due > due) {
+                } else if (!coldOnly && (demand || latest.due > due)) {
                     victim = latest;
                 }
             }

@@ -57,11 +57,11 @@ public final class FileBlockStore implements BlockSource, Closeable {
                 case NAIVE -> new NaiveReader(segments, counters, name, b.ioThreads.orElse(64), b.maxPendingReads);
                 case SERIALIZED_READAHEAD -> ReadAheadReader.start(segments, counters, name, false,
                         ReadConcurrency.fixed(b.ioThreads.orElse(1)), b.readAheadBytes, b.poolBytes,
-                        b.maxPendingReads, System::nanoTime);
+                        b.maxPendingReads, 0, System::nanoTime);
                 case SCHEDULE_AWARE -> ReadAheadReader.start(segments, counters, name, true,
                         b.ioThreads.isPresent() ? ReadConcurrency.fixed(b.ioThreads.getAsInt())
                                 : adaptiveConcurrency(index.blockSize, b.readAheadBytes, b.poolBytes),
-                        b.readAheadBytes, b.poolBytes, b.maxPendingReads, System::nanoTime);
+                        b.readAheadBytes, b.poolBytes, b.maxPendingReads, b.demandBurstReads, System::nanoTime);
             };
         } catch (RuntimeException e) {
             segments.close();
@@ -261,6 +261,7 @@ public final class FileBlockStore implements BlockSource, Closeable {
         private java.util.OptionalInt ioThreads = java.util.OptionalInt.empty();
         private int readAheadBytes = 1 << 20;
         private long poolBytes = 64L << 20;
+        private int demandBurstReads;
         private int maxPendingReads = 1 << 16;
         private DirectIo directIo = DirectIo.OFF;
         private boolean refuseDirectForTesting;
@@ -292,6 +293,26 @@ public final class FileBlockStore implements BlockSource, Closeable {
                 throw new IllegalArgumentException("ioThreads must be in [1, 4096], was " + ioThreads);
             }
             this.ioThreads = java.util.OptionalInt.of(ioThreads);
+            return this;
+        }
+
+        /**
+         * For {@link ReadStrategy#SCHEDULE_AWARE} with the adaptive default: up to {@code n} more
+         * reads for waiting senders may run beyond the adaptive limit, each only in memory that
+         * no announced data holds (free memory, cold data), so a burst of misses is read at once
+         * instead of queueing behind 4-8 reads. Default 0 (off): on the benchmark host it did not
+         * shorten the paced latency tail and it raised the bytes read per byte served
+         * ({@code docs/benchmarks.md}). Ignored with a fixed {@link #ioThreads}; a small pool
+         * allows fewer.
+         *
+         * @throws IllegalArgumentException if not in {@code [0, 64]}
+         */
+        public Builder demandBurstReads(int n) {
+            if (n < 0 || n > ReadAheadReader.MAX_DEMAND_BURST_READS) {
+                throw new IllegalArgumentException("demandBurstReads must be in [0, "
+                        + ReadAheadReader.MAX_DEMAND_BURST_READS + "], was " + n);
+            }
+            this.demandBurstReads = n;
             return this;
         }
 

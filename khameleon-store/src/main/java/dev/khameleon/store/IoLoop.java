@@ -20,8 +20,12 @@ final class IoLoop<J> {
         /** Whether the loop must stop; called with the lock held. */
         boolean stopped();
 
-        /** Runs a job; called without the lock. */
-        void run(J job);
+        /**
+         * Runs a job; called without the lock. May return the next job, taken while it held the
+         * lock for the job's own bookkeeping anyway (one lock acquisition per job instead of two),
+         * or null to take the next one through {@link #next()}.
+         */
+        J run(J job);
     }
 
     private final ReentrantLock lock;
@@ -57,8 +61,12 @@ final class IoLoop<J> {
     }
 
     private void loop() {
+        J job = null;
         while (true) {
-            J job;
+            if (job != null) {
+                job = jobs.run(job);
+                continue;
+            }
             lock.lock();
             try {
                 while (true) {
@@ -74,7 +82,6 @@ final class IoLoop<J> {
             } finally {
                 lock.unlock();
             }
-            jobs.run(job);
         }
     }
 

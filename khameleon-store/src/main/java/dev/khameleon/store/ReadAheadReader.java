@@ -24,8 +24,8 @@ import java.util.function.LongSupplier;
  * announced data due last), a {@link ReadConcurrency} (how many reads in flight) and an
  * {@link IoLoop} (the threads). This class ties them together under one lock; every critical
  * section does constant or logarithmic work, and byte copies and CRC checks happen outside the
- * lock, protected by the extent's pin count, so memory is never reused while a block is copied
- * out of it.
+ * lock, protected by the extent's pin count (or, while its loader hands it out, by its LOADING
+ * state), so memory is never reused while a block is copied out of it.
  *
  * <p>Reads a sender waits for may use every read slot and always go first; prefetch reads use the
  * slots demand leaves free, all but one (kept for the next sender who waits), so they cannot crowd
@@ -45,6 +45,12 @@ final class ReadAheadReader implements BlockReader {
     static final long DEMAND_DEADLINE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** The slot pace assumed until fetches have shown the real one (a 16 KiB block at 16 MB/s). */
     static final long INITIAL_SLOT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * The most reads for waiting senders allowed in flight beyond an adaptive limit (each only in
+     * memory that no announced data holds: raising the limit itself was measured to cost
+     * throughput because those reads evicted announced data, docs/benchmarks.md).
+     */
+    static final int MAX_DEMAND_BURST_READS = 64;
 
     private final Segments segments;
     private final Counters counters;
@@ -60,16 +66,24 @@ final class ReadAheadReader implements BlockReader {
     private final SlotPace pace = new SlotPace(INITIAL_SLOT_NANOS);
     private final ReadConcurrency concurrency;
     private final IoLoop<Extent> loop;
+    /** Reads for waiting senders allowed beyond {@code concurrency.limit()} ({@code FileBlockStore.Builder.demandBurstReads}). */
+    private final int burst;
+    private long burstReads;
+    /** Test hook: runs on the I/O thread after it sealed a loaded extent, before it takes the lock. */
+    private volatile Runnable afterHandOverForTesting;
     private long nextId;
     private long nextChunk;
+    /** Reads in flight within the limit, and burst reads beyond it (which do not count towards it). */
     private int readsInFlight;
+    private int burstsInFlight;
     private int prefetchesInFlight;
     /** An I/O thread found no memory it may take: wake it when memory is released. */
     private boolean starved;
     private boolean closed;
 
     private ReadAheadReader(Segments segments, Counters counters, String name, boolean useHints,
-            ReadConcurrency concurrency, int readAheadBytes, long poolBytes, int maxPendingReads, LongSupplier nanoTime) {
+            ReadConcurrency concurrency, int readAheadBytes, long poolBytes, int maxPendingReads, int demandBurstReads,
+            LongSupplier nanoTime) {
         this.segments = segments;
         this.counters = counters;
         this.name = name;
@@ -85,11 +99,15 @@ final class ReadAheadReader implements BlockReader {
                     + " bytes; at least ioThreads + 1 = " + (concurrency.max() + 1) + " are needed");
         }
         this.concurrency = concurrency;
+        // Burst reads only take memory nobody announced, so they cannot starve the limit's reads;
+        // the pool bounds how many could ever run at once.
+        this.burst = concurrency.adaptive()
+                ? (int) Math.max(0, Math.min(demandBurstReads, fit - 1 - concurrency.max())) : 0;
         // Allocated up front: first-touch of fresh memory is slow (milliseconds per MiB on a busy
         // VM) and must not sit on the read path; the bound is then also the footprint.
         this.cache = new ExtentCache(new BuddyPool(poolBytes, largestRead), this::staleNanos, this::requeue);
         this.queue = new ReadQueue(maxPendingReads, DEMAND_DEADLINE_NANOS);
-        this.loop = new IoLoop<>(lock, work, "khameleon-store-" + name + "-io-", concurrency.max(), new IoLoop.Jobs<>() {
+        this.loop = new IoLoop<>(lock, work, "khameleon-store-" + name + "-io-", concurrency.max() + burst, new IoLoop.Jobs<>() {
             @Override
             public Extent next() {
                 return takeNext();
@@ -101,21 +119,23 @@ final class ReadAheadReader implements BlockReader {
             }
 
             @Override
-            public void run(Extent e) {
-                load(e);
+            public Extent run(Extent e) {
+                return load(e);
             }
         });
     }
 
     /**
-     * Opens a reader and starts its I/O threads ({@code concurrency.max()} of them).
+     * Opens a reader and starts its I/O threads ({@code concurrency.max()} of them, plus up to
+     * {@code demandBurstReads} for demand bursts when the concurrency is adaptive).
      *
      * @throws IllegalArgumentException if the pool cannot hold {@code concurrency.max() + 1} of the largest reads
      */
     static ReadAheadReader start(Segments segments, Counters counters, String name, boolean useHints,
-            ReadConcurrency concurrency, int readAheadBytes, long poolBytes, int maxPendingReads, LongSupplier nanoTime) {
+            ReadConcurrency concurrency, int readAheadBytes, long poolBytes, int maxPendingReads, int demandBurstReads,
+            LongSupplier nanoTime) {
         ReadAheadReader reader = new ReadAheadReader(segments, counters, name, useHints, concurrency, readAheadBytes,
-                poolBytes, maxPendingReads, nanoTime);
+                poolBytes, maxPendingReads, demandBurstReads, nanoTime);
         reader.loop.start();
         return reader;
     }
@@ -155,14 +175,17 @@ final class ReadAheadReader implements BlockReader {
             }
             samplePace(e);
             if (e.state != Extent.State.READY) {
-                Extent.Waiter w = new Extent.Waiter(requestId, blockIndex);
-                e.waiters.add(w);
-                if (!e.demanded && e.state == Extent.State.QUEUED) {
-                    // A hinted read the sender now waits for: move it to the demand queue.
-                    queue.demand(e, nanoTime.getAsLong());
-                    signalIfRoom(true);
+                Extent.Waiter w = e.addWaiter(requestId, blockIndex);
+                if (w != null) {
+                    if (!e.demanded && e.state == Extent.State.QUEUED) {
+                        // A hinted read the sender now waits for: move it to the demand queue.
+                        queue.demand(e, nanoTime.getAsLong());
+                        signalIfRoom(true);
+                    }
+                    return w.future;
                 }
-                return w.future;
+                // Read and sealed, not yet READY: its loader holds its memory until it takes the
+                // lock, so this fetch pins it and copies the block out like a hit.
             }
             hit = e;
             cache.pin(hit);
@@ -245,6 +268,7 @@ final class ReadAheadReader implements BlockReader {
             return false;
         }
         e.state = Extent.State.QUEUED;
+        e.unseal();
         queue.created();
         queue.hint(e);
         return true;
@@ -309,22 +333,38 @@ final class ReadAheadReader implements BlockReader {
 
     /**
      * Picks the next extent to read and gives it memory, or returns null if there is nothing to
-     * do now. Demand reads go first, in elevator order; hinted reads follow soonest-due first, but
-     * only into memory that holds no announced data due sooner. Lock held.
+     * do now. Demand reads go first, in elevator order (beyond the limit only into memory that
+     * holds no announced data); hinted reads follow soonest-due first, but only into memory that
+     * holds no announced data due sooner. Lock held.
      */
     private Extent takeNext() {
-        if (readsInFlight >= concurrency.limit()) {
+        int limit = concurrency.limit();
+        if (readsInFlight >= limit && burstsInFlight >= burst) {
             return null;
         }
         long now = nanoTime.getAsLong();
         if (queue.hasDemand()) {
             Extent e = queue.peekDemand(now);
-            BuddyPool.Allocation memory = cache.acquire(readBytes(e), true, e.due, now);
+            boolean beyond = readsInFlight >= limit;
+            BuddyPool.Allocation memory = beyond ? cache.acquireUnannounced(readBytes(e), now)
+                    : cache.acquire(readBytes(e), true, e.due, now);
             if (memory == null) {
-                starved = true;
+                // A burst read that found no such memory waits for the next fetch or completion
+                // instead of being woken by every unpin (that churn was measured to cost throughput).
+                starved |= !beyond;
                 return null;
             }
+            if (beyond) {
+                burstReads++;
+                burstsInFlight++;
+                e.burst = true;
+            } else {
+                readsInFlight++;
+            }
             return start(e, memory);
+        }
+        if (readsInFlight >= limit) {
+            return null;
         }
         while (queue.hasHints() && prefetchesInFlight < prefetchLimit()) {
             Extent e = queue.peekHint();
@@ -341,6 +381,7 @@ final class ReadAheadReader implements BlockReader {
             }
             e.prefetching = true;
             prefetchesInFlight++;
+            readsInFlight++;
             return start(e, memory);
         }
         return null;
@@ -363,17 +404,19 @@ final class ReadAheadReader implements BlockReader {
         queue.take(e, segments.diskPosition(e.request, e.to));
         e.state = Extent.State.LOADING;
         e.memory = memory;
-        readsInFlight++;
         return e;
     }
 
     /**
      * Wakes one I/O thread if another read may start now. A thread that found no memory it may
-     * take sleeps until memory is released; a new demand read may evict more than a prefetch may,
-     * so it wakes a thread even then. Lock held.
+     * take sleeps until memory is released; a new demand read within the limit may evict more
+     * than a prefetch may, so it wakes a thread even then. Beyond the limit, a demand read wakes
+     * a thread only if memory that nobody announced is there to take. Lock held.
      */
     private void signalIfRoom(boolean demand) {
-        if (readsInFlight < concurrency.limit() && (demand || !starved)) {
+        if (readsInFlight < concurrency.limit() ? demand || !starved
+                : demand && burstsInFlight < burst
+                        && cache.hasUnannounced(readBytes(queue.peekDemand(nanoTime.getAsLong())), nanoTime.getAsLong())) {
             work.signal();
         }
     }
@@ -385,8 +428,15 @@ final class ReadAheadReader implements BlockReader {
         }
     }
 
-    /** Reads {@code e} (I/O thread, no lock), then serves the fetches waiting for it. */
-    private void load(Extent e) {
+    /**
+     * Reads {@code e} (I/O thread, no lock), serves the fetches waiting for it, then in one
+     * critical section publishes it READY and takes the next extent this thread reads (returned,
+     * or null). Serving needs no lock: the extent stays LOADING, so nothing evicts it, and its
+     * waiters are handed over under its own monitor until it is sealed; fetches that find it
+     * sealed copy their block out themselves under a pin. So a read costs the I/O thread one
+     * acquisition of the store lock.
+     */
+    private Extent load(Extent e) {
         IOException failure = null;
         long t0 = nanoTime.getAsLong();
         try {
@@ -398,11 +448,34 @@ final class ReadAheadReader implements BlockReader {
                     + " from " + segments.path(e.request) + " failed: " + ex, ex);
         }
         long latency = nanoTime.getAsLong() - t0;
-        List<Extent.Waiter> waiters;
-        boolean ready;
+        int served = 0;
+        if (failure == null) {
+            for (List<Extent.Waiter> batch = e.drainOrSeal(); !batch.isEmpty(); batch = e.drainOrSeal()) {
+                if (served > 0) {
+                    // Fetches that arrived after the first hand-over found the data already read.
+                    // Counted before completing, so a caller that sees the block also sees the count.
+                    counters.blocksFromMemory.add(batch.size());
+                }
+                for (Extent.Waiter w : batch) {
+                    serve(e, w.block, w.future);
+                }
+                served += batch.size();
+            }
+            Runnable hook = afterHandOverForTesting;
+            if (hook != null) {
+                hook.run();
+            }
+        }
+        List<Extent.Waiter> failed = List.of();
+        Extent next = null;
         lock.lock();
         try {
-            readsInFlight--;
+            if (e.burst) {
+                e.burst = false;
+                burstsInFlight--;
+            } else {
+                readsInFlight--;
+            }
             if (failure == null) {
                 concurrency.completed(latency);
             }
@@ -410,37 +483,31 @@ final class ReadAheadReader implements BlockReader {
                 e.prefetching = false;
                 prefetchesInFlight--;
             }
-            waiters = e.waiters;
-            e.waiters = new ArrayList<>(0);
-            ready = failure == null && !closed;
-            if (ready) {
-                cache.loaded(e);
-                consumeHints(e, waiters.size());
+            if (failure == null) {
+                // Also when closed: a fetch may still copy from it under a pin; close forgets it.
+                if (cache.loaded(e)) {
+                    wakeStarved();
+                }
+                consumeHints(e, served);
             } else {
+                failed = e.drain();
                 cache.remove(e);
                 cache.release(e);
                 starved = false;
             }
-            // This thread takes the next read itself; wake another only if the limit leaves room for both.
-            if ((queue.hasDemand() || queue.hasHints()) && readsInFlight + 1 < concurrency.limit()) {
-                work.signal();
+            if (!closed) {
+                next = takeNext();
+                if ((queue.hasDemand() || queue.hasHints()) && readsInFlight < concurrency.limit()) {
+                    work.signal();
+                }
             }
         } finally {
             lock.unlock();
         }
-        if (failure != null) {
-            for (Extent.Waiter w : waiters) {
-                w.future.completeExceptionally(failure);
-            }
-            return;
+        for (Extent.Waiter w : failed) {
+            w.future.completeExceptionally(failure);
         }
-        if (!ready) {
-            return;
-        }
-        for (Extent.Waiter w : waiters) {
-            serve(e, w.block, w.future);
-        }
-        unpin(e);
+        return next;
     }
 
     /** Completes {@code f} with block {@code block} copied out of pinned extent {@code e}. */
@@ -520,6 +587,21 @@ final class ReadAheadReader implements BlockReader {
         }
     }
 
+    /** Test hook: {@code hook} runs on the I/O thread after each hand-over, before the loader takes the lock. */
+    void afterHandOverForTesting(Runnable hook) {
+        this.afterHandOverForTesting = hook;
+    }
+
+    /** Test view: demand reads started beyond the adaptive limit. */
+    long burstReads() {
+        lock.lock();
+        try {
+            return burstReads;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The number of I/O threads. */
     int ioThreads() {
         return loop.threadCount();
@@ -535,8 +617,7 @@ final class ReadAheadReader implements BlockReader {
             }
             closed = true;
             for (Extent e : cache.notReady()) {
-                orphans.addAll(e.waiters);
-                e.waiters = new ArrayList<>(0);
+                orphans.addAll(e.drain());
             }
             queue.clear();
             work.signalAll();

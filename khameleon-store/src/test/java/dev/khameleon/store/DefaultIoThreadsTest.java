@@ -18,7 +18,7 @@ class DefaultIoThreadsTest {
         Corpus.random(1, 4, BLOCK, 8 * BLOCK).importInto(dir);
         try (FileBlockStore store = FileBlockStore.open(dir)) {
             ReadAheadReader reader = (ReadAheadReader) store.reader();
-            assertEquals(FileBlockStore.ADAPTIVE_MAX_IO_THREADS, reader.ioThreads());
+            assertEquals(FileBlockStore.ADAPTIVE_MAX_IO_THREADS, reader.ioThreads(), "no demand bursts by default");
             assertEquals(FileBlockStore.ADAPTIVE_MIN_READS, reader.readLimit());
         }
     }
@@ -30,7 +30,7 @@ class DefaultIoThreadsTest {
         try (FileBlockStore store = FileBlockStore.builder(dir).readAheadBytes(16 * BLOCK).poolBytes(4 * 16 * BLOCK)
                 .build()) {
             ReadAheadReader reader = (ReadAheadReader) store.reader();
-            assertEquals(3, reader.ioThreads(), "one read's memory stays free beside the threads' reads");
+            assertEquals(3, reader.ioThreads(), "one read's memory stays free beside the threads' reads; none for bursts");
             assertTrue(reader.readLimit() <= 3);
         }
     }
@@ -41,6 +41,20 @@ class DefaultIoThreadsTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> FileBlockStore.builder(dir)
                 .readAheadBytes(16 * BLOCK).poolBytes(16 * BLOCK).build());
         assertTrue(e.getMessage().contains("poolBytes"), e.getMessage());
+    }
+
+    @Test
+    void demandBurstReads_addThreads_andAreBounded(@TempDir Path dir) throws Exception {
+        Corpus.random(5, 4, BLOCK, 8 * BLOCK).importInto(dir);
+        try (FileBlockStore store = FileBlockStore.builder(dir).demandBurstReads(8).build()) {
+            assertEquals(FileBlockStore.ADAPTIVE_MAX_IO_THREADS + 8, ((ReadAheadReader) store.reader()).ioThreads());
+        }
+        try (FileBlockStore store = FileBlockStore.builder(dir).demandBurstReads(8).ioThreads(2).build()) {
+            assertEquals(2, ((ReadAheadReader) store.reader()).ioThreads(), "a fixed count has no bursts");
+        }
+        assertThrows(IllegalArgumentException.class, () -> FileBlockStore.builder(dir).demandBurstReads(-1));
+        assertThrows(IllegalArgumentException.class,
+                () -> FileBlockStore.builder(dir).demandBurstReads(ReadAheadReader.MAX_DEMAND_BURST_READS + 1));
     }
 
     @Test

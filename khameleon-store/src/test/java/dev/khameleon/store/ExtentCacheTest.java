@@ -35,7 +35,6 @@ class ExtentCacheTest {
             e.due = due;
         }
         cache.loaded(e);
-        cache.unpin(e);
         return e;
     }
 

@@ -3,9 +3,13 @@ package dev.khameleon.store;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -13,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The I/O threads: started by start(), not by the constructor, and gone after join(). */
+/** The I/O threads: started by start(), not by the constructor, and gone after join(); a job may hand over the next. */
 class IoLoopTest {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition work = lock.newCondition();
@@ -33,8 +37,9 @@ class IoLoopTest {
             }
 
             @Override
-            public void run(Runnable job) {
+            public Runnable run(Runnable job) {
                 job.run();
+                return null;
             }
         });
     }
@@ -60,6 +65,50 @@ class IoLoopTest {
         }
         assertTrue(ran.await(10, TimeUnit.SECONDS));
         assertThrows(IllegalStateException.class, loop::start);
+        stopAndJoin(loop);
+        assertEquals(0, threadsNamed("io-loop-test-"));
+    }
+
+    @Test
+    void aJobThatReturnsTheNextOne_isFollowedByIt_withoutAskingTheQueue() throws Exception {
+        int chain = 5;
+        CountDownLatch ran = new CountDownLatch(chain);
+        AtomicInteger asked = new AtomicInteger();
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
+        IoLoop<Integer> loop = new IoLoop<>(lock, work, "io-loop-chain-", 1, new IoLoop.Jobs<>() {
+            private boolean given;
+
+            @Override
+            public Integer next() {
+                asked.incrementAndGet();
+                if (given) {
+                    return null;
+                }
+                given = true;
+                return 1;
+            }
+
+            @Override
+            public boolean stopped() {
+                return stopped;
+            }
+
+            @Override
+            public Integer run(Integer job) {
+                order.add(Thread.currentThread().getName() + ":" + job);
+                ran.countDown();
+                return job < chain ? job + 1 : null;
+            }
+        });
+        loop.start();
+        assertTrue(ran.await(10, TimeUnit.SECONDS));
+        stopAndJoin(loop);
+        assertEquals(List.of("io-loop-chain-1:1", "io-loop-chain-1:2", "io-loop-chain-1:3",
+                "io-loop-chain-1:4", "io-loop-chain-1:5"), order);
+        assertTrue(asked.get() <= 3, "the queue was asked " + asked.get() + " times for a chain of " + chain);
+    }
+
+    private void stopAndJoin(IoLoop<?> loop) {
         lock.lock();
         try {
             stopped = true;
@@ -68,6 +117,5 @@ class IoLoopTest {
             lock.unlock();
         }
         loop.join();
-        assertEquals(0, threadsNamed("io-loop-test-"));
     }
 }

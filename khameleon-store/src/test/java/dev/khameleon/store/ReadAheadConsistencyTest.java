@@ -1,7 +1,5 @@
 package dev.khameleon.store;
 
-import dev.khameleon.core.Block;
-import dev.khameleon.core.ScheduleChunk;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,7 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -69,7 +66,7 @@ class ReadAheadConsistencyTest {
             List<Future<Integer>> workers = new ArrayList<>();
             for (int w = 0; w < 4; w++) {
                 SplittableRandom rnd = new SplittableRandom(seed * 31 + w);
-                workers.add(callers.submit(() -> runSession(store, rnd)));
+                workers.add(callers.submit(() -> RandomSessions.run(store, corpus, rnd, 400, 20, 4)));
             }
             int checked = 0;
             for (Future<Integer> f : workers) {
@@ -80,34 +77,5 @@ class ReadAheadConsistencyTest {
             assertEquals(checked, stats.blocksServed());
             assertTrue(stats.poolPeakBytes() <= stats.poolCapacityBytes(), stats.toString());
         }
-    }
-
-    /** One caller: announces a random chunk, then fetches its blocks with a few in flight. */
-    private static int runSession(FileBlockStore store, SplittableRandom rnd) throws Exception {
-        int checked = 0;
-        long seq = 0;
-        while (checked < 400) {
-            int len = 1 + rnd.nextInt(20);
-            int[] ids = new int[len];
-            int[] idx = new int[len];
-            for (int k = 0; k < len; k++) {
-                ids[k] = rnd.nextInt(corpus.size());
-                idx[k] = rnd.nextInt(corpus.count(ids[k]));
-            }
-            if (rnd.nextInt(4) != 0) {
-                store.prefetch(ScheduleChunk.of(seq, ids, idx));
-            }
-            seq += len;
-            List<CompletableFuture<Block>> inFlight = new ArrayList<>();
-            for (int k = 0; k < len && checked + inFlight.size() < 400; k++) {
-                inFlight.add(store.fetch(ids[k], idx[k]).toCompletableFuture());
-            }
-            for (int k = 0; k < inFlight.size(); k++) {
-                Block b = inFlight.get(k).get(30, TimeUnit.SECONDS);
-                assertEquals(corpus.block(ids[k], idx[k]), b, "request " + ids[k] + " block " + idx[k]);
-            }
-            checked += inFlight.size();
-        }
-        return checked;
     }
 }

@@ -93,6 +93,9 @@ public final class StoreBench implements Callable<Integer> {
     @Option(names = "--main-io-threads", split = ",", description = "I/O thread counts of the read-ahead strategies in the main table (0: the store's default); default ${DEFAULT-VALUE}")
     int[] mainIoThreads = {1, 4};
 
+    @Option(names = "--demand-burst", description = "FileBlockStore.Builder.demandBurstReads for schedule-aware with the default concurrency; default ${DEFAULT-VALUE}")
+    int demandBurst = 0;
+
     @Option(names = "--main-strategies", split = ",", converter = StrategyConverter.class,
             description = "Strategies of the main table; default naive,serialized-readahead,schedule-aware")
     List<ReadStrategy> mainStrategies = List.of(ReadStrategy.values());
@@ -267,6 +270,8 @@ public final class StoreBench implements Callable<Integer> {
                 .maxPendingReads(1 << 20);
         if (threads > 0) {
             builder.ioThreads(threads);
+        } else if (strategy == ReadStrategy.SCHEDULE_AWARE) {
+            builder.demandBurstReads(demandBurst);
         }
         try (FileBlockStore store = builder.build()) {
             Replay.Result r = replay.run(store, s, depth, warmupSeconds, measureSeconds, (long) (slotMs * 1e6));
