@@ -747,7 +747,10 @@ public final class KhameleonServer implements AutoCloseable {
             return this;
         }
 
-        /** How many planned blocks per session are fetched ahead of the sender, in {@code [1, 1024]} (default 16). */
+        /**
+         * The most planned blocks per session fetched ahead of the sender, in {@code [1, 1024]} (default 16); a
+         * session fetches fewer when its pace and its source's fetch time say fewer are sent soon.
+         */
         public Builder fetchWindow(int blocks) {
             this.fetchWindow = range("fetchWindow", blocks, 1, 1024);
             return this;

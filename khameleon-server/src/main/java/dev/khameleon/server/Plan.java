@@ -46,6 +46,8 @@ final class Plan {
         Block block;
         /** The fetch's timeout while {@link SlotState#FETCHING}; cancelled when the slot is dropped. */
         Future<?> timeout;
+        /** When the fetch started, on the server's clock. */
+        long fetchStartNanos;
 
         Slot(long seq, int requestId, int blockIndex) {
             this.seq = seq;

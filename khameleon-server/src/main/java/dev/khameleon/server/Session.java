@@ -47,6 +47,10 @@ final class Session {
     private static final Logger log = LoggerFactory.getLogger(Session.class);
 
     private static final int MAX_REPLAN_MARGIN = 16;
+    /** The least time of sending that fetched blocks cover ahead of the sender. */
+    private static final long MIN_FETCH_LEAD_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** The fewest planned blocks fetched ahead of the sender (the head and the next). */
+    private static final int MIN_FETCH_WINDOW = 2;
     private static final double EWMA = 0.2;
     private static final long[] NO_COUNTS = new long[0];
 
@@ -643,6 +647,21 @@ final class Session {
         return (int) Math.max(0, Math.min(MAX_REPLAN_MARGIN, m));
     }
 
+    /**
+     * How many planned blocks to fetch ahead of the sender: those it will write within twice the
+     * source's mean fetch time (at least {@link #MIN_FETCH_LEAD_NANOS}) at the current pace, and at
+     * least up to the first block a re-plan can place (so that a new state's first block is fetched
+     * while the margin's old blocks wait), within {@code [MIN_FETCH_WINDOW, fetchWindow]}. Fetching
+     * further ahead fetches blocks that the next state's re-plan mostly drops: with the whole window
+     * fetched a session read several blocks from its source for every block it sent.
+     */
+    private int fetchWindow() {
+        double slotNanos = frameBytes / pacer.rate() * 1e9;
+        double lead = Math.max(MIN_FETCH_LEAD_NANOS, 2 * fetcher.meanFetchNanos());
+        long w = Math.max(1 + (long) Math.ceil(lead / slotNanos), replanMargin() + 2L);
+        return (int) Math.min(config.fetchWindow(), Math.max(MIN_FETCH_WINDOW, w));
+    }
+
     /** Starts the next scheduler job if none is running and one is due. */
     private void maybeSchedule() {
         if (phase != Phase.ACTIVE || plan.jobRunning()) {
@@ -736,11 +755,12 @@ final class Session {
     // ---------------------------------------------------------------- fetching (event loop side)
 
     private void startFetches() {
+        int window = fetchWindow();
         if (lazyCounts == null) {
-            plan.forEachToFetch(config.fetchWindow(), fetcher::start);
+            plan.forEachToFetch(window, fetcher::start);
             return;
         }
-        plan.forEachToFetch(config.fetchWindow(), this::startCounted);
+        plan.forEachToFetch(window, this::startCounted);
         // Learned while the plan was walked (a fetch may end within start): cut only now.
         if (lazyCounts.takeCapsPending()) {
             plan.replanFromFirst(Long.MIN_VALUE, this::beyondCount);

@@ -36,6 +36,8 @@ final class SlotFetcher {
     static final long BACKEND_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** How soon to look again when the fetch executor's queue is full. */
     static final long QUEUE_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** The weight of the newest fetch in {@link #meanFetchNanos}. */
+    private static final double FETCH_EWMA = 0.2;
 
     private final ServerRuntime.App app;
     private final GuardedBlockSource source;
@@ -49,7 +51,10 @@ final class SlotFetcher {
     private final BiConsumer<Slot, Block> doneNow;
     /** The session's lazily told counts; null when every count of the application is exact. */
     private final LazyCountTable lazyCounts;
+    private final ServerRuntime server;
     private boolean failureLogged;
+    /** Exponentially weighted mean time from the start of a fetch to its end on the event loop. */
+    private double meanFetchNanos;
 
     /**
      * @param retryIn called with a delay in nanoseconds when a fetch could not start now
@@ -73,6 +78,16 @@ final class SlotFetcher {
         this.done = done;
         this.doneNow = doneNow;
         this.lazyCounts = lazyCounts;
+        this.server = server;
+    }
+
+    /**
+     * The mean time a fetch of this session has taken, from its start to its block being back on the
+     * event loop (queueing on the fetch executor included), weighting recent fetches most; 0 before
+     * the first fetch that did not complete at once.
+     */
+    double meanFetchNanos() {
+        return meanFetchNanos;
     }
 
     /**
@@ -88,6 +103,7 @@ final class SlotFetcher {
             return false;
         }
         s.state = SlotState.FETCHING;
+        s.fetchStartNanos = server.nanoTime();
         if (source.fetchesImmediately()) {
             fetchOnLoop(s);
             return true;
@@ -156,6 +172,8 @@ final class SlotFetcher {
             return;
         }
         cancel(s.timeout);
+        long took = server.nanoTime() - s.fetchStartNanos;
+        meanFetchNanos = meanFetchNanos == 0 ? took : meanFetchNanos + FETCH_EWMA * (took - meanFetchNanos);
         done.accept(s, finish(s, b, error));
     }
 

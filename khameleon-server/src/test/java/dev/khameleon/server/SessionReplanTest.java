@@ -292,4 +292,39 @@ class SessionReplanTest {
             release.countDown();
         }
     }
+
+    /**
+     * A session fetches ahead only the blocks it will send soon: a re-plan for each new state drops
+     * what was fetched beyond its cut, so fetching the whole fetch window ahead of a slowly paced
+     * session read several blocks from the source for each block sent (about 8 per block here, 2 now).
+     */
+    @org.junit.jupiter.api.Test
+    void slowlyPacedSessionWithFrequentStates_fetchesLittleMoreThanItSends() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicInteger fetches = new java.util.concurrent.atomic.AtomicInteger();
+        BlockSource memory = TestApps.inMemory(N, 50, BLOCK_SIZE);
+        BlockSource counting = TestApps.withFetch(memory, (r, b) -> {
+            fetches.incrementAndGet();
+            return memory.fetch(r, b);
+        });
+        Application app = Application.builder("test").blockSource(counting)
+                .predictor(ServerPredictor.pointDecaying(N, 100, HORIZONS)).horizons(HORIZONS).waitForState(true).build();
+        server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(7).fixedBytesPerSecond(20 * BLOCK_SIZE)
+                .application(app).build().start();
+        URI uri = URI.create("ws://127.0.0.1:" + server.port() + "/test");
+        try (TestClient c = TestClient.open(uri, "test", 400)) {
+            for (int k = 1; k <= 20; k++) {
+                c.sendState(k, "{\"request\": " + (k % 7) + "}");
+                int replans = k;
+                TestClient.await(() -> server.sessionMetrics().get(0).replans() >= replans, "re-plan " + replans);
+                Thread.sleep(60);
+            }
+            SessionMetrics m = server.sessionMetrics().get(0);
+            assertTrue(m.blocksPushed() >= 20, "the session sent blocks: " + m.blocksPushed());
+            // At 50 ms a block, the blocks sent within 20 ms plus the re-plan margin (a slot or two) are
+            // fetched ahead, and that is what a re-plan may drop: a few per re-plan, not a window of 16.
+            assertTrue(fetches.get() <= m.blocksPushed() + 5 * m.replans(),
+                    fetches.get() + " fetches for " + m.blocksPushed() + " blocks pushed over " + m.replans() + " re-plans");
+        }
+    }
+
 }
