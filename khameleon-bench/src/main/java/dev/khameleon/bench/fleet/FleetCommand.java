@@ -1,5 +1,8 @@
 package dev.khameleon.bench.fleet;
 
+import dev.khameleon.bench.proxy.HaproxyConfig;
+import dev.khameleon.bench.proxy.LocalProcess;
+
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -145,7 +148,7 @@ public final class FleetCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         validate();
-        LocalProcesses.Haproxy.documented(configDoc);
+        HaproxyConfig.documented(configDoc);
         int runs = calibrate.length + validate.length;
         long expected = runs * (warmup + seconds + 60L);
         Thread watchdog = new Thread(() -> {
@@ -162,7 +165,7 @@ public final class FleetCommand implements Callable<Integer> {
         PrintStream out = System.out;
         out.printf(Locale.ROOT, "fleet: %d sessions per node at %.0f B/s, memory tier %d bytes per node, %d s warm-up"
                         + " + %d s per run; %d cores; load average %s%n", sessionsPerNode, rate, memoryBytes, warmup,
-                seconds, Runtime.getRuntime().availableProcessors(), loadAverage());
+                seconds, Runtime.getRuntime().availableProcessors(), LocalProcess.loadAverage());
         List<FleetRig.Result> calibration = new ArrayList<>();
         List<FleetRig.Result> validation = new ArrayList<>();
         for (int n : calibrate) {
@@ -183,7 +186,7 @@ public final class FleetCommand implements Callable<Integer> {
         out.println();
         out.println(extrapolationTable(model, targetSessions, nodeCores, nodeEgress));
         out.println();
-        out.println("load average at the end: " + loadAverage());
+        out.println("load average at the end: " + LocalProcess.loadAverage());
         watchdog.interrupt();
         return 0;
     }
@@ -193,7 +196,7 @@ public final class FleetCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "%d node(s): %.1f s window, sessions per node %s, blocks pushed %.0f/s, client hit"
                         + " rate %.3f, HAProxy %.3f cores, load average %s%n", n, r.windowSeconds(),
                 r.nodeRates().stream().map(x -> Long.toString(x.sessions())).toList(), r.blocksPushed(), r.hitRate(),
-                r.proxyCores(), loadAverage());
+                r.proxyCores(), LocalProcess.loadAverage());
         return r;
     }
 
@@ -263,13 +266,4 @@ public final class FleetCommand implements Callable<Integer> {
         return t.toString().stripTrailing();
     }
 
-    /** The first three fields of {@code /proc/loadavg}, or "unknown". */
-    static String loadAverage() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (java.io.IOException | RuntimeException e) {
-            return "unknown";
-        }
-    }
 }

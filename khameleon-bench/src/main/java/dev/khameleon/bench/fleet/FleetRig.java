@@ -1,5 +1,9 @@
 package dev.khameleon.bench.fleet;
 
+import dev.khameleon.bench.proxy.HaproxyConfig;
+import dev.khameleon.bench.proxy.HaproxyProcess;
+import dev.khameleon.bench.proxy.LocalProcess;
+
 import dev.khameleon.bench.sim.trace.BalabitReader;
 import dev.khameleon.bench.sim.trace.PointerTrace;
 import dev.khameleon.client.KhameleonClient;
@@ -162,10 +166,10 @@ final class FleetRig {
                 for (LocalProcesses.Node n : nodes) {
                     ports.add(n.awaitPort());
                 }
-                int listen = LocalProcesses.freePort();
-                String config = LocalProcesses.Haproxy.render(LocalProcesses.Haproxy.documented(s.configDoc()), listen,
+                int listen = LocalProcess.freePort();
+                String config = HaproxyConfig.render(HaproxyConfig.documented(s.configDoc()), listen,
                         ports);
-                try (LocalProcesses.Haproxy proxy = LocalProcesses.Haproxy.start(s.haproxy(), config, listen)) {
+                try (HaproxyProcess proxy = HaproxyProcess.start(s.haproxy(), config, listen)) {
                     URI uri = URI.create("ws://127.0.0.1:" + proxy.port() + "/" + FleetNode.APP);
                     // One at a time: leastconn then gives every node the same number of sessions.
                     for (int i = 0; i < total; i++) {

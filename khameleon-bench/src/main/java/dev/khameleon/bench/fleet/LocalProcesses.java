@@ -1,5 +1,7 @@
 package dev.khameleon.bench.fleet;
 
+import dev.khameleon.bench.proxy.LocalProcess;
+
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,50 +25,12 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The rig's child processes on 127.0.0.1: Debian's {@code redis-server}, Debian's {@code haproxy} with
- * the documented configuration, and {@link FleetNode} JVMs. Each is stopped by its {@code close()}
+ * The rig's child processes on 127.0.0.1 besides HAProxy: Debian's {@code redis-server} and
+ * {@link FleetNode} JVMs. Each is stopped by its {@code close()}
  * (forcibly after a bounded wait); every wait for a process to come up is bounded too.
  */
 final class LocalProcesses {
     private LocalProcesses() {
-    }
-
-    /** A port free on the loopback address a moment ago. */
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
-    private static boolean listens(int port) {
-        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static void stop(Process p) throws InterruptedException {
-        p.destroy();
-        if (!p.waitFor(10, TimeUnit.SECONDS)) {
-            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-    }
-
-    private static void delete(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(f);
-            }
-        }
-    }
-
-    private static String read(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            return "";
-        }
     }
 
     /** A throw-away Redis without persistence, with the LRU policy of docs/scale-out.md. */
@@ -84,7 +48,7 @@ final class LocalProcesses {
         /** Starts {@code binary} with {@code maxMemory} (e.g. {@code "64mb"}) and waits (10 s) until it answers. */
         static Redis start(Path binary, String maxMemory) throws IOException, InterruptedException {
             Path dir = Files.createTempDirectory("fleet-redis");
-            int port = freePort();
+            int port = LocalProcess.freePort();
             Process p = new ProcessBuilder(binary.toString(), "--bind", "127.0.0.1", "--port", Integer.toString(port),
                     "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--maxmemory", maxMemory,
                     "--maxmemory-policy", "allkeys-lru", "--daemonize", "no").redirectErrorStream(true)
@@ -93,7 +57,7 @@ final class LocalProcesses {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (!r.ping()) {
                 if (System.nanoTime() > deadline || !p.isAlive()) {
-                    String log = read(dir.resolve("redis.log"));
+                    String log = LocalProcess.read(dir.resolve("redis.log"));
                     r.close();
                     throw new IllegalStateException("redis-server did not answer on 127.0.0.1:" + port + ":\n" + log);
                 }
@@ -152,130 +116,8 @@ final class LocalProcesses {
 
         @Override
         public void close() throws IOException, InterruptedException {
-            stop(process);
-            delete(dir);
-        }
-    }
-
-    /** HAProxy in the foreground with the documented configuration, rendered for the rig's nodes. */
-    static final class Haproxy implements AutoCloseable {
-        private static final Pattern BLOCK = Pattern.compile("```haproxy\\n(.*?)```", Pattern.DOTALL);
-        private static final Pattern SERVER = Pattern.compile("^(\\s*server\\s+)\\S+\\s+\\S+(.*)$");
-        private final Process process;
-        private final Path dir;
-        private final int port;
-
-        private Haproxy(Process process, Path dir, int port) {
-            this.process = process;
-            this.dir = dir;
-            this.port = port;
-        }
-
-        /**
-         * The first {@code ```haproxy} block of {@code doc}.
-         *
-         * @throws IllegalArgumentException if the file cannot be read or has no such block
-         */
-        static String documented(Path doc) {
-            String text;
-            try {
-                text = Files.readString(doc);
-            } catch (IOException e) {
-                throw new IllegalArgumentException("--config-doc: cannot read " + doc.toAbsolutePath().normalize()
-                        + " (run from the repository root or pass the path of docs/scale-out.md)");
-            }
-            Matcher m = BLOCK.matcher(text);
-            if (!m.find()) {
-                throw new IllegalArgumentException("--config-doc: " + doc + " has no ```haproxy block");
-            }
-            return m.group(1);
-        }
-
-        /**
-         * {@code documented} listening on {@code 127.0.0.1:listenPort}, its {@code server} lines replaced
-         * by one per node port ({@code node1}, {@code node2}, ...) with the first documented line's options.
-         *
-         * @throws IllegalArgumentException if the block has no {@code bind :80}, no {@code server} line,
-         *     or no node port is given
-         */
-        static String render(String documented, int listenPort, List<Integer> nodePorts) {
-            if (nodePorts.isEmpty()) {
-                throw new IllegalArgumentException("no node to balance");
-            }
-            if (!documented.contains("    bind :80\n")) {
-                throw new IllegalArgumentException("the documented haproxy block has no 'bind :80' line");
-            }
-            StringBuilder out = new StringBuilder();
-            boolean seen = false;
-            for (String line : documented.replace("    bind :80\n", "    bind 127.0.0.1:" + listenPort + "\n")
-                    .split("\n", -1)) {
-                Matcher m = SERVER.matcher(line);
-                if (!m.matches()) {
-                    out.append(line).append('\n');
-                } else if (!seen) {
-                    seen = true;
-                    for (int k = 0; k < nodePorts.size(); k++) {
-                        out.append(m.group(1)).append("node").append(k + 1).append(" 127.0.0.1:")
-                                .append(nodePorts.get(k)).append(m.group(2)).append('\n');
-                    }
-                }
-            }
-            if (!seen) {
-                throw new IllegalArgumentException("the documented haproxy block has no 'server' line");
-            }
-            return out.substring(0, out.length() - 1);
-        }
-
-        /** Starts {@code binary} with {@code config} (listening on {@code port}) and waits (10 s) until it listens. */
-        static Haproxy start(Path binary, String config, int port) throws IOException, InterruptedException {
-            Path dir = Files.createTempDirectory("fleet-haproxy");
-            Path file = Files.writeString(dir.resolve("haproxy.cfg"), config);
-            Process p = new ProcessBuilder(binary.toString(), "-db", "-f", file.toString()).redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("haproxy.log").toFile()).start();
-            Haproxy h = new Haproxy(p, dir, port);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!listens(port)) {
-                if (System.nanoTime() > deadline || !p.isAlive()) {
-                    String log = h.log();
-                    h.close();
-                    throw new IllegalStateException("haproxy does not listen on " + port + ":\n" + log);
-                }
-                Thread.sleep(20);
-            }
-            return h;
-        }
-
-        /** The port clients connect to. */
-        int port() {
-            return port;
-        }
-
-        /** User and system CPU seconds of the process so far, or 0 if {@code /proc} cannot say. */
-        double cpuSeconds() {
-            return LocalProcesses.cpuSeconds(process.pid());
-        }
-
-        /** What haproxy printed so far. */
-        String log() {
-            return read(dir.resolve("haproxy.log"));
-        }
-
-        @Override
-        public void close() throws IOException, InterruptedException {
-            stop(process);
-            delete(dir);
-        }
-    }
-
-    /** User and system CPU seconds of process {@code pid} from {@code /proc}, or 0 if it cannot say. */
-    static double cpuSeconds(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            // After the command name in parentheses: utime and stime are the 12th and 13th fields.
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
-        } catch (IOException | RuntimeException e) {
-            return 0;
+            LocalProcess.stop(process);
+            LocalProcess.delete(dir);
         }
     }
 
@@ -340,7 +182,7 @@ final class LocalProcesses {
                 String line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 if (line == null) {
                     throw new IOException("node " + process.pid() + " printed no '" + prefix + "' line within "
-                            + seconds + " s (alive: " + process.isAlive() + "); its log:\n" + read(log));
+                            + seconds + " s (alive: " + process.isAlive() + "); its log:\n" + LocalProcess.read(log));
                 }
                 if (line.startsWith(prefix + " ")) {
                     return line;
@@ -357,7 +199,7 @@ final class LocalProcesses {
                 // already gone
             }
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                stop(process);
+                LocalProcess.stop(process);
             }
         }
     }

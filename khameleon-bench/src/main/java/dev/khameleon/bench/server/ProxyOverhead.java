@@ -1,5 +1,9 @@
 package dev.khameleon.bench.server;
 
+import dev.khameleon.bench.proxy.HaproxyConfig;
+import dev.khameleon.bench.proxy.HaproxyProcess;
+import dev.khameleon.bench.proxy.LocalProcess;
+
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.server.KhameleonServer;
 import org.HdrHistogram.Histogram;
@@ -185,7 +189,7 @@ public final class ProxyOverhead implements Callable<Integer> {
         watchdog.start();
         PrintStream out = System.out;
         out.printf(Locale.ROOT, "ProxyOverhead: sessions %s, %d rounds, %d s warm-up + %d s per run, %s; load average %s%n",
-                Arrays.toString(sessions), rounds, warmup, seconds, version(), loadAverage());
+                Arrays.toString(sessions), rounds, warmup, seconds, version(), LocalProcess.loadAverage());
         for (Mode m : modes()) {
             List<Comparison> results = new ArrayList<>();
             for (int s : sessions) {
@@ -195,7 +199,7 @@ public final class ProxyOverhead implements Callable<Integer> {
             out.println(m == Mode.THROUGHPUT ? throughputTable(results) : latencyTable(results));
         }
         out.println();
-        out.println("load average at the end: " + loadAverage());
+        out.println("load average at the end: " + LocalProcess.loadAverage());
         watchdog.interrupt();
         return 0;
     }
@@ -238,7 +242,7 @@ public final class ProxyOverhead implements Callable<Integer> {
         try (KhameleonServer server = LoadApp.server(predictor, rate).maxSessions(5000)
                 .maxConnectionsPerAddress(5000).maxHandshakesPerAddress(5000)
                 .readIdleTimeout(Duration.ZERO).build().start();
-             Haproxy proxy = Haproxy.start(haproxy, HaproxyConfig.render(documented, freePort(), server.port()))) {
+             HaproxyProcess proxy = startProxy(documented, server.port())) {
             for (int round = 0; round < rounds; round++) {
                 // Alternate which path goes first, so a trend in the machine's load falls on both.
                 List<Route> order = round % 2 == 0 ? List.of(Route.DIRECT, Route.PROXIED)
@@ -251,7 +255,12 @@ public final class ProxyOverhead implements Callable<Integer> {
         return new Comparison(m, s, rate, runs);
     }
 
-    private Run run(Mode m, Route path, int round, int s, double rate, KhameleonServer server, Haproxy proxy)
+    private HaproxyProcess startProxy(String documented, int nodePort) throws IOException, InterruptedException {
+        int listen = LocalProcess.freePort();
+        return HaproxyProcess.start(haproxy, HaproxyConfig.render(documented, listen, nodePort), listen);
+    }
+
+    private Run run(Mode m, Route path, int round, int s, double rate, KhameleonServer server, HaproxyProcess proxy)
             throws Exception {
         LoadClient.Latency latency = m == Mode.LATENCY ? LoadClient.Latency.create() : null;
         List<LoadClient> clients;
@@ -268,7 +277,7 @@ public final class ProxyOverhead implements Callable<Integer> {
             Thread.sleep(warmup * 1000L);
             long b0 = LoadClient.totalBytes(clients);
             Map<Long, Long> cpu0 = ServerCpu.snapshot();
-            long proxy0 = proxy.cpuTicks();
+            double proxy0 = proxy.cpuSeconds();
             long t0 = System.nanoTime();
             Thread.sleep(seconds * 1000L);
             long bytes = LoadClient.totalBytes(clients) - b0;
@@ -276,8 +285,7 @@ public final class ProxyOverhead implements Callable<Integer> {
             Histogram delays = latency == null ? LoadClient.Latency.create().delays() : latency.snapshot();
             long missed = latency == null ? 0 : latency.missed().get();
             double serverCores = ServerCpu.nanosBetween(cpu0, ServerCpu.snapshot()) / 1e9 / wall;
-            double proxyCores = path == Route.PROXIED ? (proxy.cpuTicks() - proxy0) / Haproxy.TICKS_PER_SECOND / wall
-                    : 0;
+            double proxyCores = path == Route.PROXIED ? (proxy.cpuSeconds() - proxy0) / wall : 0;
             return new Run(path, round, wall, bytes, delays, missed, serverCores, proxyCores);
         } finally {
             if (states != null) {
@@ -365,113 +373,10 @@ public final class ProxyOverhead implements Callable<Integer> {
         }
     }
 
-    /** The first three fields of {@code /proc/loadavg}, or "unknown". */
-    static String loadAverage() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (IOException | RuntimeException e) {
-            return "unknown";
-        }
-    }
-
-    /** A port free on the loopback address a moment ago. */
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     private static void check(String name, int value, int min, int max) {
         if (value < min || value > max) {
             throw new IllegalArgumentException(name + ": " + value + " is outside [" + min + ", " + max + "]");
         }
     }
 
-    /** A haproxy process run in the foreground ({@code -db}) with a rendered configuration. */
-    static final class Haproxy implements AutoCloseable {
-        /** Linux's {@code USER_HZ}: the unit of {@code /proc/<pid>/stat}'s CPU times. */
-        static final double TICKS_PER_SECOND = 100.0;
-        private final Process process;
-        private final Path dir;
-        private final int port;
-
-        private Haproxy(Process process, Path dir, int port) {
-            this.process = process;
-            this.dir = dir;
-            this.port = port;
-        }
-
-        /** Writes {@code config} to a temporary directory, starts haproxy and waits (10 s) until it listens. */
-        static Haproxy start(Path binary, String config) throws IOException, InterruptedException {
-            Matcher m = Pattern.compile("bind 127\\.0\\.0\\.1:(\\d+)").matcher(config);
-            if (!m.find()) {
-                throw new IllegalArgumentException("the rendered configuration binds no 127.0.0.1 port");
-            }
-            int port = Integer.parseInt(m.group(1));
-            Path dir = Files.createTempDirectory("proxy-overhead");
-            Path file = Files.writeString(dir.resolve("haproxy.cfg"), config);
-            Process p = new ProcessBuilder(binary.toString(), "-db", "-f", file.toString()).redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("haproxy.log").toFile()).start();
-            Haproxy h = new Haproxy(p, dir, port);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (true) {
-                if (!p.isAlive()) {
-                    String log = h.log();
-                    h.close();
-                    throw new IllegalStateException("haproxy exited with " + p.exitValue() + ":\n" + log);
-                }
-                try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
-                    return h;
-                } catch (IOException e) {
-                    if (System.nanoTime() > deadline) {
-                        String log = h.log();
-                        h.close();
-                        throw new IllegalStateException("haproxy does not listen on " + port + " after 10 s:\n" + log);
-                    }
-                    Thread.sleep(20);
-                }
-            }
-        }
-
-        /** The port it listens on, on 127.0.0.1. */
-        int port() {
-            return port;
-        }
-
-        /** User and system CPU time of the process in ticks, or 0 if {@code /proc} cannot say. */
-        long cpuTicks() {
-            try {
-                String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
-                // Fields after the command name in parentheses: state is field 3, utime 14, stime 15.
-                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                return Long.parseLong(f[11]) + Long.parseLong(f[12]);
-            } catch (IOException | RuntimeException e) {
-                return 0;
-            }
-        }
-
-        /** What haproxy printed so far. */
-        String log() {
-            try {
-                return Files.readString(dir.resolve("haproxy.log"));
-            } catch (IOException e) {
-                return "";
-            }
-        }
-
-        /** Stops haproxy (SIGTERM, then SIGKILL after 10 s) and deletes its configuration and log. */
-        @Override
-        public void close() throws IOException, InterruptedException {
-            process.destroy();
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-            try (Stream<Path> files = Files.walk(dir)) {
-                for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(f);
-                }
-            }
-        }
-    }
 }

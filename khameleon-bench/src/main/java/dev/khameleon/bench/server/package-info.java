@@ -5,7 +5,7 @@
  * {@link dev.khameleon.bench.server.Soak} measures what hostile clients (ping floods, missing
  * hellos, stalled readers, oversized and maximal caches) cost healthy sessions on a server with
  * its default limits. {@link dev.khameleon.bench.server.ProxyOverhead} runs one workload directly
- * and through a local HAProxy with the documented configuration ({@code HaproxyConfig}) and compares
+ * and through a local HAProxy with the documented configuration ({@code dev.khameleon.bench.proxy.HaproxyConfig}) and compares
  * throughput and delays. They share the synthetic application ({@code LoadApp}) and the JDK WebSocket
  * load client ({@code LoadClient}); the hostile clients use a raw-socket WebSocket
  * ({@code RawWebSocket}) that binds its own loopback address and can stop reading.

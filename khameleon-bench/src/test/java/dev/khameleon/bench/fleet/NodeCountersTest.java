@@ -2,7 +2,6 @@ package dev.khameleon.bench.fleet;
 
 import org.junit.jupiter.api.Test;
 
-import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -28,17 +27,5 @@ class NodeCountersTest {
         NodeCounters after = new NodeCounters(3_000_000_000L, 1_000_000_000L, 400_000, 200, 220, 120, 10, 4, 4, 0, 0);
         FleetModel.FleetRates r = FleetRig.rates(after.minus(before));
         assertEquals(new FleetModel.FleetRates(1, 4, 0.5, 200_000, 110, 60, 5, 2), r);
-    }
-
-    @Test
-    void render_listsOneServerPerNodeWithTheDocumentedOptions() {
-        String doc = "frontend f\n    bind :80\n    default_backend b\nbackend b\n    balance leastconn\n"
-                + "    server node1 10.0.0.11:8080\n    server node2 10.0.0.12:8080 weight 2\n";
-        String cfg = LocalProcesses.Haproxy.render(doc, 7000, List.of(7001, 7002, 7003));
-        assertEquals("frontend f\n    bind 127.0.0.1:7000\n    default_backend b\nbackend b\n    balance leastconn\n"
-                + "    server node1 127.0.0.1:7001\n    server node2 127.0.0.1:7002\n    server node3 127.0.0.1:7003\n",
-                cfg);
-        assertThrows(IllegalArgumentException.class, () -> LocalProcesses.Haproxy.render("backend b\n", 1, List.of(2)));
-        assertThrows(IllegalArgumentException.class, () -> LocalProcesses.Haproxy.render(doc, 1, List.of()));
     }
 }

@@ -1,5 +1,6 @@
 package dev.khameleon.bench.server;
 
+import dev.khameleon.bench.proxy.HaproxyConfig;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,10 +1,11 @@
-package dev.khameleon.bench.server;
+package dev.khameleon.bench.proxy;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -61,5 +62,17 @@ class HaproxyConfigTest {
         IllegalArgumentException noBlock = assertThrows(IllegalArgumentException.class,
                 () -> HaproxyConfig.documented(empty));
         assertTrue(noBlock.getMessage().contains("no ```haproxy block"), noBlock.getMessage());
+    }
+
+    @Test
+    void render_listsOneServerPerNode_namedAsDocumentedThenByNumber_withTheFirstLinesOptions() {
+        String doc = "frontend f\n    bind :80\n    default_backend b\nbackend b\n    balance leastconn\n"
+                + "    server node1 10.0.0.11:8080\n    server node2 10.0.0.12:8080 weight 2\n";
+        String cfg = HaproxyConfig.render(doc, 7000, List.of(7001, 7002, 7003));
+        assertEquals("frontend f\n    bind 127.0.0.1:7000\n    default_backend b\nbackend b\n    balance leastconn\n"
+                + "    server node1 127.0.0.1:7001\n    server node2 127.0.0.1:7002\n    server node3 127.0.0.1:7003\n",
+                cfg);
+        assertThrows(IllegalArgumentException.class, () -> HaproxyConfig.render("backend b\n", 1, List.of(2)));
+        assertThrows(IllegalArgumentException.class, () -> HaproxyConfig.render(doc, 1, List.of()));
     }
 }
