@@ -27,11 +27,12 @@ import java.util.stream.IntStream;
  * <pre>
  * mvn -B -q package -pl khameleon-bench -am -DskipTests
  * java -jar khameleon-bench/target/khameleon-bench.jar fleet [--calibrate 1,2] [--validate 3] \
- *     [--sessions-per-node 3] [--warmup 10] [--seconds 30] [--target-sessions 100000]
+ *     [--sessions-per-node 3] [--warmup 10] [--seconds 30] [--target-sessions 100000] \
+ *     [--object-store] [--redis-memory 256mb]
  * </pre>
  */
 @Command(name = "fleet", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Runs HAProxy, Redis and N server nodes on loopback with clients replaying Balabit traces,",
+        description = {"Runs HAProxy, Redis (and optionally an S3 object store) and N server nodes on loopback with clients replaying Balabit traces,",
                 "fits a per-session fleet model on the calibration runs, checks it on the others and",
                 "extrapolates it to many sessions."})
 public final class FleetCommand implements Callable<Integer> {
@@ -85,6 +86,14 @@ public final class FleetCommand implements Callable<Integer> {
             + "default ${DEFAULT-VALUE}")
     Path redisServer = Path.of("/usr/bin/redis-server");
 
+    @Option(names = "--object-store", description = "Put an S3 object store (S3Proxy in its own JVM, in memory) "
+            + "below Redis in every node's tier stack")
+    boolean objectStore;
+
+    @Option(names = "--redis-memory", description = "The shared Redis's maxmemory (LRU beyond it), e.g. 8mb; "
+            + "default ${DEFAULT-VALUE}")
+    String redisMemory = "256mb";
+
     @Option(names = "--config-doc", description = "The page whose ```haproxy block the proxy runs; "
             + "default ${DEFAULT-VALUE}")
     Path configDoc = Path.of("docs", "scale-out.md");
@@ -124,6 +133,7 @@ public final class FleetCommand implements Callable<Integer> {
         if (!(nodeEgress > 0) || Double.isInfinite(nodeEgress)) {
             throw new IllegalArgumentException("--node-egress: must be finite and > 0, was " + nodeEgress);
         }
+        FleetRig.Settings.checkRedisMemory(redisMemory);
         requireExecutable(haproxy, "--haproxy", "haproxy");
         requireExecutable(redisServer, "--redis-server", "redis-server");
         if (!Files.isDirectory(balabit)) {
@@ -142,7 +152,7 @@ public final class FleetCommand implements Callable<Integer> {
     /** The rig's settings for {@code nodes} nodes. */
     FleetRig.Settings settings(int nodes) {
         return new FleetRig.Settings(nodes, sessionsPerNode, warmup, seconds, rate, memoryBytes, seed, balabit, haproxy,
-                redisServer, configDoc);
+                redisServer, configDoc, redisMemory, objectStore);
     }
 
     @Override
@@ -163,9 +173,10 @@ public final class FleetCommand implements Callable<Integer> {
         watchdog.setDaemon(true);
         watchdog.start();
         PrintStream out = System.out;
-        out.printf(Locale.ROOT, "fleet: %d sessions per node at %.0f B/s, memory tier %d bytes per node, %d s warm-up"
-                        + " + %d s per run; %d cores; load average %s%n", sessionsPerNode, rate, memoryBytes, warmup,
-                seconds, Runtime.getRuntime().availableProcessors(), LocalProcess.loadAverage());
+        out.printf(Locale.ROOT, "fleet: %d sessions per node at %.0f B/s, memory tier %d bytes per node, Redis %s%s,"
+                        + " %d s warm-up + %d s per run; %d cores; load average %s%n", sessionsPerNode, rate, memoryBytes,
+                redisMemory, objectStore ? " + object store" : "", warmup, seconds,
+                Runtime.getRuntime().availableProcessors(), LocalProcess.loadAverage());
         List<FleetRig.Result> calibration = new ArrayList<>();
         List<FleetRig.Result> validation = new ArrayList<>();
         for (int n : calibrate) {

@@ -27,7 +27,10 @@ import java.util.function.ToDoubleFunction;
  *   squares on the logarithms: with a shared Redis tier the origin computes each response once for
  *   the whole fleet, so its load grows with the distinct content the sessions ask for, not with
  *   the sessions; {@code α = 1} means sessions share nothing, {@code α = 0} that they all ask for the
- *   same content. It never exceeds the responses loaded below memory; the rest are Redis reads.</li>
+ *   same content. It never exceeds the responses loaded below memory; the rest are shared-tier
+ *   reads: Redis reads and, with an object store below Redis, object-store reads, split by their
+ *   share pooled over the calibration runs (it depends on Redis's size, which the calibration keeps
+ *   fixed).</li>
  * </ul>
  * Immutable and thread-safe; every factory checks its input and names what is wrong.
  */
@@ -40,10 +43,11 @@ public final class FleetModel {
     private final double loadsPerSession;
     private final double originScale;
     private final double originExponent;
+    private final double objectStoreShare;
 
     private FleetModel(double coresPerSession, double coresPerComputation, double egressPerSession,
                        double readsPerSession, double memoryHitRatio, double loadsPerSession, double originScale,
-                       double originExponent) {
+                       double originExponent, double objectStoreShare) {
         this.coresPerSession = coresPerSession;
         this.coresPerComputation = coresPerComputation;
         this.egressPerSession = egressPerSession;
@@ -52,6 +56,7 @@ public final class FleetModel {
         this.loadsPerSession = loadsPerSession;
         this.originScale = originScale;
         this.originExponent = originExponent;
+        this.objectStoreShare = objectStoreShare;
     }
 
     /**
@@ -65,9 +70,11 @@ public final class FleetModel {
      * @param memoryReads        of those, blocks answered from the nodes' memory tiers
      * @param redisResponses     responses per second loaded from the shared Redis tier
      * @param originComputations responses per second computed at the origin (database queries)
+     * @param objectStoreResponses responses per second loaded from the shared object store (below Redis)
      */
     public record FleetRates(int nodes, long sessions, double cores, double egressBytes, double blockReads,
-                             double memoryReads, double redisResponses, double originComputations) {
+                             double memoryReads, double redisResponses, double originComputations,
+                             double objectStoreResponses) {
         /**
          * Checks the values.
          *
@@ -87,14 +94,25 @@ public final class FleetModel {
             check("memoryReads", memoryReads);
             check("redisResponses", redisResponses);
             check("originComputations", originComputations);
+            check("objectStoreResponses", objectStoreResponses);
             if (memoryReads > blockReads) {
                 throw new IllegalArgumentException("memoryReads " + memoryReads + " exceed blockReads " + blockReads);
             }
         }
 
-        /** Responses per second loaded below the memory tier: Redis reads plus origin computations. */
+        /**
+         * A fleet without an object store: {@code objectStoreResponses} is 0.
+         *
+         * @throws IllegalArgumentException as the canonical constructor
+         */
+        public FleetRates(int nodes, long sessions, double cores, double egressBytes, double blockReads,
+                          double memoryReads, double redisResponses, double originComputations) {
+            this(nodes, sessions, cores, egressBytes, blockReads, memoryReads, redisResponses, originComputations, 0);
+        }
+
+        /** Responses per second loaded below the memory tier: Redis and object-store reads plus origin computations. */
         public double loads() {
-            return redisResponses + originComputations;
+            return redisResponses + objectStoreResponses + originComputations;
         }
 
         /** The sum of several nodes' rates, each a one-node {@code FleetRates}. */
@@ -104,7 +122,7 @@ public final class FleetModel {
             }
             int nodes = 0;
             long sessions = 0;
-            double[] s = new double[6];
+            double[] s = new double[7];
             for (FleetRates r : nodeRates) {
                 nodes += r.nodes;
                 sessions += r.sessions;
@@ -114,8 +132,9 @@ public final class FleetModel {
                 s[3] += r.memoryReads;
                 s[4] += r.redisResponses;
                 s[5] += r.originComputations;
+                s[6] += r.objectStoreResponses;
             }
-            return new FleetRates(nodes, sessions, s[0], s[1], s[2], s[3], s[4], s[5]);
+            return new FleetRates(nodes, sessions, s[0], s[1], s[2], s[3], s[4], s[5], s[6]);
         }
 
         private static void check(String name, double v) {
@@ -137,6 +156,8 @@ public final class FleetModel {
         MEMORY_READS("memory block reads/s", "%.0f", FleetRates::memoryReads),
         /** Responses per second read from Redis. */
         REDIS_READS("Redis reads/s (responses)", "%.1f", FleetRates::redisResponses),
+        /** Responses per second read from the object store. */
+        OBJECT_STORE_READS("object-store reads/s (responses)", "%.1f", FleetRates::objectStoreResponses),
         /** Origin computations per second. */
         ORIGIN("origin computations/s", "%.1f", FleetRates::originComputations);
 
@@ -183,6 +204,8 @@ public final class FleetModel {
         double reads = 0;
         double memory = 0;
         double loads = 0;
+        double redisReads = 0;
+        double objectReads = 0;
         double sx = 0;
         double sy = 0;
         double sxx = 0;
@@ -207,6 +230,8 @@ public final class FleetModel {
             reads += r.blockReads();
             memory += r.memoryReads();
             loads += r.loads();
+            redisReads += r.redisResponses();
+            objectReads += r.objectStoreResponses();
             double x = Math.log(r.sessions());
             double y = Math.log(r.originComputations());
             sx += x;
@@ -236,7 +261,7 @@ public final class FleetModel {
             co = 0;
         }
         return new FleetModel(cs, co, egress / sessions, reads / sessions, memory / reads, loads / sessions,
-                Math.exp(logA), alpha);
+                Math.exp(logA), alpha, redisReads + objectReads > 0 ? objectReads / (redisReads + objectReads) : 0);
     }
 
     /**
@@ -254,9 +279,10 @@ public final class FleetModel {
         double reads = readsPerSession * sessions;
         double loads = loadsPerSession * sessions;
         double origin = Math.min(loads, originScale * Math.pow(sessions, originExponent));
+        double shared = loads - origin;
         return new FleetRates(nodes, sessions, coresPerSession * sessions + coresPerComputation * origin,
                 egressPerSession * sessions, reads,
-                memoryHitRatio * reads, loads - origin, origin);
+                memoryHitRatio * reads, shared * (1 - objectStoreShare), origin, shared * objectStoreShare);
     }
 
     /**
@@ -312,9 +338,14 @@ public final class FleetModel {
         return memoryHitRatio;
     }
 
-    /** Responses per second per session loaded below the memory tier (Redis or origin). */
+    /** Responses per second per session loaded below the memory tier (Redis, object store or origin). */
     public double loadsPerSession() {
         return loadsPerSession;
+    }
+
+    /** The share of the responses read from a shared tier that came from the object store, in [0, 1]. */
+    public double objectStoreShare() {
+        return objectStoreShare;
     }
 
     /** {@code a} of the origin's {@code a · S^α}. */
@@ -330,8 +361,8 @@ public final class FleetModel {
     @Override
     public String toString() {
         return String.format(Locale.ROOT, "cores = %.4f * S + %.6f * origin computations/s; per session: %.0f B/s egress, %.2f block reads/s (%.1f %% from"
-                        + " memory), %.3f responses/s below memory; origin computations/s = %.3f * S^%.3f",
+                        + " memory), %.3f responses/s below memory; origin computations/s = %.3f * S^%.3f; %.1f %% of the other loads from the object store",
                 coresPerSession, coresPerComputation, egressPerSession, readsPerSession, memoryHitRatio * 100, loadsPerSession, originScale,
-                originExponent);
+                originExponent, objectStoreShare * 100);
     }
 }

@@ -10,6 +10,12 @@ import dev.khameleon.server.KhameleonServer;
 import dev.khameleon.server.ServerMetrics;
 import dev.khameleon.tiers.TierStats;
 import dev.khameleon.tiers.TieredBlockSource;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -27,10 +33,11 @@ import java.util.concurrent.atomic.LongAdder;
  * One node of the fleet rig, run as its own JVM: a {@link KhameleonServer} on 127.0.0.1 serving a
  * grid of cells over a canvas larger than one screen, with the default predictor
  * ({@link GaussianGridPredictor} over the grid), whose blocks come from a {@link TieredBlockSource}
- * (this node's memory, then the fleet's shared Redis) over an origin that computes each response
- * after a fixed delay, as a database query would.
+ * (this node's memory, then the fleet's shared Redis, then optionally the fleet's S3 object store)
+ * over an origin that computes each response after a fixed delay, as a database query would.
  *
- * <p>{@code FleetNode <redis-uri> <namespace> <bytes-per-second> <memory-bytes>} prints
+ * <p>{@code FleetNode <redis-uri> <namespace> <bytes-per-second> <memory-bytes> [<s3-endpoint> <bucket>]}
+ * prints
  * {@code port N} once it listens, answers each {@code stats} line on standard input with one
  * {@link NodeCounters} line, and exits when standard input ends, so a node never outlives the rig
  * that started it.
@@ -63,13 +70,26 @@ public final class FleetNode {
 
     /** Runs a node; see the class comment for the arguments and the protocol on standard input. */
     public static void main(String[] args) throws Exception {
-        if (args.length != 4) {
-            System.err.println("usage: FleetNode <redis-uri> <namespace> <bytes-per-second> <memory-bytes>");
+        if (args.length != 4 && args.length != 6) {
+            System.err.println("usage: FleetNode <redis-uri> <namespace> <bytes-per-second> <memory-bytes>"
+                    + " [<s3-endpoint> <bucket>]");
             System.exit(2);
         }
         ComputingOrigin origin = new ComputingOrigin();
-        TieredBlockSource tiers = TieredBlockSource.builder(origin).memoryBytes(Long.parseLong(args[3]))
-                .redis(URI.create(args[0])).namespace(args[1]).build();
+        TieredBlockSource.Builder builder = TieredBlockSource.builder(origin).memoryBytes(Long.parseLong(args[3]))
+                .redis(URI.create(args[0])).namespace(args[1]);
+        S3Client s3 = null;
+        if (args.length == 6) {
+            s3 = S3Client.builder().endpointOverride(URI.create(args[4])).region(Region.US_EAST_1).forcePathStyle(true)
+                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
+                            ObjectStoreServer.ACCESS_KEY, ObjectStoreServer.SECRET_KEY)))
+                    // An S3-compatible store other than AWS: checksums only where the API requires them.
+                    .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                    .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                    .build();
+            builder.objectStore(s3, args[5]);
+        }
+        TieredBlockSource tiers = builder.build();
         CountingSource counted = new CountingSource(tiers);
         Application app = Application.builder(APP).blockSource(counted)
                 .predictor(GaussianGridPredictor.builder(GRID).build()).build();
@@ -88,6 +108,9 @@ public final class FleetNode {
         }
         server.close();
         tiers.close();
+        if (s3 != null) {
+            s3.close();
+        }
         System.exit(0);
     }
 
@@ -98,7 +121,7 @@ public final class FleetNode {
                 .getProcessCpuTime();
         return new NodeCounters(System.nanoTime(), cpu, m.bytesPushed(), m.blocksPushed(), counted.reads.sum(),
                 t.memoryHits(), t.redisHits(), t.originComputations(), m.activeSessions(), t.waitTimeouts(),
-                t.redisFailures());
+                t.redisFailures(), t.objectStoreHits());
     }
 
     /** The bytes of block {@code index} of content {@code key}: a function of both, so a mix-up would show. */

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The loopback rig: a Redis shared by {@code N} {@link FleetNode} JVMs, HAProxy in front of them with
+ * The loopback rig: a Redis (and, if asked, an S3 object store below it) shared by {@code N}
+ * {@link FleetNode} JVMs, HAProxy in front of them with
  * the configuration of {@code docs/scale-out.md}, and Java clients ({@link KhameleonClient} with its
  * default Kalman predictor) in this JVM replaying Balabit pointer sessions through the proxy, each
  * session's screen placed at its own seeded offset on the nodes' larger canvas (so sessions share some
@@ -33,6 +34,8 @@ import java.util.stream.Stream;
 final class FleetRig {
     /** The rig's content namespace in Redis. */
     static final String NAMESPACE = "fleet-rig";
+    /** The rig's bucket in the object store. */
+    static final String BUCKET = "fleet-rig";
 
     private FleetRig() {
     }
@@ -51,9 +54,12 @@ final class FleetRig {
      * @param haproxy         the haproxy binary
      * @param redisServer     the redis-server binary
      * @param configDoc       the page whose {@code ```haproxy} block the proxy runs
+     * @param redisMemory     Redis's {@code maxmemory}: digits and an optional kb, mb or gb, at least 1mb
+     * @param objectStore     whether an S3 object store sits below Redis in every node's stack
      */
     record Settings(int nodes, int sessionsPerNode, int warmupSeconds, int seconds, double bytesPerSecond,
-                    long memoryBytes, long seed, Path balabit, Path haproxy, Path redisServer, Path configDoc) {
+                    long memoryBytes, long seed, Path balabit, Path haproxy, Path redisServer, Path configDoc,
+                    String redisMemory, boolean objectStore) {
         /**
          * Checks every value.
          *
@@ -70,6 +76,38 @@ final class FleetRig {
             }
             if (memoryBytes < 0 || memoryBytes > (1L << 30)) {
                 throw new IllegalArgumentException("memory tier bytes " + memoryBytes + " is outside [0, 1 GiB]");
+            }
+            checkRedisMemory(redisMemory);
+        }
+
+        /** The rig as it was before the object store: Redis of 256 MB, no object store. */
+        Settings(int nodes, int sessionsPerNode, int warmupSeconds, int seconds, double bytesPerSecond,
+                 long memoryBytes, long seed, Path balabit, Path haproxy, Path redisServer, Path configDoc) {
+            this(nodes, sessionsPerNode, warmupSeconds, seconds, bytesPerSecond, memoryBytes, seed, balabit, haproxy,
+                    redisServer, configDoc, "256mb", false);
+        }
+
+        /**
+         * Checks a Redis {@code maxmemory}: below 1 MB Redis would evict nearly everything at once, and
+         * 0 means no limit at all in Redis, which is not what a small value asks for.
+         *
+         * @throws IllegalArgumentException naming {@code --redis-memory} and the value
+         */
+        static void checkRedisMemory(String value) {
+            java.util.regex.Matcher m = value == null ? null
+                    : java.util.regex.Pattern.compile("(\\d{1,12})(kb|mb|gb)?").matcher(value.toLowerCase(
+                    java.util.Locale.ROOT));
+            if (m == null || !m.matches()) {
+                throw new IllegalArgumentException("--redis-memory: '" + value + "' is not a size such as 8mb");
+            }
+            long unit = m.group(2) == null ? 1 : switch (m.group(2)) {
+                case "kb" -> 1024L;
+                case "mb" -> 1L << 20;
+                default -> 1L << 30;
+            };
+            long n = Long.parseLong(m.group(1));
+            if (n < (1L << 20) / unit || n > (64L << 30) / unit) {
+                throw new IllegalArgumentException("--redis-memory: " + value + " is outside [1mb, 64gb]");
             }
         }
 
@@ -156,11 +194,15 @@ final class FleetRig {
         Path logs = Files.createTempDirectory("fleet-rig");
         List<LocalProcesses.Node> nodes = new ArrayList<>();
         List<Replay> replays = new ArrayList<>();
-        try (LocalProcesses.Redis redis = LocalProcesses.Redis.start(s.redisServer(), "256mb")) {
+        LocalProcesses.ObjectStore objects = null;
+        try (LocalProcesses.Redis redis = LocalProcesses.Redis.start(s.redisServer(), s.redisMemory())) {
             try {
+                if (s.objectStore()) {
+                    objects = LocalProcesses.ObjectStore.start(logs.resolve("object-store.log"), BUCKET);
+                }
                 for (int k = 0; k < s.nodes(); k++) {
                     nodes.add(LocalProcesses.Node.launch(logs.resolve("node-" + (k + 1) + ".log"), redis.uri(),
-                            NAMESPACE, s.bytesPerSecond(), s.memoryBytes()));
+                            NAMESPACE, s.bytesPerSecond(), s.memoryBytes(), objects));
                 }
                 List<Integer> ports = new ArrayList<>();
                 for (LocalProcesses.Node n : nodes) {
@@ -218,6 +260,9 @@ final class FleetRig {
                 for (LocalProcesses.Node n : nodes) {
                     n.close();
                 }
+                if (objects != null) {
+                    objects.close();
+                }
                 try (Stream<Path> files = Files.list(logs)) {
                     for (Path f : files.toList()) {
                         Files.deleteIfExists(f);
@@ -259,7 +304,7 @@ final class FleetRig {
         }
         return new FleetModel.FleetRates(1, Math.max(1, d.sessions()), d.cpuNanos() / 1e9 / sec, d.bytesPushed() / sec,
                 d.blockReads() / sec, Math.min(d.memoryReads(), d.blockReads()) / sec, d.redisResponses() / sec,
-                d.originComputations() / sec);
+                d.originComputations() / sec, d.objectStoreResponses() / sec);
     }
 
     /** One client replaying one trace on its own thread, looping the trace until closed. */

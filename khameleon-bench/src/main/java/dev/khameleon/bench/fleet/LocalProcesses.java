@@ -25,8 +25,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The rig's child processes on 127.0.0.1 besides HAProxy: Debian's {@code redis-server} and
- * {@link FleetNode} JVMs. Each is stopped by its {@code close()}
+ * The rig's child processes on 127.0.0.1 besides HAProxy: Debian's {@code redis-server}, an
+ * {@link ObjectStoreServer} JVM and {@link FleetNode} JVMs. Each is stopped by its {@code close()}
  * (forcibly after a bounded wait); every wait for a process to come up is bounded too.
  */
 final class LocalProcesses {
@@ -121,7 +121,58 @@ final class LocalProcesses {
         }
     }
 
-    /** A {@link FleetNode} JVM started with this JVM's class path. */
+    /** Starts {@code mainClass} in a JVM with this JVM's class path, a small heap and its standard error in {@code log}. */
+    private static Process java(Path log, String mainClass, List<String> args) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        // A small heap and the serial collector: several JVMs share a small machine with the clients.
+        List<String> command = new java.util.ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
+                mainClass));
+        command.addAll(args);
+        return new ProcessBuilder(command).redirectError(log.toFile()).start();
+    }
+
+    /** An {@link ObjectStoreServer} JVM: an S3 API on 127.0.0.1 with one bucket, in memory. */
+    static final class ObjectStore implements AutoCloseable {
+        private final Node process;
+        private final String bucket;
+        private final int port;
+
+        private ObjectStore(Node process, String bucket, int port) {
+            this.process = process;
+            this.bucket = bucket;
+            this.port = port;
+        }
+
+        /** Starts the store with {@code bucket} and waits (60 s) until it listens. */
+        static ObjectStore start(Path log, String bucket) throws IOException, InterruptedException {
+            Node n = new Node(java(log, ObjectStoreServer.class.getName(), List.of(bucket)), log);
+            try {
+                return new ObjectStore(n, bucket, n.awaitPort());
+            } catch (IOException | RuntimeException e) {
+                n.close();
+                throw e;
+            }
+        }
+
+        /** The store's endpoint for the nodes' S3 clients. */
+        URI endpoint() {
+            return URI.create("http://127.0.0.1:" + port);
+        }
+
+        /** The bucket the nodes store responses in. */
+        String bucket() {
+            return bucket;
+        }
+
+        /** Ends the store like a node: standard input closes, then signals if it lingers. */
+        @Override
+        public void close() throws InterruptedException {
+            process.close();
+        }
+    }
+
+    /** A {@link FleetNode} JVM (or, inside this class, another child JVM that prints {@code port N}). */
     static final class Node implements AutoCloseable {
         private final Process process;
         private final Path log;
@@ -148,13 +199,22 @@ final class LocalProcesses {
         /** Starts a node JVM without waiting for it; its standard error goes to {@code log}. */
         static Node launch(Path log, URI redis, String namespace, double bytesPerSecond, long memoryBytes)
                 throws IOException {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            // A small heap and the serial collector: several nodes share a small machine with the clients.
-            Process p = new ProcessBuilder(java, "-Xmx128m", "-XX:+UseSerialGC",
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
-                    FleetNode.class.getName(), redis.toString(), namespace, Double.toString(bytesPerSecond),
-                    Long.toString(memoryBytes)).redirectError(log.toFile()).start();
-            return new Node(p, log);
+            return launch(log, redis, namespace, bytesPerSecond, memoryBytes, null);
+        }
+
+        /**
+         * Starts a node JVM without waiting for it, with the object-store tier of {@code objects} below
+         * Redis if it is not null; its standard error goes to {@code log}.
+         */
+        static Node launch(Path log, URI redis, String namespace, double bytesPerSecond, long memoryBytes,
+                           ObjectStore objects) throws IOException {
+            List<String> args = new java.util.ArrayList<>(List.of(redis.toString(), namespace,
+                    Double.toString(bytesPerSecond), Long.toString(memoryBytes)));
+            if (objects != null) {
+                args.add(objects.endpoint().toString());
+                args.add(objects.bucket());
+            }
+            return new Node(java(log, FleetNode.class.getName(), args), log);
         }
 
         /** Waits (60 s) until the node listens and returns its port. */

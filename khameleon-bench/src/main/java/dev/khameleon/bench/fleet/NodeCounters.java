@@ -15,17 +15,18 @@ package dev.khameleon.bench.fleet;
  * @param sessions           sessions open when read (not a difference in {@link #minus})
  * @param waitTimeouts       waits for another node's computation that ran out
  * @param redisFailures      Redis commands that failed or timed out
+ * @param objectStoreResponses responses loaded from the object store (0 without one)
  */
 record NodeCounters(long nanoTime, long cpuNanos, long bytesPushed, long blocksPushed, long blockReads,
                     long memoryReads, long redisResponses, long originComputations, long sessions,
-                    long waitTimeouts, long redisFailures) {
+                    long waitTimeouts, long redisFailures, long objectStoreResponses) {
     private static final String PREFIX = "stats";
 
     /** The line {@link #parse} reads back. */
     String format() {
         return PREFIX + " " + nanoTime + " " + cpuNanos + " " + bytesPushed + " " + blocksPushed + " " + blockReads
                 + " " + memoryReads + " " + redisResponses + " " + originComputations + " " + sessions + " "
-                + waitTimeouts + " " + redisFailures;
+                + waitTimeouts + " " + redisFailures + " " + objectStoreResponses;
     }
 
     /**
@@ -35,10 +36,10 @@ record NodeCounters(long nanoTime, long cpuNanos, long bytesPushed, long blocksP
      */
     static NodeCounters parse(String line) {
         String[] f = line.trim().split(" ");
-        if (f.length != 12 || !f[0].equals(PREFIX)) {
+        if (f.length != 13 || !f[0].equals(PREFIX)) {
             throw new IllegalArgumentException("not a node stats line: '" + line + "'");
         }
-        long[] v = new long[11];
+        long[] v = new long[12];
         try {
             for (int i = 0; i < v.length; i++) {
                 v[i] = Long.parseLong(f[i + 1]);
@@ -46,7 +47,7 @@ record NodeCounters(long nanoTime, long cpuNanos, long bytesPushed, long blocksP
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("not a node stats line: '" + line + "'", e);
         }
-        return new NodeCounters(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
+        return new NodeCounters(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]);
     }
 
     /** What happened between {@code earlier} and this reading; {@code sessions} stays this reading's. */
@@ -55,6 +56,7 @@ record NodeCounters(long nanoTime, long cpuNanos, long bytesPushed, long blocksP
                 bytesPushed - earlier.bytesPushed, blocksPushed - earlier.blocksPushed,
                 blockReads - earlier.blockReads, memoryReads - earlier.memoryReads,
                 redisResponses - earlier.redisResponses, originComputations - earlier.originComputations, sessions,
-                waitTimeouts - earlier.waitTimeouts, redisFailures - earlier.redisFailures);
+                waitTimeouts - earlier.waitTimeouts, redisFailures - earlier.redisFailures,
+                objectStoreResponses - earlier.objectStoreResponses);
     }
 }

@@ -36,6 +36,9 @@ class FleetCommandTest {
                 List.of("--rate", "10", "--validate", "3", "bytes per second"),
                 List.of("--target-sessions", "0", "--validate", "3", "--target-sessions"),
                 List.of("--node-cores", "-1", "--validate", "3", "--node-cores"),
+                List.of("--redis-memory", "0", "--validate", "3", "--redis-memory"),
+                List.of("--redis-memory", "512kb", "--validate", "3", "--redis-memory"),
+                List.of("--redis-memory", "lots", "--validate", "3", "--redis-memory"),
                 List.of("--haproxy", "/nonexistent/haproxy", "--validate", "3", "haproxy"))) {
             String[] r = execute(c.subList(0, c.size() - 1).toArray(String[]::new));
             assertEquals("2", r[0], c + ": " + r[2]);

@@ -68,6 +68,24 @@ class FleetModelTest {
     }
 
     @Test
+    void fit_splitsTheSharedTierReadsBetweenRedisAndTheObjectStoreByTheirMeasuredShare() {
+        // Loads 2 per session; origin 2 · S^0.5; of the rest, 60 + 100 from Redis and 40 + 60 from the store.
+        FleetRates a = new FleetRates(1, 64, 0.64, 6400, 640, 320, 60, 16, 40);
+        FleetRates b = new FleetRates(2, 128, 1.28, 12_800, 1280, 640, 100, 16 * Math.sqrt(2), 60);
+        FleetModel m = FleetModel.fit(List.of(a, b));
+        assertEquals(100.0 / 260, m.objectStoreShare(), 1e-12);
+        FleetRates p = m.predict(4, 256);
+        double loads = (a.loads() + b.loads()) / 192 * 256;
+        assertEquals(loads, p.loads(), 1e-9);
+        assertEquals(32, p.originComputations(), 1e-9);
+        assertEquals((loads - 32) * 100 / 260, p.objectStoreResponses(), 1e-9);
+        assertEquals((loads - 32) * 160 / 260, p.redisResponses(), 1e-9);
+        // Without an object store the shared reads are all Redis's, as before.
+        assertEquals(0, FleetModel.fit(List.of(run(1, 4), run(2, 8))).predict(3, 12).objectStoreResponses());
+        assertThrows(IllegalArgumentException.class, () -> new FleetRates(1, 4, 0, 0, 0, 0, 0, 0, -1));
+    }
+
+    @Test
     void size_takesTheTighterBudgetAndRoundsNodesUp() {
         FleetModel m = FleetModel.fit(List.of(run(1, 4), run(2, 8)));
         // Cores do not follow the origin in these runs (c_o = 0): 8 cores / 0.05 = 160 sessions per node.
@@ -146,9 +164,9 @@ class FleetModelTest {
 
     @Test
     void sum_addsNodesSessionsAndRates() {
-        FleetRates s = FleetRates.sum(List.of(new FleetRates(1, 4, 0.2, 10, 20, 5, 1, 2),
-                new FleetRates(1, 5, 0.3, 30, 40, 15, 3, 4)));
-        assertEquals(new FleetRates(2, 9, 0.5, 40, 60, 20, 4, 6), s);
+        FleetRates s = FleetRates.sum(List.of(new FleetRates(1, 4, 0.2, 10, 20, 5, 1, 2, 7),
+                new FleetRates(1, 5, 0.3, 30, 40, 15, 3, 4, 1)));
+        assertEquals(new FleetRates(2, 9, 0.5, 40, 60, 20, 4, 6, 8), s);
         assertThrows(IllegalArgumentException.class, () -> FleetRates.sum(List.of()));
     }
 }
