@@ -14,7 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * One short run of the loopback rig (two nodes, two sessions each): the proxy spreads the sessions,
  * every session receives blocks, each node's reads split into tiers consistently, and the shared
- * Redis tier makes the fleet compute each response once. Counts only, never times.
+ * Redis tier makes the fleet compute each response once; and a run with the object store below a
+ * Redis too small to hold the content, where the store serves some loads. Counts only, never times.
  */
 @Timeout(300)
 class FleetRigSmokeTest {
@@ -48,5 +49,25 @@ class FleetRigSmokeTest {
         assertTrue(r.originTotal() >= r.redisKeys(), r.originTotal() + " computations, " + r.redisKeys() + " keys");
         assertTrue(r.originTotal() <= r.redisKeys() + r.slack(), r.originTotal() + " computations, " + r.redisKeys()
                 + " keys, " + r.slack() + " Redis failures and wait time-outs");
+    }
+
+    @Test
+    void objectStoreBelowASmallRedis_servesResponsesRedisEvicted() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(HAPROXY), "haproxy not found at " + HAPROXY
+                + " (Debian package haproxy); test skipped");
+        Assumptions.assumeTrue(Files.isExecutable(REDIS), "redis-server not found at " + REDIS
+                + " (Debian package redis-server); test skipped");
+        Path balabit = SharedData.require("pointer/balabit");
+        // A 64 KiB memory tier (8 responses) and a 2 MB Redis: most content falls through to the store.
+        FleetRig.Result r = FleetRig.run(new FleetRig.Settings(2, 2, 3, 6, 50_000, 64L << 10, 1, balabit, HAPROXY,
+                REDIS, Path.of("..", "docs", "scale-out.md"), "2mb", true));
+
+        for (long blocks : r.clientBlocks()) {
+            assertTrue(blocks > 0, "every session received blocks");
+        }
+        for (FleetModel.FleetRates n : r.nodeRates()) {
+            assertTrue(n.blockReads() > 0, "the node read blocks: " + n);
+        }
+        assertTrue(r.fleet().objectStoreResponses() > 0, "the object store served responses: " + r.fleet());
     }
 }
