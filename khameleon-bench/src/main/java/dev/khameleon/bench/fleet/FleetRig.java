@@ -17,8 +17,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -80,6 +83,8 @@ final class FleetRig {
             checkRedisMemory(redisMemory);
         }
 
+        private static final Pattern REDIS_MEMORY = Pattern.compile("(\\d{1,12})(kb|mb|gb)?");
+
         /** The rig as it was before the object store: Redis of 256 MB, no object store. */
         Settings(int nodes, int sessionsPerNode, int warmupSeconds, int seconds, double bytesPerSecond,
                  long memoryBytes, long seed, Path balabit, Path haproxy, Path redisServer, Path configDoc) {
@@ -94,9 +99,7 @@ final class FleetRig {
          * @throws IllegalArgumentException naming {@code --redis-memory} and the value
          */
         static void checkRedisMemory(String value) {
-            java.util.regex.Matcher m = value == null ? null
-                    : java.util.regex.Pattern.compile("(\\d{1,12})(kb|mb|gb)?").matcher(value.toLowerCase(
-                    java.util.Locale.ROOT));
+            Matcher m = value == null ? null : REDIS_MEMORY.matcher(value.toLowerCase(Locale.ROOT));
             if (m == null || !m.matches()) {
                 throw new IllegalArgumentException("--redis-memory: '" + value + "' is not a size such as 8mb");
             }

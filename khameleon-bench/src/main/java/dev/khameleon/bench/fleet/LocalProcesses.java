@@ -15,6 +15,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -125,7 +126,7 @@ final class LocalProcesses {
     private static Process java(Path log, String mainClass, List<String> args) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // A small heap and the serial collector: several JVMs share a small machine with the clients.
-        List<String> command = new java.util.ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
                 mainClass));
         command.addAll(args);
@@ -208,7 +209,7 @@ final class LocalProcesses {
          */
         static Node launch(Path log, URI redis, String namespace, double bytesPerSecond, long memoryBytes,
                            ObjectStore objects) throws IOException {
-            List<String> args = new java.util.ArrayList<>(List.of(redis.toString(), namespace,
+            List<String> args = new ArrayList<>(List.of(redis.toString(), namespace,
                     Double.toString(bytesPerSecond), Long.toString(memoryBytes)));
             if (objects != null) {
                 args.add(objects.endpoint().toString());
