@@ -22,13 +22,18 @@ class FleetRigSmokeTest {
     private static final Path HAPROXY = Path.of("/usr/sbin/haproxy");
     private static final Path REDIS = Path.of("/usr/bin/redis-server");
 
-    @Test
-    void twoNodes_everySessionGetsBlocks_andTheFleetComputesEachResponseOnce() throws Exception {
+    /** Skips the test, naming what is missing, without haproxy, redis-server or the traces; returns the traces. */
+    private static Path requireRig() {
         Assumptions.assumeTrue(Files.isExecutable(HAPROXY), "haproxy not found at " + HAPROXY
                 + " (Debian package haproxy); test skipped");
         Assumptions.assumeTrue(Files.isExecutable(REDIS), "redis-server not found at " + REDIS
                 + " (Debian package redis-server); test skipped");
-        Path balabit = SharedData.require("pointer/balabit");
+        return SharedData.require("pointer/balabit");
+    }
+
+    @Test
+    void twoNodes_everySessionGetsBlocks_andTheFleetComputesEachResponseOnce() throws Exception {
+        Path balabit = requireRig();
         FleetRig.Result r = FleetRig.run(new FleetRig.Settings(2, 2, 2, 4, 50_000, 1L << 20, 1, balabit, HAPROXY,
                 REDIS, Path.of("..", "docs", "scale-out.md")));
 
@@ -53,11 +58,7 @@ class FleetRigSmokeTest {
 
     @Test
     void objectStoreBelowASmallRedis_servesResponsesRedisEvicted() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(HAPROXY), "haproxy not found at " + HAPROXY
-                + " (Debian package haproxy); test skipped");
-        Assumptions.assumeTrue(Files.isExecutable(REDIS), "redis-server not found at " + REDIS
-                + " (Debian package redis-server); test skipped");
-        Path balabit = SharedData.require("pointer/balabit");
+        Path balabit = requireRig();
         // A 64 KiB memory tier (8 responses) and a 2 MB Redis: most content falls through to the store.
         FleetRig.Result r = FleetRig.run(new FleetRig.Settings(2, 2, 3, 6, 50_000, 64L << 10, 1, balabit, HAPROXY,
                 REDIS, Path.of("..", "docs", "scale-out.md"), "2mb", true));
