@@ -134,7 +134,7 @@ final class PushSystem implements SimSystem {
                 this.kalman = kb.build();
                 GaussianGridPredictor.Builder gb = GaussianGridPredictor.builder(layout).horizons(horizons);
                 gb.tail(context.config().tailWeight(), context.config().tailWiden(), context.config().tailMinSigma())
-                        .tailRestFadeMillis(context.config().tailRestFadeMillis());
+                        .tailRestFadeMillis(context.config().tailRestFadeMillis()).sigmaScale(context.config().sigmaScale());
                 this.gaussian = gb.build();
                 context.loop().at(0, this::predictTick);
             }

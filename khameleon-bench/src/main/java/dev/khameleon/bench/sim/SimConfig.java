@@ -52,6 +52,8 @@ import java.util.Objects;
  *                                 ({@code SchedulerConfig.Builder.blockGainShare})
  * @param tailRestFadeMillis       the time constant of the tail's fade while the pointer rests
  *                                 ({@code GaussianGridPredictor.Builder.tailRestFadeMillis})
+ * @param sigmaScale               the scale of the forecast's standard deviations
+ *                                 ({@code GaussianGridPredictor.Builder.sigmaScale})
  */
 public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blockBytes, UtilityFunction utility,
                         double bandwidthMBps, double latencyMillis, double cacheMB, double thinkTimeMillis,
@@ -59,7 +61,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
                         int chunkSize, double warmupMillis, double drainMillis, boolean alignHorizons,
                         double kalmanProcessNoise, double kalmanVelocityDecayMillis, RequestMode requestMode,
                         double sampleMillis, double minBlockGain, double tailWeight, double tailWiden,
-                        double tailMinSigma, double blockGainShare, double tailRestFadeMillis) {
+                        double tailMinSigma, double blockGainShare, double tailRestFadeMillis, double sigmaScale) {
 
     /** Copies the horizons. */
     public SimConfig {
@@ -112,6 +114,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         b.tailMinSigma = tailMinSigma;
         b.blockGainShare = blockGainShare;
         b.tailRestFadeMillis = tailRestFadeMillis;
+        b.sigmaScale = sigmaScale;
         return b;
     }
 
@@ -187,6 +190,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         private double tailWiden = GaussianGridPredictor.DEFAULT_TAIL_WIDEN;
         private double tailMinSigma = GaussianGridPredictor.DEFAULT_TAIL_MIN_SIGMA;
         private double tailRestFadeMillis = GaussianGridPredictor.DEFAULT_TAIL_REST_FADE_MILLIS;
+        private double sigmaScale = GaussianGridPredictor.DEFAULT_SIGMA_SCALE;
 
         private Builder() {
         }
@@ -382,6 +386,17 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         }
 
         /**
+         * Sets the scale of the forecast's standard deviations ({@code GaussianGridPredictor.Builder.sigmaScale});
+         * default the library's, 1; in {@code (0, 4]}.
+         *
+         * @throws IllegalArgumentException with the predictor's own message for a bad setting
+         */
+        public Builder sigmaScale(double scale) {
+            this.sigmaScale = GaussianGridPredictor.checkSigmaScale(scale);
+            return this;
+        }
+
+        /**
          * Sets the server predictor's heavy tail ({@code GaussianGridPredictor.Builder.tail});
          * default the library's, {@code (0.2, 2, 20)}; weight 0 for none.
          *
@@ -401,7 +416,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
                     latencyMillis, cacheMB, thinkTimeMillis, networkTrace, seed, predictionIntervalMillis,
                     horizonsMillis, chunkSize, warmupMillis, drainMillis, alignHorizons, kalmanProcessNoise, kalmanVelocityDecayMillis,
                     requestMode, sampleMillis, minBlockGain, tailWeight, tailWiden, tailMinSigma, blockGainShare,
-                    tailRestFadeMillis);
+                    tailRestFadeMillis, sigmaScale);
         }
     }
 }

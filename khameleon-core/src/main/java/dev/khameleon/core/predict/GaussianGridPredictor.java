@@ -60,6 +60,9 @@ public final class GaussianGridPredictor implements ServerPredictor {
     /** The default {@link Builder#tailRestFadeMillis time constant} of the tail's fade at rest, in ms. */
     public static final double DEFAULT_TAIL_REST_FADE_MILLIS = 500;
 
+    /** The default {@link Builder#sigmaScale scale} of the forecast's standard deviations: as the client reports them. */
+    public static final double DEFAULT_SIGMA_SCALE = 1;
+
     /** Most Gauss–Legendre sub-intervals per cell column (and 4× that for the grid's total mass). */
     public static final int MAX_SUBINTERVALS = 64;
 
@@ -71,6 +74,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
     private final double tailWiden;
     private final double tailMinSigma;
     private final double tailRestFadeMillis;
+    private final double sigmaScale;
     private final Distribution uniform;
 
     private GaussianGridPredictor(Builder b) {
@@ -82,6 +86,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
         this.tailWiden = b.tailWiden;
         this.tailMinSigma = b.tailMinSigma;
         this.tailRestFadeMillis = b.tailRestFadeMillis;
+        this.sigmaScale = b.sigmaScale;
         this.uniform = Distribution.uniform(grid.requestCount(), horizonsMillis);
     }
 
@@ -124,6 +129,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
                 throw new IllegalArgumentException("forecast horizon " + j + " is " + g.horizonMillis() + " ms, expected "
                         + horizonsMillis[j] + " ms");
             }
+            g = scaled(g);
             sink.clear();
             double w = tailWeightAt(forecast.restMillis());
             double gridMass = w > 0 ? integrateWithTail(g, w, sink) : integrate(g, threshold, sink);
@@ -162,6 +168,15 @@ public final class GaussianGridPredictor implements ServerPredictor {
      * at least {@code tailMinSigma}); cells reaching the threshold go to {@code sink}. Returns
      * the mixture's mass on the grid.
      */
+    /** {@code g} with its standard deviations times the configured scale (its covariance times the square). */
+    private GaussianAtHorizon scaled(GaussianAtHorizon g) {
+        if (sigmaScale == 1) {
+            return g;
+        }
+        double k = sigmaScale * sigmaScale;
+        return new GaussianAtHorizon(g.horizonMillis(), g.meanX(), g.meanY(), k * g.varX(), k * g.covXY(), k * g.varY());
+    }
+
     /**
      * The tail's weight for a pointer that has rested {@code restMillis}: the configured weight
      * while it moves, decaying as {@code exp(−rest / fade)} while it rests, so a picture the
@@ -341,6 +356,19 @@ public final class GaussianGridPredictor implements ServerPredictor {
         return millis;
     }
 
+    /**
+     * Checks a {@link Builder#sigmaScale scale of the standard deviations}: in {@code (0, 4]}.
+     *
+     * @return {@code scale}
+     * @throws IllegalArgumentException naming the setting and the value otherwise
+     */
+    public static double checkSigmaScale(double scale) {
+        if (!(scale > 0 && scale <= 4)) {
+            throw new IllegalArgumentException("sigmaScale must be in (0, 4], was " + scale);
+        }
+        return scale;
+    }
+
     /** The configured grid. */
     public GridLayout grid() {
         return grid;
@@ -355,7 +383,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
     public String toString() {
         return "GaussianGridPredictor[" + grid + ", horizons=" + Arrays.toString(horizonsMillis) + " ms, threshold="
                 + threshold + ", pointMass=" + pointMass + ", tail=" + tailWeight + "/" + tailWiden + "/" + tailMinSigma
-                + ", tailRestFade=" + tailRestFadeMillis + " ms]";
+                + ", tailRestFade=" + tailRestFadeMillis + " ms, sigmaScale=" + sigmaScale + "]";
     }
 
     /**
@@ -371,6 +399,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
         private double tailWiden = DEFAULT_TAIL_WIDEN;
         private double tailMinSigma = DEFAULT_TAIL_MIN_SIGMA;
         private double tailRestFadeMillis = DEFAULT_TAIL_REST_FADE_MILLIS;
+        private double sigmaScale = DEFAULT_SIGMA_SCALE;
 
         private Builder(GridLayout grid) {
             this.grid = Objects.requireNonNull(grid, "grid");
@@ -451,6 +480,19 @@ public final class GaussianGridPredictor implements ServerPredictor {
          */
         public Builder tailRestFadeMillis(double millis) {
             this.tailRestFadeMillis = checkTailRestFadeMillis(millis);
+            return this;
+        }
+
+        /**
+         * Scales the standard deviations of every forecast's Gaussian before it is integrated
+         * (default {@link #DEFAULT_SIGMA_SCALE}, the client's own); the tail widens the scaled
+         * Gaussian and keeps its least width. Below 1 the push concentrates on the forecast's
+         * centre, above 1 it hedges; see {@code docs/benchmarks.md} for what it does on real traces.
+         *
+         * @throws IllegalArgumentException if not in {@code (0, 4]}
+         */
+        public Builder sigmaScale(double scale) {
+            this.sigmaScale = checkSigmaScale(scale);
             return this;
         }
 

@@ -163,6 +163,41 @@ class GaussianGridPredictorTest {
         }
     }
 
+    /** A scaled predictor gives each cell the probability of the reference integral of the scaled Gaussian. */
+    @ParameterizedTest
+    @ValueSource(longs = {31, 32, 33})
+    void sigmaScale_integratesTheForecastWithItsStandardDeviationsScaled(long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        GridLayout grid = Layout.grid(12, 14, 10, 20, 20, 15);
+        double scale = 0.5 + rnd.nextDouble();
+        GaussianGridPredictor predictor = GaussianGridPredictor.builder(grid).threshold(1e-12).tail(0, 1, 0)
+                .sigmaScale(scale).build();
+        PointerForecast forecast = randomForecast(rnd, grid);
+        Distribution d = predictor.distribution(forecast);
+        double k = scale * scale;
+        for (int j = 0; j < HORIZONS.length; j++) {
+            GaussianAtHorizon g = forecast.horizons().get(j);
+            GaussianAtHorizon s = new GaussianAtHorizon(g.horizonMillis(), g.meanX(), g.meanY(), k * g.varX(),
+                    k * g.covXY(), k * g.varY());
+            for (int id = 0; id < grid.requestCount(); id++) {
+                var r = grid.bounds(id);
+                assertEquals(reference(s, r.x(), r.y(), r.width(), r.height(), REFERENCE_POINTS), d.probability(j, id),
+                        CELL_TOLERANCE, "seed " + seed + " scale " + scale + " horizon " + j + " cell " + id);
+            }
+        }
+    }
+
+    @Test
+    void sigmaScale_outsideItsRange_isRefusedWithItsName() {
+        GridLayout grid = Layout.grid(2, 2, 0, 0, 10, 10);
+        for (double bad : new double[] {0, -1, 4.01, Double.NaN, Double.POSITIVE_INFINITY}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> GaussianGridPredictor.builder(grid).sigmaScale(bad));
+            assertTrue(e.getMessage().contains("sigmaScale"), e.getMessage());
+        }
+        assertEquals(4, GaussianGridPredictor.checkSigmaScale(4));
+    }
+
     @Test
     void tail_spreadsANarrowForecastOverTheNeighbouringCells() {
         GridLayout grid = Layout.grid(20, 20, 0, 0, 10, 10);

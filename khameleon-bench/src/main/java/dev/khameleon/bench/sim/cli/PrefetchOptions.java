@@ -5,7 +5,7 @@ import picocli.CommandLine.Option;
 
 /**
  * The library's prefetch settings that {@code simulate} and {@code experiment} both let you
- * change: the server predictor's heavy tail and its fade at rest, and the scheduler's floors on
+ * change: the server predictor's heavy tail, its fade at rest and its spread, and the scheduler's floors on
  * a block's weight. Defaults are the library's.
  */
 public final class PrefetchOptions {
@@ -30,9 +30,15 @@ public final class PrefetchOptions {
                     + "GaussianGridPredictor.Builder.tailRestFadeMillis; Infinity keeps it (default ${DEFAULT-VALUE}).")
     double tailRestFadeMillis = DEFAULTS.tailRestFadeMillis();
 
+    @Option(names = "--sigma-scale",
+            description = "Scale of the forecast's standard deviations, GaussianGridPredictor.Builder.sigmaScale, "
+                    + "in (0, 4] (default ${DEFAULT-VALUE}).")
+    double sigmaScale = DEFAULTS.sigmaScale();
+
     /** Sets these options on {@code b}; returns {@code b}. */
     SimConfig.Builder apply(SimConfig.Builder b) {
-        b.minBlockGain(minBlockGain).blockGainShare(blockGainShare).tailRestFadeMillis(tailRestFadeMillis);
+        b.minBlockGain(minBlockGain).blockGainShare(blockGainShare).tailRestFadeMillis(tailRestFadeMillis)
+                .sigmaScale(sigmaScale);
         if (tail != null) {
             if (tail.length != 3) {
                 throw new IllegalArgumentException("--tail needs WEIGHT,WIDEN,MIN_SIGMA_PX, e.g. 0.2,2,20");
@@ -59,6 +65,9 @@ public final class PrefetchOptions {
         }
         if (tailRestFadeMillis != DEFAULTS.tailRestFadeMillis()) {
             s.append(" --tail-rest-fade-ms ").append(tailRestFadeMillis);
+        }
+        if (sigmaScale != DEFAULTS.sigmaScale()) {
+            s.append(" --sigma-scale ").append(sigmaScale);
         }
         return s.toString();
     }
