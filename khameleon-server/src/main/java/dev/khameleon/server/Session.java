@@ -634,13 +634,18 @@ final class Session {
         return frameBytes / bandwidth.bytesPerSecond() * 1e3;
     }
 
+    /** How long one frame takes at the pacer's current rate, in nanoseconds. */
+    private double pacedSlotNanos() {
+        return frameBytes / pacer.rate() * 1e9;
+    }
+
     /**
      * Slots the sender will still write from the old plan while a re-plan is computed: enough to
      * cover a job's recent turnaround, so the sender rarely waits, and few, so that a new
      * distribution shows within a few blocks.
      */
     private int replanMargin() {
-        double slotNanos = frameBytes / pacer.rate() * 1e9;
+        double slotNanos = pacedSlotNanos();
         // The slots a job's turnaround (executor queue, job, hand-back) covers keep the link busy while
         // it runs; they cost the state no delay, as they go out on credit once the new plan is ready.
         long m = (long) Math.ceil(ewmaTurnaroundNanos / slotNanos);
@@ -656,7 +661,7 @@ final class Session {
      * fetched a session read several blocks from its source for every block it sent.
      */
     private int fetchWindow() {
-        double slotNanos = frameBytes / pacer.rate() * 1e9;
+        double slotNanos = pacedSlotNanos();
         double lead = Math.max(MIN_FETCH_LEAD_NANOS, 2 * fetcher.meanFetchNanos());
         long w = Math.max(1 + (long) Math.ceil(lead / slotNanos), replanMargin() + 2L);
         return (int) Math.min(config.fetchWindow(), Math.max(MIN_FETCH_WINDOW, w));

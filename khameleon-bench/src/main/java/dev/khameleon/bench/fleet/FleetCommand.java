@@ -3,7 +3,6 @@ package dev.khameleon.bench.fleet;
 import dev.khameleon.bench.proxy.HaproxyConfig;
 import dev.khameleon.bench.proxy.LocalProcess;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

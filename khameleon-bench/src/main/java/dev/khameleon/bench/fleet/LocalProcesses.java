@@ -9,21 +9,16 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * The rig's child processes on 127.0.0.1 besides HAProxy: Debian's {@code redis-server}, an
@@ -195,12 +190,6 @@ final class LocalProcesses {
             }, "fleet-node-" + process.pid() + "-stdout");
             reader.setDaemon(true);
             reader.start();
-        }
-
-        /** Starts a node JVM without waiting for it; its standard error goes to {@code log}. */
-        static Node launch(Path log, URI redis, String namespace, double bytesPerSecond, long memoryBytes)
-                throws IOException {
-            return launch(log, redis, namespace, bytesPerSecond, memoryBytes, null);
         }
 
         /**
