@@ -41,7 +41,12 @@ final class WatchedClient implements ClientListener {
     volatile long seqAtDisconnect = -1;
     volatile int resumedConnection = -1;
     volatile Welcome resumedWelcome;
-    /** Requests cached at the disconnect whose block 0 is among the newest half of the ring. */
+    /**
+     * Requests cached at the disconnect whose block 0 is among the newest three quarters of the ring: the
+     * resumed node overwrites the oldest slots first, and a quarter of a ring is more than it pushes before
+     * the probe. (The newest half alone was sometimes empty: a session still pushing after the visits
+     * spends it on later blocks of cells whose block 0 is older.)
+     */
     volatile List<Integer> recentlyCached = List.of();
     /** Those of them that were hits right after the resume (with {@code probeAfterResume}). */
     final List<Integer> hitsAfterResume = new CopyOnWriteArrayList<>();
@@ -110,7 +115,7 @@ final class WatchedClient implements ClientListener {
         }
         List<Integer> recent = new ArrayList<>();
         lastBlock0.forEach((id, seq) -> {
-            if (seq >= next - cacheBlocks / 2 && client.cache().prefixLength(id) > 0) {
+            if (seq >= next - cacheBlocks * 3 / 4 && client.cache().prefixLength(id) > 0) {
                 recent.add(id);
             }
         });
