@@ -1,5 +1,6 @@
 package dev.khameleon.bench.store;
 
+import dev.khameleon.bench.Cli;
 import dev.khameleon.bench.sim.trace.BalabitReader;
 import dev.khameleon.bench.sim.trace.PointerTrace;
 import dev.khameleon.core.GridLayout;
@@ -127,9 +128,17 @@ public final class StoreBench implements Callable<Integer> {
     @Option(names = "--out", description = "Also write the Markdown report here")
     Path out;
 
+    @Option(names = "--throttle-reads", paramLabel = "IOPS,MB/s", converter = LimitConverter.class, description = "Cap this process's reads from the "
+            + "corpus's block device while it replays, e.g. 3000,125 for a cloud volume's baseline (needs root and the "
+            + "cgroup blkio or io controller; throttles O_DIRECT reads and page-cache misses); default: no cap")
+    ReadThrottle.Limit throttleReads;
+
     /** Runs the benchmark; see the class description. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new StoreBench()).execute(args));
+        String[] withCommand = new String[args.length + 1];
+        withCommand[0] = "store";
+        System.arraycopy(args, 0, withCommand, 1, args.length);
+        System.exit(Cli.run(withCommand));
     }
 
     @Override
@@ -143,6 +152,11 @@ public final class StoreBench implements Callable<Integer> {
         StringBuilder report = new StringBuilder();
         PrintStream console = System.out;
 
+        if (throttleReads != null) {
+            // Fail before the import, not after it, when the corpus's directory cannot be throttled.
+            Files.createDirectories(dir);
+            ReadThrottle.wholeDisk(ReadThrottle.deviceNumber(dir), ReadThrottle.SYS_DEV_BLOCK);
+        }
         long t0 = System.nanoTime();
         Path marker = dir.resolve("bench-corpus.txt");
         String signature = n + " " + blockSize + " " + corpus.bytes() + " " + seed;
@@ -167,8 +181,34 @@ public final class StoreBench implements Callable<Integer> {
                 schedules.length(), schedulerName, traceSource,
                 schedules.distinctBlocks(), schedules.distinctBlocks() * (double) blockSize / 1e9));
 
+        ReadThrottle throttle = null;
+        if (throttleReads != null) {
+            throttle = ReadThrottle.apply(dir, throttleReads);
+            console.printf("reads throttled to %s%n", throttle);
+            report.append("Reads throttled to ").append(throttle).append(".\n\n");
+        }
+        try {
+            replayAll(schedules, report, console);
+        } finally {
+            if (throttle != null) {
+                throttle.close();
+            }
+        }
+        report.append(String.format(Locale.ROOT, "%nTotal %.1f min, %s.%n", (System.nanoTime() - t0) / 60e9,
+                Instant.now()));
+        if (out != null) {
+            Files.createDirectories(out.toAbsolutePath().getParent());
+            Files.writeString(out, report.toString(), StandardCharsets.UTF_8);
+        }
+        if (!keep) {
+            BenchCorpus.deleteRecursively(dir);
+            console.printf("deleted corpus at %s%n", dir);
+        }
+        return 0;
+    }
+
+    private void replayAll(RecordedSchedules schedules, StringBuilder report, PrintStream console) throws Exception {
         Replay replay = new Replay(schedules);
-        List<String> rows2 = new ArrayList<>();
         String header = "| strategy | I/O threads | read-ahead | sessions | MB/s | blocks/s | p50 ms | p99 ms | p99 slots | disk MB/s "
                 + "| disk ÷ served | reads/s | buffers MiB (peak in use) | CPU µs/block | errors |\n"
                 + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
@@ -183,17 +223,6 @@ public final class StoreBench implements Callable<Integer> {
         if (sweepSessions > 0) {
             sweep(replay, report, console, header);
         }
-        report.append(String.format(Locale.ROOT, "%nTotal %.1f min, %s.%n", (System.nanoTime() - t0) / 60e9,
-                Instant.now()));
-        if (out != null) {
-            Files.createDirectories(out.toAbsolutePath().getParent());
-            Files.writeString(out, report.toString(), StandardCharsets.UTF_8);
-        }
-        if (!keep) {
-            BenchCorpus.deleteRecursively(dir);
-            console.printf("deleted corpus at %s%n", dir);
-        }
-        return 0;
     }
 
     private void sweep(Replay replay, StringBuilder report, PrintStream console, String header) throws Exception {
@@ -280,14 +309,18 @@ public final class StoreBench implements Callable<Integer> {
             String head = String.format(Locale.ROOT, "| %s%s | %s | %s | %d | ", strategy.configName(),
                     store.directIo() ? "" : " (buffered)", threads > 0 ? Integer.toString(threads) : "default",
                     strategy == ReadStrategy.NAIVE ? "-" : readAheadKbValue + " KiB", s);
-            String tail = String.format(Locale.ROOT, " | %.0f | %.2f | %.2f | %s | %.1f | %.2f | %.0f | %.1f (%.1f) | %.1f | %d |%n",
-                    r.blocksPerSecond(), r.latencyNanos().getValueAtPercentile(50) / 1e6,
-                    r.latencyNanos().getValueAtPercentile(99) / 1e6,
-                    slotMs > 0 ? String.format(Locale.ROOT, "%.1f", r.latencyNanos().getValueAtPercentile(99) / 1e6 / slotMs)
-                            : "-",
+            // A run in which no fetch completed has no latency and no ratio to report, not zeros.
+            boolean served = r.latencyNanos().getTotalCount() > 0 && r.mbPerSecond() > 0;
+            double p99 = r.latencyNanos().getValueAtPercentile(99) / 1e6;
+            String tail = String.format(Locale.ROOT, " | %.0f | %s | %s | %s | %.1f | %s | %.0f | %.1f (%.1f) | %s | %d |%n",
+                    r.blocksPerSecond(),
+                    served ? String.format(Locale.ROOT, "%.2f", r.latencyNanos().getValueAtPercentile(50) / 1e6) : "none done",
+                    served ? String.format(Locale.ROOT, "%.2f", p99) : "none done",
+                    slotMs <= 0 ? "-" : served ? String.format(Locale.ROOT, "%.1f", p99 / slotMs) : "none done",
                     r.diskMbPerSecond(),
-                    r.diskMbPerSecond() / Math.max(1e-9, r.mbPerSecond()), r.readsPerSecond(), allocatedMiB, peakMiB,
-                    r.cpuMicrosPerBlock(), r.errors());
+                    served ? String.format(Locale.ROOT, "%.2f", r.diskMbPerSecond() / r.mbPerSecond()) : "-",
+                    r.readsPerSecond(), allocatedMiB, peakMiB,
+                    served ? String.format(Locale.ROOT, "%.1f", r.cpuMicrosPerBlock()) : "-", r.errors());
             return new Run(r.mbPerSecond(), head, tail);
         }
     }
@@ -330,6 +363,18 @@ public final class StoreBench implements Callable<Integer> {
                     median.mbPerSecond(), list.get(0).mbPerSecond(), list.get(list.size() - 1).mbPerSecond())));
         }
         return rows;
+    }
+
+    /** Parses {@code --throttle-reads} for picocli, a bad value being a usage error. */
+    static final class LimitConverter implements CommandLine.ITypeConverter<ReadThrottle.Limit> {
+        @Override
+        public ReadThrottle.Limit convert(String value) {
+            try {
+                return ReadThrottle.Limit.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
     }
 
     /** Parses strategy config names for picocli. */
