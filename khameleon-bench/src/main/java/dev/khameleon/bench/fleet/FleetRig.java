@@ -70,15 +70,15 @@ final class FleetRig {
          */
         Settings {
             check("nodes", nodes, 1, 8);
-            check("sessions per node", sessionsPerNode, 1, 50);
-            check("warm-up seconds", warmupSeconds, 0, 120);
-            check("seconds", seconds, 1, 600);
+            check("--sessions-per-node", sessionsPerNode, 1, 50);
+            check("--warmup", warmupSeconds, 0, 120);
+            check("--seconds", seconds, 1, 600);
             if (!(bytesPerSecond >= 1000 && bytesPerSecond <= 1e8)) {
-                throw new IllegalArgumentException("bytes per second per session " + bytesPerSecond
+                throw new IllegalArgumentException("--rate (bytes per second per session) " + bytesPerSecond
                         + " is outside [1000, 1e8]");
             }
             if (memoryBytes < 0 || memoryBytes > (1L << 30)) {
-                throw new IllegalArgumentException("memory tier bytes " + memoryBytes + " is outside [0, 1 GiB]");
+                throw new IllegalArgumentException("--memory-bytes " + memoryBytes + " is outside [0, 1 GiB]");
             }
             checkRedisMemory(redisMemory);
         }
