@@ -91,27 +91,35 @@ final class ReadThrottle implements AutoCloseable {
         String device = wholeDisk(deviceNumber(dir), SYS_DEV_BLOCK);
         long pid = ProcessHandle.current().pid();
         String name = "khameleon-bench-" + pid;
+        Path group = null;
         try {
+            List<String> own = Files.readAllLines(Path.of("/proc/self/cgroup"));
             if (Files.isRegularFile(V1_ROOT.resolve("blkio.throttle.read_iops_device"))) {
-                Path group = V1_ROOT.resolve(name);
-                Files.createDirectories(group);
+                Path home = V1_ROOT.resolve(ownGroup(own, "blkio"));
+                group = Files.createDirectories(V1_ROOT.resolve(name));
                 write(group.resolve("blkio.throttle.read_iops_device"), device + " " + limit.iops());
                 write(group.resolve("blkio.throttle.read_bps_device"), device + " " + limit.bytesPerSecond());
                 write(group.resolve("cgroup.procs"), Long.toString(pid));
-                return new ReadThrottle(group, V1_ROOT, device, limit + " on block device " + device + " (cgroup v1 blkio)");
+                return new ReadThrottle(group, home, device, limit + " on block device " + device + " (cgroup v1 blkio)");
             }
             Path controllers = V2_ROOT.resolve("cgroup.controllers");
             if (Files.isRegularFile(controllers)
                     && List.of(Files.readString(controllers).trim().split("\\s+")).contains("io")) {
-                Path home = V2_ROOT.resolve(v2Group(Files.readAllLines(Path.of("/proc/self/cgroup"))));
+                Path home = V2_ROOT.resolve(ownGroup(own, ""));
                 write(V2_ROOT.resolve("cgroup.subtree_control"), "+io");
-                Path group = V2_ROOT.resolve(name);
-                Files.createDirectories(group);
+                group = Files.createDirectories(V2_ROOT.resolve(name));
                 write(group.resolve("io.max"), v2Line(device, limit));
                 write(group.resolve("cgroup.procs"), Long.toString(pid));
                 return new ReadThrottle(group, home, device, limit + " on block device " + device + " (cgroup v2 io.max)");
             }
         } catch (IOException e) {
+            if (group != null) {
+                try {
+                    Files.deleteIfExists(group);
+                } catch (IOException ignored) {
+                    // The group is empty (the move failed) or the report below says enough.
+                }
+            }
             throw new IllegalArgumentException("--throttle-reads could not set up a cgroup (it needs root): " + e, e);
         }
         throw new IllegalArgumentException("--throttle-reads needs cgroup v1's blkio controller at " + V1_ROOT
@@ -123,15 +131,20 @@ final class ReadThrottle implements AutoCloseable {
         return device + " riops=" + limit.iops() + " rbps=" + limit.bytesPerSecond();
     }
 
-    /** The cgroup v2 path of this process, relative to the hierarchy's root, from {@code /proc/self/cgroup}'s lines. */
-    static String v2Group(List<String> procSelfCgroup) {
+    /**
+     * This process's cgroup for {@code controller} ("" for the cgroup v2 hierarchy), relative to
+     * that hierarchy's root, from the lines of {@code /proc/self/cgroup} ("ID:CONTROLLERS:/PATH").
+     */
+    static String ownGroup(List<String> procSelfCgroup, String controller) {
         for (String line : procSelfCgroup) {
-            if (line.startsWith("0::")) {
-                String path = line.substring(3);
-                return path.startsWith("/") ? path.substring(1) : path;
+            String[] f = line.split(":", 3);
+            if (f.length == 3 && (controller.isEmpty() ? f[0].equals("0") && f[1].isEmpty()
+                    : List.of(f[1].split(",")).contains(controller))) {
+                return f[2].startsWith("/") ? f[2].substring(1) : f[2];
             }
         }
-        throw new IllegalArgumentException("no cgroup v2 entry (0::) in /proc/self/cgroup");
+        throw new IllegalArgumentException("no " + (controller.isEmpty() ? "cgroup v2" : controller)
+                + " entry in /proc/self/cgroup");
     }
 
     /** The {@code st_dev} of {@code dir}'s file system. */

@@ -53,11 +53,14 @@ class ReadThrottleTest {
     }
 
     @Test
-    void v2Group_isTheUnifiedEntryWithoutItsLeadingSlash() {
-        assertEquals("user.slice/session-1.scope",
-                ReadThrottle.v2Group(List.of("1:cpu:/", "0::/user.slice/session-1.scope")));
-        assertEquals("", ReadThrottle.v2Group(List.of("0::/")));
-        assertThrows(IllegalArgumentException.class, () -> ReadThrottle.v2Group(List.of("7:blkio:/")));
+    void ownGroup_isTheControllersEntryWithoutItsLeadingSlash() {
+        List<String> lines = List.of("7:blkio:/system.slice/ssh.service", "4:cpu,cpuacct:/x", "0::/user.slice/session-1.scope");
+        assertEquals("user.slice/session-1.scope", ReadThrottle.ownGroup(lines, ""));
+        assertEquals("system.slice/ssh.service", ReadThrottle.ownGroup(lines, "blkio"));
+        assertEquals("x", ReadThrottle.ownGroup(lines, "cpuacct"));
+        assertEquals("", ReadThrottle.ownGroup(List.of("0::/"), ""));
+        assertThrows(IllegalArgumentException.class, () -> ReadThrottle.ownGroup(List.of("7:blkio:/"), ""));
+        assertThrows(IllegalArgumentException.class, () -> ReadThrottle.ownGroup(List.of("0::/"), "blkio"));
     }
 
     @Test
@@ -90,6 +93,7 @@ class ReadThrottleTest {
         Path dir = Files.createDirectories(Path.of("target", "read-throttle-test"));
         String expectedDevice = ReadThrottle.wholeDisk(ReadThrottle.deviceNumber(dir), Path.of("/sys/dev/block"));
         Path group = Path.of("/sys/fs/cgroup/blkio", "khameleon-bench-" + ProcessHandle.current().pid());
+        String home = ReadThrottle.ownGroup(Files.readAllLines(Path.of("/proc/self/cgroup")), "blkio");
 
         try (ReadThrottle throttle = ReadThrottle.apply(dir, ReadThrottle.Limit.parse("100000,2000"))) {
             assertEquals(expectedDevice, throttle.device());
@@ -101,6 +105,7 @@ class ReadThrottleTest {
                     "the process is in the throttled group");
         }
         assertFalse(Files.exists(group), "close removes the group");
-        assertTrue(Files.readString(Path.of("/proc/self/cgroup")).contains(":blkio:/\n"), "close moves the process back");
+        assertEquals(home, ReadThrottle.ownGroup(Files.readAllLines(Path.of("/proc/self/cgroup")), "blkio"),
+                "close moves the process back");
     }
 }
