@@ -126,7 +126,7 @@ final class Fleet implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         try {
             if (haproxy != null) {
                 haproxy.close();
@@ -136,8 +136,12 @@ final class Fleet implements AutoCloseable {
             for (Process p : launched) {
                 p.destroyForcibly();
             }
-            for (Process p : launched) {
-                p.waitFor(10, TimeUnit.SECONDS);
+            try {
+                for (Process p : launched) {
+                    p.waitFor(10, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -130,12 +130,16 @@ final class TraceReplay implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         for (Thread t : threads) {
             t.interrupt();
         }
-        for (Thread t : threads) {
-            t.join(5_000);
+        try {
+            for (Thread t : threads) {
+                t.join(5_000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -95,10 +95,10 @@ public final class ChartsServer implements AutoCloseable {
 
     /** Closes Khameleon's sessions first, then the HTTP server and its event loops. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         khameleon.close();
-        http.close().sync();
-        group.shutdownGracefully().sync();
+        http.close().syncUninterruptibly();
+        group.shutdownGracefully().syncUninterruptibly();
     }
 
     /** Serves on 127.0.0.1:8080 until the process is stopped. */
