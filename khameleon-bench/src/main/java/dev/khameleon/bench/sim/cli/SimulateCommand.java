@@ -45,7 +45,7 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--latency-by-phase",
             description = "Also print the latency split by the pointer's phase at each request (stroke onset, "
-                    + "mid-stroke, landing, rest) and write DIR/latency_by_phase.csv.")
+                    + "mid-stroke, approach, landing, rest) and write DIR/latency_by_phase.csv.")
     boolean latencyByPhase;
 
     @Option(names = "--out", required = true, description = "Output directory for results.csv.")
