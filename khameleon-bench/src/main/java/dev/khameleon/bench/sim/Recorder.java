@@ -254,6 +254,24 @@ public final class Recorder {
                 stale, conv, receivedBytes, List.copyOf(lastCurve));
     }
 
+    /**
+     * Each registered request's latency in ms, in registration order, as {@link #metrics(long)}
+     * counts it (a never-answered request's up to {@code endNanos}); NaN for a preempted one.
+     */
+    public double[] latenciesMillis(long endNanos) {
+        double[] lat = new double[registered];
+        for (int seq = 0; seq < registered; seq++) {
+            if (preempted[seq]) {
+                lat[seq] = Double.NaN;
+            } else if (firstUpcallAt[seq] >= 0) {
+                lat[seq] = (firstUpcallAt[seq] - registeredAt[seq]) / 1e6;
+            } else {
+                lat[seq] = Math.max(0, endNanos - registeredAt[seq]) / 1e6;
+            }
+        }
+        return lat;
+    }
+
     private static double ratio(int count, int of) {
         return of == 0 ? Double.NaN : (double) count / of;
     }

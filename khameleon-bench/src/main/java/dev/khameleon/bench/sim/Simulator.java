@@ -29,8 +29,10 @@ public final class Simulator {
      * @param metrics              what was measured
      * @param medianIntervalMillis the trace's measured median time between samples, as recorded
      *                             (before any think-time pacing)
+     * @param byPhase              the latency split by the pointer's phase at each request
      */
-    public record Result(String system, String trace, SimConfig config, Metrics metrics, double medianIntervalMillis) {
+    public record Result(String system, String trace, SimConfig config, Metrics metrics, double medianIntervalMillis,
+                         PhaseLatency byPhase) {
         /** The kind of trace, from its median sample interval. */
         public TraceKind traceKind() {
             return TraceKind.of(medianIntervalMillis);
@@ -59,7 +61,11 @@ public final class Simulator {
         recorder.onLastConverged(loop::stop);
         loop.at(startNanos, new Replay(loop, system, recorder, layout, samples, requests, startNanos));
         loop.runUntil(endNanos);
-        return new Result(systemName, trace.name(), config, recorder.metrics(endNanos), trace.medianIntervalMillis());
+        // Phases are judged on the paced trace, the clock the requests were made on.
+        PhaseLatency byPhase = PhaseLatency.of(PointerPhase.classify(samples, requests.times()),
+                recorder.latenciesMillis(endNanos));
+        return new Result(systemName, trace.name(), config, recorder.metrics(endNanos), trace.medianIntervalMillis(),
+                byPhase);
     }
 
     /** The trace at the pace of the run: as recorded, or re-timed for a fixed think time. */

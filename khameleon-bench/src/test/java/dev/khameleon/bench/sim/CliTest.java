@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.khameleon.bench.Cli;
 import dev.khameleon.bench.sim.report.CsvReporter;
+import dev.khameleon.bench.sim.report.PhaseReporter;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -33,6 +34,18 @@ class CliTest {
         assertEquals(CsvReporter.HEADER, a.get(0));
         assertEquals(3, a.size());
         assertEquals(Files.readString(dir.resolve("a/results.csv")), Files.readString(dir.resolve("b/results.csv")));
+    }
+
+    @Test
+    void simulate_latencyByPhase_writesOneRowPerRunAndPhase(@TempDir Path dir) throws IOException {
+        Path trace = SharedData.require("pointer/gallery/1M-10s.json");
+        String out = captured(false, () -> assertEquals(0, Cli.run("simulate", "--trace", trace.toString(),
+                "--trace-format", "gallery", "--systems", "khameleon", "--horizons", "50,100,250,500",
+                "--latency-by-phase", "--out", dir.toString())));
+        List<String> rows = Files.readAllLines(dir.resolve("latency_by_phase.csv"));
+        assertEquals(PhaseReporter.HEADER, rows.get(0));
+        assertEquals(1 + PointerPhase.values().length, rows.size());
+        assertTrue(out.contains("landing"), out);
     }
 
     /** Runs {@code action} with standard error (or output) captured; returns what it printed. */

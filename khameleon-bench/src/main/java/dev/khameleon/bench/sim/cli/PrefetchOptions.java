@@ -5,8 +5,8 @@ import picocli.CommandLine.Option;
 
 /**
  * The library's prefetch settings that {@code simulate} and {@code experiment} both let you
- * change: the server predictor's heavy tail, its fade at rest and its spread, and the scheduler's floors on
- * a block's weight. Defaults are the library's.
+ * change: the forecast's horizons, the server predictor's heavy tail, its fade at rest and its spread, and
+ * the scheduler's floors on a block's weight. Defaults are the library's.
  */
 public final class PrefetchOptions {
     private static final SimConfig DEFAULTS = SimConfig.builder().build();
@@ -35,10 +35,18 @@ public final class PrefetchOptions {
                     + "in (0, 4] (default ${DEFAULT-VALUE}).")
     double sigmaScale = DEFAULTS.sigmaScale();
 
+    @Option(names = "--horizons", split = ",", paramLabel = "MS",
+            description = "The forecast horizons, ms, strictly increasing, shared by the client and server predictors "
+                    + "(Application.Builder.horizons; default: the library's, 50,150,250,500).")
+    long[] horizons;
+
     /** Sets these options on {@code b}; returns {@code b}. */
     SimConfig.Builder apply(SimConfig.Builder b) {
         b.minBlockGain(minBlockGain).blockGainShare(blockGainShare).tailRestFadeMillis(tailRestFadeMillis)
                 .sigmaScale(sigmaScale);
+        if (horizons != null) {
+            b.horizonsMillis(horizons);
+        }
         if (tail != null) {
             if (tail.length != 3) {
                 throw new IllegalArgumentException("--tail needs WEIGHT,WIDEN,MIN_SIGMA_PX, e.g. 0.2,2,20");
@@ -68,6 +76,12 @@ public final class PrefetchOptions {
         }
         if (sigmaScale != DEFAULTS.sigmaScale()) {
             s.append(" --sigma-scale ").append(sigmaScale);
+        }
+        if (horizons != null) {
+            s.append(" --horizons ");
+            for (int i = 0; i < horizons.length; i++) {
+                s.append(i > 0 ? "," : "").append(horizons[i]);
+            }
         }
         return s.toString();
     }

@@ -6,6 +6,7 @@ import dev.khameleon.bench.sim.SimConfig;
 import dev.khameleon.bench.sim.Simulator;
 import dev.khameleon.bench.sim.SystemRegistry;
 import dev.khameleon.bench.sim.report.CsvReporter;
+import dev.khameleon.bench.sim.report.PhaseReporter;
 import dev.khameleon.bench.sim.report.TableReporter;
 import dev.khameleon.bench.sim.trace.PointerTrace;
 import dev.khameleon.bench.sim.trace.TraceOptions;
@@ -42,6 +43,11 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "1", description = "Runs in parallel (default ${DEFAULT-VALUE}); output does not depend on it.")
     int threads;
 
+    @Option(names = "--latency-by-phase",
+            description = "Also print the latency split by the pointer's phase at each request (stroke onset, "
+                    + "mid-stroke, approach, landing, rest) and write DIR/latency_by_phase.csv.")
+    boolean latencyByPhase;
+
     @Option(names = "--out", required = true, description = "Output directory for results.csv.")
     Path out;
 
@@ -64,6 +70,11 @@ public final class SimulateCommand implements Callable<Integer> {
         System.out.print(TableReporter.text(results));
         write(out.resolve("results.csv"), CsvReporter.csv(results));
         System.err.println("wrote " + out.resolve("results.csv"));
+        if (latencyByPhase) {
+            System.out.print(PhaseReporter.text(results));
+            write(out.resolve("latency_by_phase.csv"), PhaseReporter.csv(results));
+            System.err.println("wrote " + out.resolve("latency_by_phase.csv"));
+        }
         return 0;
     }
 
