@@ -30,7 +30,11 @@ import java.util.ArrayDeque;
  *       pointer really occupies {@code Δ} after the prediction is made (read from the trace);</li>
  *   <li>{@code uniform}: the uniform distribution, sent once at the start;</li>
  *   <li>{@code predictor-only}: Kalman filter and joint scheduler, but each response is one
- *       block of the full image size (no progressive encoding; ablation).</li>
+ *       block of the full image size (no progressive encoding; ablation);</li>
+ *   <li>{@code stroke-end-oracle-W}: {@code khameleon}, except that during the last {@code W} ms of
+ *       each stroke (see {@link Strokes}) the client's state is all mass, at every horizon, on the
+ *       cell where that stroke stops (read from the trace): what a predictor that knew where a
+ *       stroke ends {@code W} ms ahead would be worth, a yardstick for endpoint forecasts.</li>
  * </ul>
  *
  * <p>The sender is ack-clocked: it hands the next planned block to the link when the link has
@@ -53,6 +57,9 @@ final class PushSystem implements SimSystem {
     private final String name;
     private final Predictor predictor;
     private final boolean progressive;
+    /** For {@code stroke-end-oracle-W}: W in ms; 0 for every other system. */
+    private final double strokeEndMillis;
+    private Strokes strokes;
 
     private SimContext ctx;
     private long unitBytes;
@@ -70,9 +77,14 @@ final class PushSystem implements SimSystem {
     private boolean missDeferred;
 
     private PushSystem(String name, Predictor predictor, boolean progressive) {
+        this(name, predictor, progressive, 0);
+    }
+
+    private PushSystem(String name, Predictor predictor, boolean progressive, double strokeEndMillis) {
         this.name = name;
         this.predictor = predictor;
         this.progressive = progressive;
+        this.strokeEndMillis = strokeEndMillis;
     }
 
     static PushSystem khameleon() {
@@ -89,6 +101,11 @@ final class PushSystem implements SimSystem {
 
     static PushSystem predictorOnly() {
         return new PushSystem("predictor-only", Predictor.KALMAN, false);
+    }
+
+    /** {@code stroke-end-oracle-W} for {@code windowMillis} = W (see the class description). */
+    static PushSystem strokeEndOracle(int windowMillis) {
+        return new PushSystem("stroke-end-oracle-" + windowMillis, Predictor.KALMAN, true, windowMillis);
     }
 
     @Override
@@ -148,12 +165,33 @@ final class PushSystem implements SimSystem {
         long now = ctx.loop().nowNanos();
         if (predictor == Predictor.KALMAN) {
             lastStateAt = now;
-            JsonNode state = kalman.state(now / 1_000_000);
-            sendUp(state);
+            sendUp(clientState(now));
         } else {
             sendUp(oracleDistribution(now));
         }
         ctx.loop().after(ctx.config().predictionIntervalMillis() * 1_000_000L, this::predictTick);
+    }
+
+    /**
+     * What the client sends: its Kalman state, or, for {@code stroke-end-oracle-W} within the last
+     * W ms of a stroke, all mass on the cell where the stroke stops.
+     */
+    private Object clientState(long nowNanos) {
+        if (strokeEndMillis > 0) {
+            if (strokes == null) {
+                strokes = Strokes.of(ctx.trace(), Strokes.restGapMillis(ctx.trace()));
+            }
+            double t = (nowNanos - ctx.startNanos()) / 1e6;
+            int k = strokes.lastStartedBy(t);
+            if (k >= 0 && t <= strokes.endMillis(k) && strokes.endMillis(k) - t <= strokeEndMillis) {
+                int end = strokes.endIndex(k);
+                int cell = ctx.workload().layout().requestAt(ctx.trace().x(end), ctx.trace().y(end));
+                long[] horizons = ctx.config().horizonsMillis();
+                int n = ctx.workload().requestCount();
+                return cell >= 0 ? Distribution.point(n, cell, horizons) : Distribution.uniform(n, horizons);
+            }
+        }
+        return kalman.state(nowNanos / 1_000_000);
     }
 
     private Distribution oracleDistribution(long nowNanos) {
@@ -279,7 +317,7 @@ final class PushSystem implements SimSystem {
     private void sendMissState() {
         long now = ctx.loop().nowNanos();
         lastStateAt = now;
-        sendUp(kalman.state(now / 1_000_000));
+        sendUp(clientState(now));
     }
 
     @Override

@@ -10,10 +10,15 @@ import java.util.regex.Pattern;
 /**
  * The systems the simulator can run, by name: the paper's baselines and Khameleon variants.
  * {@code acc-A-K} is a family: any accuracy {@code A} in {@code [0, 1]} and prefetch count
- * {@code K >= 1}, e.g. {@code acc-0.8-1}, {@code acc-1-5}. Thread-safe (immutable).
+ * {@code K >= 1}, e.g. {@code acc-0.8-1}, {@code acc-1-5}; so is {@code stroke-end-oracle-W}, Khameleon
+ * told where each stroke stops during its last {@code W} ms (1 to 10,000), e.g.
+ * {@code stroke-end-oracle-150}. Thread-safe (immutable).
  */
 public final class SystemRegistry {
     private static final Pattern ACC = Pattern.compile("acc-([0-9.]+)-([0-9]+)");
+    private static final Pattern STROKE_END = Pattern.compile("stroke-end-oracle-([0-9]{1,6})");
+    /** The longest window a {@code stroke-end-oracle-W} may have, ms. */
+    static final int MAX_STROKE_END_MILLIS = 10_000;
     private static final Map<String, Supplier<SimSystem>> FIXED = new LinkedHashMap<>();
 
     static {
@@ -61,8 +66,17 @@ public final class SystemRegistry {
             }
             return new RequestResponseSystem(false, accuracy, k);
         }
+        Matcher e = STROKE_END.matcher(name);
+        if (e.matches()) {
+            int w = Integer.parseInt(e.group(1));
+            if (w < 1 || w > MAX_STROKE_END_MILLIS) {
+                throw new IllegalArgumentException("system " + name + ": the window must be 1 to "
+                        + MAX_STROKE_END_MILLIS + " ms");
+            }
+            return PushSystem.strokeEndOracle(w);
+        }
         throw new IllegalArgumentException("unknown system " + name + "; known: " + String.join(", ", names())
-                + " (acc-A-K for any accuracy A and prefetch K)");
+                + " (acc-A-K for any accuracy A and prefetch K, stroke-end-oracle-W for a window of W ms)");
     }
 
     /** Validates a name without creating a system. */
