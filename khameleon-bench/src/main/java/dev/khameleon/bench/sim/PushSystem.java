@@ -137,6 +137,9 @@ final class PushSystem implements SimSystem {
                 .clock(context.loop()::nowNanos)
                 .build();
         this.slotMillis = unitBytes * 1000.0 / context.link().meanBytesPerSecond();
+        if (strokeEndMillis > 0) {
+            this.strokes = Strokes.of(context.trace(), Strokes.restGapMillis(context.trace()));
+        }
         long[] horizons = context.config().horizonsMillis();
         GridLayout layout = w.layout();
         switch (predictor) {
@@ -178,9 +181,6 @@ final class PushSystem implements SimSystem {
      */
     private Object clientState(long nowNanos) {
         if (strokeEndMillis > 0) {
-            if (strokes == null) {
-                strokes = Strokes.of(ctx.trace(), Strokes.restGapMillis(ctx.trace()));
-            }
             double t = (nowNanos - ctx.startNanos()) / 1e6;
             int k = strokes.lastStartedBy(t);
             if (k >= 0 && t <= strokes.endMillis(k) && strokes.endMillis(k) - t <= strokeEndMillis) {

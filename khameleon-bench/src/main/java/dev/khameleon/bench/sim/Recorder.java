@@ -215,21 +215,22 @@ public final class Recorder {
         int never = 0;
         int answered = 0;
         double utilSum = 0;
-        double[] lat = new double[n];
+        double[] lat = latenciesMillis(endNanos);
         int counted = 0;
         for (int seq = 0; seq < n; seq++) {
             if (preempted[seq]) {
                 pre++;
-            } else if (firstUpcallAt[seq] >= 0) {
+                continue;
+            }
+            lat[counted++] = lat[seq];
+            if (firstUpcallAt[seq] >= 0) {
                 if (firstUpcallAt[seq] == registeredAt[seq]) {
                     hits++;
                 }
-                lat[counted++] = (firstUpcallAt[seq] - registeredAt[seq]) / 1e6;
                 answered++;
                 utilSum += firstUtility[seq];
             } else {
                 never++;
-                lat[counted++] = Math.max(0, endNanos - registeredAt[seq]) / 1e6;
             }
         }
         double[] sorted = Arrays.copyOf(lat, counted);

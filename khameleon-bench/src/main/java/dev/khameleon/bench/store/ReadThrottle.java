@@ -82,13 +82,22 @@ final class ReadThrottle implements AutoCloseable {
     }
 
     /**
-     * Limits this process's reads from the block device that holds {@code dir}.
+     * The whole disk ("MAJ:MIN") that holds {@code dir}, the device {@link #apply} takes.
+     *
+     * @throws IllegalArgumentException when {@code dir} is not on a block device (tmpfs, a network
+     *     file system)
+     */
+    static String deviceOf(Path dir) {
+        return wholeDisk(deviceNumber(dir), SYS_DEV_BLOCK);
+    }
+
+    /**
+     * Limits this process's reads from {@code device} ("MAJ:MIN" of a whole disk, see {@link #deviceOf}).
      *
      * @throws IllegalArgumentException with what is missing, when neither controller can be used (not
      *     root, no {@code blkio}/{@code io} controller) or the device cannot be found
      */
-    static ReadThrottle apply(Path dir, Limit limit) {
-        String device = wholeDisk(deviceNumber(dir), SYS_DEV_BLOCK);
+    static ReadThrottle apply(String device, Limit limit) {
         long pid = ProcessHandle.current().pid();
         String name = "khameleon-bench-" + pid;
         Path group = null;

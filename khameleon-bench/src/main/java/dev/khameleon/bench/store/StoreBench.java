@@ -152,10 +152,11 @@ public final class StoreBench implements Callable<Integer> {
         StringBuilder report = new StringBuilder();
         PrintStream console = System.out;
 
+        String throttledDevice = null;
         if (throttleReads != null) {
             // Fail before the import, not after it, when the corpus's directory cannot be throttled.
             Files.createDirectories(dir);
-            ReadThrottle.wholeDisk(ReadThrottle.deviceNumber(dir), ReadThrottle.SYS_DEV_BLOCK);
+            throttledDevice = ReadThrottle.deviceOf(dir);
         }
         long t0 = System.nanoTime();
         Path marker = dir.resolve("bench-corpus.txt");
@@ -183,7 +184,7 @@ public final class StoreBench implements Callable<Integer> {
 
         ReadThrottle throttle = null;
         if (throttleReads != null) {
-            throttle = ReadThrottle.apply(dir, throttleReads);
+            throttle = ReadThrottle.apply(throttledDevice, throttleReads);
             console.printf("reads throttled to %s%n", throttle);
             report.append("Reads throttled to ").append(throttle).append(".\n\n");
         }

@@ -95,7 +95,7 @@ class ReadThrottleTest {
         Path group = Path.of("/sys/fs/cgroup/blkio", "khameleon-bench-" + ProcessHandle.current().pid());
         String home = ReadThrottle.ownGroup(Files.readAllLines(Path.of("/proc/self/cgroup")), "blkio");
 
-        try (ReadThrottle throttle = ReadThrottle.apply(dir, ReadThrottle.Limit.parse("100000,2000"))) {
+        try (ReadThrottle throttle = ReadThrottle.apply(ReadThrottle.deviceOf(dir), ReadThrottle.Limit.parse("100000,2000"))) {
             assertEquals(expectedDevice, throttle.device());
             assertEquals(expectedDevice + " 100000",
                     Files.readString(group.resolve("blkio.throttle.read_iops_device")).trim());
