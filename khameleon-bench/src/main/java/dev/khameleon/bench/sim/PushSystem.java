@@ -34,7 +34,9 @@ import java.util.ArrayDeque;
  *   <li>{@code stroke-end-oracle-W}: {@code khameleon}, except that during the last {@code W} ms of
  *       each stroke (see {@link Strokes}) the client's state is all mass, at every horizon, on the
  *       cell where that stroke stops (read from the trace): what a predictor that knew where a
- *       stroke ends {@code W} ms ahead would be worth, a yardstick for endpoint forecasts.</li>
+ *       stroke ends {@code W} ms ahead would be worth, a yardstick for endpoint forecasts;
+ *       {@code stroke-end-oracle-W-E} and {@code -W-E-S} are told it {@code E} px off, with
+ *       {@code S} percent of the mass (see {@link StrokeEndForecast}).</li>
  * </ul>
  *
  * <p>The sender is ack-clocked: it hands the next planned block to the link when the link has
@@ -57,9 +59,13 @@ final class PushSystem implements SimSystem {
     private final String name;
     private final Predictor predictor;
     private final boolean progressive;
-    /** For {@code stroke-end-oracle-W}: W in ms; 0 for every other system. */
+    /** For {@code stroke-end-oracle-W-E-S}: W in ms; 0 for every other system. */
     private final double strokeEndMillis;
-    private Strokes strokes;
+    /** For {@code stroke-end-oracle-W-E-S}: E in px. */
+    private final double strokeEndErrorPx;
+    /** For {@code stroke-end-oracle-W-E-S}: S as a fraction. */
+    private final double strokeEndShare;
+    private StrokeEndForecast strokeEnd;
 
     private SimContext ctx;
     private long unitBytes;
@@ -77,14 +83,17 @@ final class PushSystem implements SimSystem {
     private boolean missDeferred;
 
     private PushSystem(String name, Predictor predictor, boolean progressive) {
-        this(name, predictor, progressive, 0);
+        this(name, predictor, progressive, 0, 0, 1);
     }
 
-    private PushSystem(String name, Predictor predictor, boolean progressive, double strokeEndMillis) {
+    private PushSystem(String name, Predictor predictor, boolean progressive, double strokeEndMillis,
+            double strokeEndErrorPx, double strokeEndShare) {
         this.name = name;
         this.predictor = predictor;
         this.progressive = progressive;
         this.strokeEndMillis = strokeEndMillis;
+        this.strokeEndErrorPx = strokeEndErrorPx;
+        this.strokeEndShare = strokeEndShare;
     }
 
     static PushSystem khameleon() {
@@ -103,9 +112,12 @@ final class PushSystem implements SimSystem {
         return new PushSystem("predictor-only", Predictor.KALMAN, false);
     }
 
-    /** {@code stroke-end-oracle-W} for {@code windowMillis} = W (see the class description). */
-    static PushSystem strokeEndOracle(int windowMillis) {
-        return new PushSystem("stroke-end-oracle-" + windowMillis, Predictor.KALMAN, true, windowMillis);
+    /**
+     * {@code stroke-end-oracle-W-E-S} for W = {@code windowMillis}, E = {@code errorPx} and S =
+     * {@code sharePercent} (see the class description); {@code name} is the name it was asked by.
+     */
+    static PushSystem strokeEndOracle(String name, int windowMillis, int errorPx, int sharePercent) {
+        return new PushSystem(name, Predictor.KALMAN, true, windowMillis, errorPx, sharePercent / 100.0);
     }
 
     @Override
@@ -138,7 +150,8 @@ final class PushSystem implements SimSystem {
                 .build();
         this.slotMillis = unitBytes * 1000.0 / context.link().meanBytesPerSecond();
         if (strokeEndMillis > 0) {
-            this.strokes = Strokes.of(context.trace(), Strokes.restGapMillis(context.trace()));
+            this.strokeEnd = new StrokeEndForecast(context.trace(), w.layout(), strokeEndMillis, strokeEndErrorPx,
+                    strokeEndShare, strokeEndErrorPx > 0 ? context.random().nextLong() : 0);
         }
         long[] horizons = context.config().horizonsMillis();
         GridLayout layout = w.layout();
@@ -176,22 +189,18 @@ final class PushSystem implements SimSystem {
     }
 
     /**
-     * What the client sends: its Kalman state, or, for {@code stroke-end-oracle-W} within the last
-     * W ms of a stroke, all mass on the cell where the stroke stops.
+     * What the client sends: its Kalman state, or, for {@code stroke-end-oracle-W-E-S} within the
+     * last W ms of a stroke, the forecast of where the stroke stops (mixed with the Kalman one).
      */
     private Object clientState(long nowNanos) {
-        if (strokeEndMillis > 0) {
-            double t = (nowNanos - ctx.startNanos()) / 1e6;
-            int k = strokes.lastStartedBy(t);
-            if (k >= 0 && t <= strokes.endMillis(k) && strokes.endMillis(k) - t <= strokeEndMillis) {
-                int end = strokes.endIndex(k);
-                int cell = ctx.workload().layout().requestAt(ctx.trace().x(end), ctx.trace().y(end));
-                long[] horizons = ctx.config().horizonsMillis();
-                int n = ctx.workload().requestCount();
-                return cell >= 0 ? Distribution.point(n, cell, horizons) : Distribution.uniform(n, horizons);
+        JsonNode state = kalman.state(nowNanos / 1_000_000);
+        if (strokeEnd != null) {
+            Distribution end = strokeEnd.endAt((nowNanos - ctx.startNanos()) / 1e6, ctx.config().horizonsMillis());
+            if (end != null) {
+                return strokeEnd.share() >= 1 ? end : StrokeEndForecast.mix(end, gaussian.decode(state), strokeEnd.share());
             }
         }
-        return kalman.state(nowNanos / 1_000_000);
+        return state;
     }
 
     private Distribution oracleDistribution(long nowNanos) {

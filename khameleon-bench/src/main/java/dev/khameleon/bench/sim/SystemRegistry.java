@@ -10,15 +10,18 @@ import java.util.regex.Pattern;
 /**
  * The systems the simulator can run, by name: the paper's baselines and Khameleon variants.
  * {@code acc-A-K} is a family: any accuracy {@code A} in {@code [0, 1]} and prefetch count
- * {@code K >= 1}, e.g. {@code acc-0.8-1}, {@code acc-1-5}; so is {@code stroke-end-oracle-W}, Khameleon
- * told where each stroke stops during its last {@code W} ms (1 to 10,000), e.g.
- * {@code stroke-end-oracle-150}. Thread-safe (immutable).
+ * {@code K >= 1}, e.g. {@code acc-0.8-1}, {@code acc-1-5}; so is {@code stroke-end-oracle-W[-E[-S]]}, Khameleon
+ * told where each stroke stops during its last {@code W} ms (1 to 10,000), {@code E} px off (0 to 1,000,
+ * default 0: the cell itself), with {@code S} percent of the mass (1 to 100, default 100), e.g.
+ * {@code stroke-end-oracle-150} or {@code stroke-end-oracle-150-10-50}. Thread-safe (immutable).
  */
 public final class SystemRegistry {
     private static final Pattern ACC = Pattern.compile("acc-([0-9.]+)-([0-9]+)");
-    private static final Pattern STROKE_END = Pattern.compile("stroke-end-oracle-([0-9]{1,6})");
+    private static final Pattern STROKE_END = Pattern.compile("stroke-end-oracle-([0-9]{1,6})(?:-([0-9]{1,6})(?:-([0-9]{1,6}))?)?");
     /** The longest window a {@code stroke-end-oracle-W} may have, ms. */
     static final int MAX_STROKE_END_MILLIS = 10_000;
+    /** The largest error a {@code stroke-end-oracle-W-E} may be told the end with, px. */
+    static final int MAX_STROKE_END_ERROR_PX = 1_000;
     private static final Map<String, Supplier<SimSystem>> FIXED = new LinkedHashMap<>();
 
     static {
@@ -69,14 +72,23 @@ public final class SystemRegistry {
         Matcher e = STROKE_END.matcher(name);
         if (e.matches()) {
             int w = Integer.parseInt(e.group(1));
+            int errorPx = e.group(2) == null ? 0 : Integer.parseInt(e.group(2));
+            int share = e.group(3) == null ? 100 : Integer.parseInt(e.group(3));
             if (w < 1 || w > MAX_STROKE_END_MILLIS) {
                 throw new IllegalArgumentException("system " + name + ": the window must be 1 to "
                         + MAX_STROKE_END_MILLIS + " ms");
             }
-            return PushSystem.strokeEndOracle(w);
+            if (errorPx > MAX_STROKE_END_ERROR_PX) {
+                throw new IllegalArgumentException("system " + name + ": the error must be 0 to "
+                        + MAX_STROKE_END_ERROR_PX + " px");
+            }
+            if (share < 1 || share > 100) {
+                throw new IllegalArgumentException("system " + name + ": the share must be 1 to 100 %");
+            }
+            return PushSystem.strokeEndOracle(name, w, errorPx, share);
         }
         throw new IllegalArgumentException("unknown system " + name + "; known: " + String.join(", ", names())
-                + " (acc-A-K for any accuracy A and prefetch K, stroke-end-oracle-W for a window of W ms)");
+                + " (acc-A-K for any accuracy A and prefetch K, stroke-end-oracle-W[-E[-S]] for a window of W ms, an error of E px, S % of the mass)");
     }
 
     /** Validates a name without creating a system. */

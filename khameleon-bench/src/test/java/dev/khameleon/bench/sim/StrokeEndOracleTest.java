@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** {@link Strokes} and the {@code stroke-end-oracle-W} system built on them. */
+/** {@link Strokes} and the {@code stroke-end-oracle-W[-E[-S]]} systems built on them. */
 class StrokeEndOracleTest {
 
     /** Samples every 20 ms to 2,000 ms; the pointer moves 10 px a sample in [300, 600] and [1000, 1400] ms. */
@@ -64,6 +64,21 @@ class StrokeEndOracleTest {
         assertTrue(toldEnd < plainEnd, "stroke ends: " + toldEnd + " ms with the stroke-end oracle, " + plainEnd
                 + " ms without");
         assertTrue(told.metrics().meanLatencyMs() < plain.metrics().meanLatencyMs());
+    }
+
+    @Test
+    void anEndTold200PxOff_isWorthLessThanTheExactEnd() {
+        // The same trace: a forecast four cells or more off the stop point waits longer at stroke ends.
+        PointerTrace trace = SimulatorTest.galleryTrace();
+        SimConfig config = SimConfig.builder().build();
+        Simulator.Result exact = Simulator.run(config, trace, "stroke-end-oracle-150");
+        Simulator.Result off = Simulator.run(config, trace, "stroke-end-oracle-150-200");
+        assertEquals("stroke-end-oracle-150-200", off.system());
+        double exactEnd = exact.byPhase().contributionMillis(PointerPhase.APPROACH)
+                + exact.byPhase().contributionMillis(PointerPhase.LANDING);
+        double offEnd = off.byPhase().contributionMillis(PointerPhase.APPROACH)
+                + off.byPhase().contributionMillis(PointerPhase.LANDING);
+        assertTrue(offEnd > exactEnd, "stroke ends: " + offEnd + " ms told 200 px off, " + exactEnd + " ms exactly");
     }
 
     @ParameterizedTest

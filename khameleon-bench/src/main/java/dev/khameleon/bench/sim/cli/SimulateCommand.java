@@ -34,7 +34,7 @@ public final class SimulateCommand implements Callable<Integer> {
     TraceOptions traceOptions;
 
     @Option(names = "--systems", defaultValue = "khameleon,baseline", split = ",",
-            description = "Systems to run (default ${DEFAULT-VALUE}); known: khameleon, oracle, uniform, predictor-only, baseline, progressive, acc-A-K, stroke-end-oracle-W.")
+            description = "Systems to run (default ${DEFAULT-VALUE}); known: khameleon, oracle, uniform, predictor-only, baseline, progressive, acc-A-K, stroke-end-oracle-W[-E[-S]].")
     List<String> systems;
 
     @Mixin
