@@ -4,6 +4,7 @@ import dev.khameleon.bench.image.UtilityCommand;
 import dev.khameleon.bench.sim.cli.ExperimentCommand;
 import dev.khameleon.bench.sim.cli.SimulateCommand;
 import dev.khameleon.bench.store.StoreBench;
+import java.io.UncheckedIOException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -26,7 +27,8 @@ public final class Cli implements Runnable {
     /**
      * Runs the command line and returns its exit status (for tests): 0 on success, 2 for a bad
      * option or input (an {@link IllegalArgumentException}, reported as one line without a stack
-     * trace, since it is the user's to fix), 1 for any other failure.
+     * trace, since it is the user's to fix), 1 for a file that cannot be read or written (an
+     * {@link UncheckedIOException}, also one line, with its cause) and for any other failure.
      */
     public static int run(String... args) {
         return commandLine().execute(args);
@@ -44,6 +46,11 @@ public final class Cli implements Runnable {
         if (e instanceof IllegalArgumentException) {
             command.getErr().println("khameleon-bench " + command.getCommandName() + ": " + e.getMessage());
             return CommandLine.ExitCode.USAGE;
+        }
+        if (e instanceof UncheckedIOException io) {
+            command.getErr().println("khameleon-bench " + command.getCommandName() + ": " + io.getMessage() + ": "
+                    + io.getCause());
+            return CommandLine.ExitCode.SOFTWARE;
         }
         throw e;
     }

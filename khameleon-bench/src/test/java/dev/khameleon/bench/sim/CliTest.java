@@ -13,7 +13,9 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -85,6 +87,32 @@ class CliTest {
         assertTrue(out.contains("bandwidthMBps must be finite and > 0, was -3.0"), out);
         assertTrue(out.contains("kalmanVelocityDecayMillis must be finite and >= 0 (or NaN), was -1.0"), out);
         assertTrue(!out.contains("\tat "), "no stack trace for bad input: " + out);
+    }
+
+    @Test
+    void simulate_unreadableTraces_areOneLineErrors(@TempDir Path dir) throws IOException {
+        Path notGzip = Files.writeString(dir.resolve("session.gz"), "not gzip");
+        Path notJson = Files.writeString(dir.resolve("trace.json"), "garbage");
+        // A gzip stream cut short: the file is damaged rather than of the wrong kind.
+        ByteArrayOutputStream gz = new ByteArrayOutputStream();
+        try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
+            out.write("record timestamp,client timestamp,button,state,x,y\n".repeat(100).getBytes(StandardCharsets.UTF_8));
+        }
+        byte[] whole = gz.toByteArray();
+        Path truncated = Files.write(dir.resolve("cut.gz"), Arrays.copyOf(whole, whole.length / 2));
+        String out = captured(true, () -> {
+            assertEquals(2, Cli.run("simulate", "--trace", notGzip.toString(), "--out", dir.toString()));
+            assertEquals(2, Cli.run("simulate", "--trace", notJson.toString(), "--trace-format", "gallery",
+                    "--out", dir.toString()));
+            // Not a wrong option but a file that cannot be read through: one line too, with the general status.
+            assertEquals(1, Cli.run("simulate", "--trace", truncated.toString(), "--out", dir.toString()));
+        });
+        assertTrue(out.contains("session.gz: not a gzip file"), out);
+        assertTrue(out.contains("trace.json: not JSON"), out);
+        assertTrue(out.contains("khameleon-bench simulate: cannot read Balabit session " + truncated
+                + ": java.io.EOFException"), out);
+        assertEquals(3, out.lines().count(), out);
+        assertTrue(!out.contains("\tat "), "no stack trace: " + out);
     }
 
     @ParameterizedTest

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.GZIPInputStream;
+import java.util.zip.ZipException;
 
 /**
  * Reads Balabit Mouse Dynamics Challenge sessions ({@code userN/session_*.gz}, gzip'd CSV
@@ -74,6 +75,8 @@ public final class BalabitReader {
              InputStream in = file.toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
              BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16)) {
             return parse(name, reader, file.toString());
+        } catch (ZipException e) {
+            throw new IllegalArgumentException(file + ": not a gzip file (" + e.getMessage() + ")", e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read Balabit session " + file, e);
         }

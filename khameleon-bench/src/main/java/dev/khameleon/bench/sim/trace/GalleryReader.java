@@ -1,5 +1,6 @@
 package dev.khameleon.bench.sim.trace;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -11,8 +12,8 @@ import java.nio.file.Path;
  * {@code {"e": [pageX, pageY, epoch_ms, "m"|"d"|"u"], "etype": "p"}}, already resampled on a
  * 20 ms grid. Every pointer event ({@code etype} {@code "p"}) is a sample, whatever its kind;
  * samples sharing a timestamp collapse to the last; a sample whose time goes backwards is
- * dropped. The screen is the bounding box of the samples from the page origin (the demo's
- * page layout was not recorded).
+ * dropped, and so is one with a negative or non-finite position. The screen runs from the page
+ * origin to the largest pageX and pageY seen (the demo's page layout was not recorded).
  *
  * <p>Stateless and thread-safe.
  */
@@ -25,13 +26,15 @@ public final class GalleryReader {
     /**
      * Reads one trace file.
      *
-     * @throws IllegalArgumentException if the file is not such a JSON array or has no samples
+     * @throws IllegalArgumentException if the file is not JSON, not such an array, or has no samples
      * @throws UncheckedIOException     if it cannot be read
      */
     public static PointerTrace read(Path file) {
         JsonNode root;
         try {
             root = JSON.readTree(file.toFile());
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(file + ": not JSON (" + e.getOriginalMessage() + ")", e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read gallery trace " + file, e);
         }
@@ -61,7 +64,7 @@ public final class GalleryReader {
             samples.add(time, px, py);
         }
         if (samples.size() == 0) {
-            throw new IllegalArgumentException(file + ": no pointer events");
+            throw new IllegalArgumentException(file + ": no pointer events with finite, non-negative pageX and pageY");
         }
         String name = "gallery/" + file.getFileName().toString().replaceFirst("\\.json$", "");
         return PointerTrace.of(name, samples.times(), samples.xs(), samples.ys(), Math.floor(samples.maxX()) + 1,

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class BalabitReaderTest {
 
@@ -54,6 +55,13 @@ class BalabitReaderTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> parse("0.0,zero,NoButton,Move,1,2\n"));
         assertTrue(e.getMessage().contains("test:2"), e.getMessage());
+    }
+
+    @Test
+    void read_aGzFileThatIsNotGzip_isBadInput(@TempDir Path dir) throws IOException {
+        Path f = Files.writeString(dir.resolve("session_1.gz"), "record timestamp,client timestamp");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BalabitReader.read(f));
+        assertTrue(e.getMessage().contains("session_1.gz: not a gzip file"), e.getMessage());
     }
 
     @Test

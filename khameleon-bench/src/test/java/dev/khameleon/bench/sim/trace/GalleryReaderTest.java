@@ -47,5 +47,22 @@ class GalleryReaderTest {
         Path g = dir.resolve("obj.json");
         Files.writeString(g, "{}");
         assertThrows(IllegalArgumentException.class, () -> GalleryReader.read(g));
+        Path h = dir.resolve("garbage.json");
+        Files.writeString(h, "garbage");
+        e = assertThrows(IllegalArgumentException.class, () -> GalleryReader.read(h));
+        assertTrue(e.getMessage().contains("garbage.json: not JSON"), e.getMessage());
+    }
+
+    @Test
+    void read_dropsNegativePositions_andSaysSoWhenNoneIsLeft(@TempDir Path dir) throws IOException {
+        Path f = dir.resolve("neg.json");
+        Files.writeString(f, "[{\"e\":[-5,2,0,\"m\"],\"etype\":\"p\"},{\"e\":[3,4,20,\"m\"],\"etype\":\"p\"}]");
+        PointerTrace t = GalleryReader.read(f);
+        assertEquals(1, t.size());
+        assertEquals(3, t.x(0), 0);
+        Path g = dir.resolve("allneg.json");
+        Files.writeString(g, "[{\"e\":[-5,2,0,\"m\"],\"etype\":\"p\"}]");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> GalleryReader.read(g));
+        assertTrue(e.getMessage().contains("non-negative"), e.getMessage());
     }
 }
