@@ -57,10 +57,8 @@ class StrokeEndOracleTest {
         Simulator.Result plain = Simulator.run(config, trace, "khameleon");
         Simulator.Result told = Simulator.run(config, trace, "stroke-end-oracle-150");
         assertEquals("stroke-end-oracle-150", told.system());
-        double plainEnd = plain.byPhase().contributionMillis(PointerPhase.APPROACH)
-                + plain.byPhase().contributionMillis(PointerPhase.LANDING);
-        double toldEnd = told.byPhase().contributionMillis(PointerPhase.APPROACH)
-                + told.byPhase().contributionMillis(PointerPhase.LANDING);
+        double plainEnd = strokeEnds(plain);
+        double toldEnd = strokeEnds(told);
         assertTrue(toldEnd < plainEnd, "stroke ends: " + toldEnd + " ms with the stroke-end oracle, " + plainEnd
                 + " ms without");
         assertTrue(told.metrics().meanLatencyMs() < plain.metrics().meanLatencyMs());
@@ -74,10 +72,8 @@ class StrokeEndOracleTest {
         Simulator.Result exact = Simulator.run(config, trace, "stroke-end-oracle-150");
         Simulator.Result off = Simulator.run(config, trace, "stroke-end-oracle-150-200");
         assertEquals("stroke-end-oracle-150-200", off.system());
-        double exactEnd = exact.byPhase().contributionMillis(PointerPhase.APPROACH)
-                + exact.byPhase().contributionMillis(PointerPhase.LANDING);
-        double offEnd = off.byPhase().contributionMillis(PointerPhase.APPROACH)
-                + off.byPhase().contributionMillis(PointerPhase.LANDING);
+        double exactEnd = strokeEnds(exact);
+        double offEnd = strokeEnds(off);
         assertTrue(offEnd > exactEnd, "stroke ends: " + offEnd + " ms told 200 px off, " + exactEnd + " ms exactly");
     }
 
@@ -86,5 +82,10 @@ class StrokeEndOracleTest {
     void registry_rejectsABadWindow(String name) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SystemRegistry.create(name));
         assertTrue(e.getMessage().contains(name) || e.getMessage().contains("stroke-end-oracle-W"), e.getMessage());
+    }
+
+    /** What the approach and landing phases add to the run's mean latency, ms. */
+    private static double strokeEnds(Simulator.Result r) {
+        return r.byPhase().contributionMillis(PointerPhase.APPROACH) + r.byPhase().contributionMillis(PointerPhase.LANDING);
     }
 }
