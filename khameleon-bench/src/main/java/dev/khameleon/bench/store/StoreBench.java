@@ -1,6 +1,7 @@
 package dev.khameleon.bench.store;
 
 import dev.khameleon.bench.Cli;
+import dev.khameleon.bench.GridSize;
 import dev.khameleon.bench.sim.trace.BalabitReader;
 import dev.khameleon.bench.sim.trace.PointerTrace;
 import dev.khameleon.core.GridLayout;
@@ -143,9 +144,9 @@ public final class StoreBench implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        String[] rc = grid.split("x");
-        int rows = Integer.parseInt(rc[0]);
-        int cols = Integer.parseInt(rc[1]);
+        GridSize size = GridSize.parse(grid, "--grid");
+        int rows = size.rows();
+        int cols = size.cols();
         GridLayout layout = new GridLayout(rows, cols, 0, 0, 1920.0 / cols, 1080.0 / rows);
         int n = layout.requestCount() * pages;
         BenchCorpus corpus = new BenchCorpus(n, blockSize, (long) (corpusGb * 1e9), seed);

@@ -90,6 +90,29 @@ class CliTest {
     }
 
     @Test
+    void simulate_mosaic_setsTheThumbnailsOverTheScreen(@TempDir Path dir) throws IOException {
+        // Per visit a request is a thumbnail entered: ten times fewer, larger thumbnails are entered less often.
+        Path trace = SharedData.require("pointer/gallery/1M-10s.json");
+        assertEquals(0, Cli.run("simulate", "--trace", trace.toString(), "--trace-format", "gallery", "--systems",
+                "oracle", "--request-mode", "per-visit", "--out", dir.resolve("fine").toString()));
+        assertEquals(0, Cli.run("simulate", "--trace", trace.toString(), "--trace-format", "gallery", "--systems",
+                "oracle", "--request-mode", "per-visit", "--mosaic", "10x10", "--out", dir.resolve("coarse").toString()));
+        int fine = requests(dir.resolve("fine/results.csv"));
+        int coarse = requests(dir.resolve("coarse/results.csv"));
+        assertTrue(coarse < fine / 2, coarse + " thumbnails entered on a 10x10 mosaic, " + fine + " on 100x100");
+        String out = captured(true, () -> assertEquals(2, Cli.run("simulate", "--trace", trace.toString(),
+                "--trace-format", "gallery", "--mosaic", "100", "--out", dir.toString())));
+        assertTrue(out.contains("--mosaic '100' is not ROWSxCOLS"), out);
+    }
+
+    /** The requests column of a one-row results.csv. */
+    private static int requests(Path csv) throws IOException {
+        List<String> lines = Files.readAllLines(csv);
+        int column = List.of(lines.get(0).split(",")).indexOf("requests");
+        return Integer.parseInt(lines.get(1).split(",")[column]);
+    }
+
+    @Test
     void simulate_unreadableTraces_areOneLineErrors(@TempDir Path dir) throws IOException {
         Path notGzip = Files.writeString(dir.resolve("session.gz"), "not gzip");
         Path notJson = Files.writeString(dir.resolve("trace.json"), "garbage");

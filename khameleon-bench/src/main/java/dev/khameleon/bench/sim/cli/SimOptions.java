@@ -1,5 +1,6 @@
 package dev.khameleon.bench.sim.cli;
 
+import dev.khameleon.bench.GridSize;
 import dev.khameleon.bench.sim.SimConfig;
 import dev.khameleon.bench.sim.net.MahimahiTrace;
 import java.nio.file.Path;
@@ -46,6 +47,10 @@ public final class SimOptions {
             description = "Minimum round trip with --network-trace, ms (default: --latency-ms's default); replaces --latency-ms.")
     Double minRttMillis;
 
+    @Option(names = "--mosaic", paramLabel = "ROWSxCOLS",
+            description = "Thumbnails over the trace's screen (default ${DEFAULT-VALUE}, the paper's).")
+    String mosaic = DEFAULTS.mosaicRows() + "x" + DEFAULTS.mosaicCols();
+
     @Option(names = "--block-bytes", description = "Progressive block size (default ${DEFAULT-VALUE}).")
     int blockBytes = DEFAULTS.blockBytes();
 
@@ -86,6 +91,8 @@ public final class SimOptions {
                 .kalmanVelocityDecayMillis(kalmanDecayMillis == null ? DEFAULTS.kalmanVelocityDecayMillis()
                         : kalmanDecayMillis)
                 .predictionIntervalMillis(predictionIntervalMillis);
+        GridSize grid = GridSize.parse(mosaic, "--mosaic");
+        b.mosaic(grid.rows(), grid.cols());
         prefetch.apply(b);
         if (networkTrace != null) {
             b.networkTrace(MahimahiTrace.read(networkTrace))
