@@ -219,6 +219,30 @@ class HostileClientTest {
     }
 
     /**
+     * A valid forecast carrying an unknown field of deeply nested junk (the predictor ignores it)
+     * that fills the frame: such states are held as text between messages and jobs (a tree of it
+     * would be 3.4 MB), rebuilt by the job, and planned; the session goes on.
+     */
+    @Test
+    void forecastWithAFrameOfNestedJunk_isPlanned() {
+        String forecast = "\"x\":3200,\"y\":1800,\"horizons\":[50,150,250,500],"
+                + "\"mean\":[[3200,1800],[3200,1800],[3200,1800],[3200,1800]],"
+                + "\"cov\":[[400,0,400],[400,0,400],[400,0,400],[400,0,400]]";
+        String nested = "[".repeat(990) + "]".repeat(990);
+        String junk = "[" + (nested + ",").repeat(31) + nested + "]";
+        try (TestClient c = TestClient.open(uri, "gallery", 100)) {
+            long replans = server.metrics().replans();
+            for (int t = 1; t <= 20; t++) {
+                c.sendState(t, "{" + forecast + ",\"junk\":" + junk + "}");
+            }
+            TestClient.await(() -> server.metrics().replans() > replans, "a junk-laden state is planned");
+            c.blocks.clear();
+            c.nextBlock();
+            assertFalse(c.closed.isDone(), "closed: " + c.control);
+        }
+    }
+
+    /**
      * Regression: a valid forecast with huge finite variances closed the session with
      * {@code invalid_state} naming a NaN covariance it never sent; it is planned like any other,
      * and the session goes on.
