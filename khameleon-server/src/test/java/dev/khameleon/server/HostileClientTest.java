@@ -141,6 +141,39 @@ class HostileClientTest {
     }
 
     /**
+     * A message trickled a byte at a time after the hello keeps bytes arriving but no frame
+     * complete: the read-idle timeout counts frames, so the session is closed as idle, though
+     * the connection never went quiet.
+     */
+    @Test
+    void messageTrickledByteByByte_isClosedAtTheReadIdleTimeout() throws Exception {
+        long idleMillis = 1_000;
+        try (KhameleonServer idle = KhameleonServer.builder().host("127.0.0.1").port(0).seed(12)
+                .fixedBytesPerSecond(1_000) // few blocks: the unread ones stay within the socket buffers
+                .readIdleTimeout(Duration.ofMillis(idleMillis))
+                .application(Application.builder("gallery").blockSource(TestApps.inMemory(10, 1, 64)).build())
+                .build().start();
+             RawClient c = new RawClient(idle.port(), "/gallery", 1 << 16)) {
+            c.sendText("{\"type\":\"hello\",\"protocol\":1,\"application\":\"gallery\",\"cacheBlocks\":10}");
+            TestClient.await(() -> idle.metrics().activeSessions() == 1, "the session is open");
+            byte[] frame = RawClient.encodeFrame(true, 0x1,
+                    "{\"type\":\"rate\",\"time\":1,\"bytesPerSecond\":100000}".getBytes(StandardCharsets.UTF_8));
+            long start = System.nanoTime();
+            int sent = 0;
+            while (idle.metrics().activeSessions() == 1 && sent < frame.length - 1) {
+                c.sendBytes(new byte[] {frame[sent++]});
+                Thread.sleep(TRICKLE_MILLIS);
+            }
+            long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(sent < frame.length - 1, "the session closed before the message was complete");
+            assertTrue(elapsedMillis >= idleMillis, "closed after " + elapsedMillis + " ms");
+            RawClient.Frame close = c.readUntilClose();
+            assertEquals(1001, close.closeStatus());
+            assertEquals(1L, idle.metrics().errorsByCode().get("idle_timeout"));
+        }
+    }
+
+    /**
      * An upgrade request trickled a byte at a time (slowloris) is answered 408 and closed at the
      * handshake timeout, which runs from the accept whatever arrives meanwhile.
      */
