@@ -7,6 +7,9 @@ import dev.khameleon.core.protocol.ErrorCode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,6 +20,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -100,6 +104,41 @@ class HostileClientTest {
         try (RawClient c = raw()) {
             c.sendFrame(true, 0x9, new byte[126]);
             assertEquals(1002, c.readUntilClose().closeStatus());
+        }
+    }
+
+    /** Frame headers the WebSocket layer refuses, each with its close status, before reading any payload. */
+    static Stream<Arguments> badFrameHeaders() {
+        byte[] mask = {1, 2, 3, 4};
+        return Stream.of(
+                // A 64-bit length of 2^63 − 1: refused from the header, nothing of that size is allocated.
+                Arguments.of("text frame announcing 2^63 - 1 bytes", concat(new byte[] {(byte) 0x81, (byte) 0xFF,
+                        0x7F, -1, -1, -1, -1, -1, -1, -1}, mask), 1009),
+                Arguments.of("text frame with a negative 64-bit length", concat(new byte[] {(byte) 0x81, (byte) 0xFF,
+                        -1, -1, -1, -1, -1, -1, -1, -1}, mask), 1002),
+                Arguments.of("unmasked text frame", new byte[] {(byte) 0x81, 0x02, '{', '}'}, 1002),
+                Arguments.of("reserved bit set (no extension was agreed)", concat(new byte[] {(byte) 0xC1, (byte) 0x82},
+                        mask, new byte[] {'{' ^ 1, '}' ^ 2}), 1002),
+                Arguments.of("reserved opcode 0x3", concat(new byte[] {(byte) 0x83, (byte) 0x80}, mask), 1002),
+                Arguments.of("fragmented ping", concat(new byte[] {(byte) 0x09, (byte) 0x80}, mask), 1002),
+                Arguments.of("close frame with a one-byte body", concat(new byte[] {(byte) 0x88, (byte) 0x81}, mask,
+                        new byte[] {3 ^ 1}), 1002));
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badFrameHeaders")
+    void badFrameHeader_isClosedWithItsStatus(String what, byte[] bytes, int status) throws IOException {
+        try (RawClient c = raw()) {
+            c.sendBytes(bytes);
+            assertEquals(status, c.readUntilClose().closeStatus(), what);
         }
     }
 
