@@ -133,6 +133,12 @@ class ControlFrameHandlerTest {
         }
     }
 
+    /** A server reading at most {@code bytesPerSecond} per client, on a clock the test sets. */
+    private static KhameleonServer inboundLimited(int bytesPerSecond, java.util.concurrent.atomic.AtomicLong clock) {
+        return KhameleonServer.builder().seed(1).maxInboundBytesPerSecond(bytesPerSecond).clock(clock::get)
+                .application(Application.builder("app").blockSource(TestApps.inMemory(4, 1, 16)).build()).build();
+    }
+
     private int framesPassed() {
         int n = 0;
         for (Object o; (o = ch.readInbound()) != null; n++) {
@@ -149,9 +155,7 @@ class ControlFrameHandlerTest {
     @Test
     void dataFramesOverTheInboundRate_stopReadingUntilTheDebtIsRepaid() {
         java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
-        try (KhameleonServer limited = KhameleonServer.builder().seed(1).maxInboundBytesPerSecond(4096)
-                .clock(clock::get)
-                .application(Application.builder("app").blockSource(TestApps.inMemory(4, 1, 16)).build()).build()) {
+        try (KhameleonServer limited = inboundLimited(4096, clock)) {
             ch = new EmbeddedChannel(new ControlFrameHandler(limited.runtime()));
             ch.freezeTime();
             String payload = "x".repeat(1000); // 2,024 bytes each, counted
@@ -179,9 +183,7 @@ class ControlFrameHandlerTest {
     @Test
     void pingsAndPongs_doNotCountAgainstTheInboundRate() {
         java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
-        try (KhameleonServer limited = KhameleonServer.builder().seed(1).maxInboundBytesPerSecond(1024)
-                .clock(clock::get)
-                .application(Application.builder("app").blockSource(TestApps.inMemory(4, 1, 16)).build()).build()) {
+        try (KhameleonServer limited = inboundLimited(1024, clock)) {
             ch = new EmbeddedChannel(new ControlFrameHandler(limited.runtime()));
             for (int i = 0; i < 10; i++) {
                 ch.writeInbound(ping(i));
