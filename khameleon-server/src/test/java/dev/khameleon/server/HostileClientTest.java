@@ -211,6 +211,33 @@ class HostileClientTest {
     }
 
     /**
+     * Over a real socket: a client sending messages faster than {@code maxInboundBytesPerSecond}
+     * is not read on once its bucket is in debt (the clock is frozen here, so it never refills),
+     * and is not refused for it either.
+     */
+    @Test
+    void messagesBeyondTheInboundRate_areNotReadButTheSessionStaysOpen() throws Exception {
+        int requests = 50;
+        try (KhameleonServer paced = KhameleonServer.builder().host("127.0.0.1").port(0).seed(13).clock(() -> 0L)
+                .fixedBytesPerSecond(1_000).maxInboundBytesPerSecond(10 * 1024)
+                .application(Application.builder("gallery").blockSource(TestApps.inMemory(100, 1, 64)).build())
+                .build().start()) {
+            try (TestClient c = TestClient.open(URI.create("ws://127.0.0.1:" + paced.port() + "/gallery"), "gallery", 10)) {
+                for (int i = 0; i < requests; i++) {
+                    c.sendText("{\"type\":\"request\",\"time\":" + i + ",\"request\":" + i + "}");
+                    Thread.sleep(10); // one message per read, as a client sending at its own pace
+                }
+                // Each request counts about 1,070 bytes and the hello about 1,100: some nine fit 10 KiB.
+                TestClient.await(() -> paced.sessionMetrics().get(0).requestsReceived() >= 5, "the first are read");
+                Thread.sleep(300);
+                long read = paced.sessionMetrics().get(0).requestsReceived();
+                assertTrue(read < requests / 2, read + " of " + requests + " requests were read");
+                assertFalse(c.closed.isDone(), "a client over the rate is read no faster, not refused");
+            }
+        }
+    }
+
+    /**
      * An upgrade request trickled a byte at a time (slowloris) is answered 408 and closed at the
      * handshake timeout, which runs from the accept whatever arrives meanwhile.
      */
