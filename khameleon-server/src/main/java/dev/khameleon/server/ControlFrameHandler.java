@@ -149,11 +149,6 @@ final class ControlFrameHandler extends ChannelInboundHandlerAdapter {
         ctx.channel().config().setAutoRead(true); // which also asks for the next read
     }
 
-    /** Whether reading is off because the client sent more than its inbound rate; for tests. */
-    boolean inboundPaused() {
-        return inboundPaused;
-    }
-
     /** Counts a ping in the current one-second window; true if it is one too many. */
     private boolean overLimit() {
         long now = server.nanoTime();

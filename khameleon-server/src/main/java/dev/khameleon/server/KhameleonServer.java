@@ -690,8 +690,8 @@ public final class KhameleonServer implements AutoCloseable {
 
         /**
          * The most a client may send in messages per second, in bytes, in {@code [1024, 2^30]}
-         * (default 1 MiB): each data frame counts as its payload plus
-         * {@value ControlFrameHandler#FRAME_COST_BYTES} bytes, for the work of decoding any message.
+         * (default 1 MiB): each data frame counts as its payload plus 1,024 bytes, for the work of
+         * decoding any message.
          * A client over it is not refused but read no faster, so a flood of cheap messages costs
          * the event loop it shares with other sessions a bounded share (a client sends a few
          * states and one rate report per second).
@@ -936,8 +936,7 @@ public final class KhameleonServer implements AutoCloseable {
                     allowedOrigins, allowAnyOrigin, maxConnectionsPerAddress, maxHandshakesPerAddress,
                     helloTimeoutMillis, maxFramePayloadBytes, handshakeTimeoutMillis, readIdleTimeoutMillis,
                     writeStallTimeoutMillis, maxPingsPerSecond, maxInboundBytesPerSecond, writeBufferLowBytes,
-                    writeBufferHighBytes,
-                    sendBufferBytes,
+                    writeBufferHighBytes, sendBufferBytes,
                     initialBytesPerSecond, maxBytesPerSecond, fixedBytesPerSecond, pacingGain, fetchWindow,
                     fetchTimeoutMillis, fetchThreads, schedulerThreads, ioThreads, maxCacheBlocks, maxTotalCacheBlocks,
                     stateIntervalMillis, transport,
