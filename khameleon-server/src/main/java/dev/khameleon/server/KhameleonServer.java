@@ -517,6 +517,7 @@ public final class KhameleonServer implements AutoCloseable {
         private long readIdleTimeoutMillis = 60_000;
         private long writeStallTimeoutMillis = 30_000;
         private int maxPingsPerSecond = 16;
+        private int maxInboundBytesPerSecond = 1 << 20;
         private int writeBufferLowBytes = 32 * 1024;
         private int writeBufferHighBytes = 64 * 1024;
         private int sendBufferBytes;
@@ -684,6 +685,19 @@ public final class KhameleonServer implements AutoCloseable {
          */
         public Builder maxPingsPerSecond(int pings) {
             this.maxPingsPerSecond = range("maxPingsPerSecond", pings, 1, 1_000_000);
+            return this;
+        }
+
+        /**
+         * The most a client may send in messages per second, in bytes, in {@code [1024, 2^30]}
+         * (default 1 MiB): each data frame counts as its payload plus 1,024 bytes, for the work of
+         * decoding any message.
+         * A client over it is not refused but read no faster, so a flood of cheap messages costs
+         * the event loop it shares with other sessions a bounded share (a client sends a few
+         * states and one rate report per second).
+         */
+        public Builder maxInboundBytesPerSecond(int bytes) {
+            this.maxInboundBytesPerSecond = range("maxInboundBytesPerSecond", bytes, 1024, 1 << 30);
             return this;
         }
 
@@ -921,8 +935,8 @@ public final class KhameleonServer implements AutoCloseable {
                     Collections.unmodifiableMap(new LinkedHashMap<>(applications)), maxSessions,
                     allowedOrigins, allowAnyOrigin, maxConnectionsPerAddress, maxHandshakesPerAddress,
                     helloTimeoutMillis, maxFramePayloadBytes, handshakeTimeoutMillis, readIdleTimeoutMillis,
-                    writeStallTimeoutMillis, maxPingsPerSecond, writeBufferLowBytes, writeBufferHighBytes,
-                    sendBufferBytes,
+                    writeStallTimeoutMillis, maxPingsPerSecond, maxInboundBytesPerSecond, writeBufferLowBytes,
+                    writeBufferHighBytes, sendBufferBytes,
                     initialBytesPerSecond, maxBytesPerSecond, fixedBytesPerSecond, pacingGain, fetchWindow,
                     fetchTimeoutMillis, fetchThreads, schedulerThreads, ioThreads, maxCacheBlocks, maxTotalCacheBlocks,
                     stateIntervalMillis, transport,

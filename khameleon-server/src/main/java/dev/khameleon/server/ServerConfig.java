@@ -24,6 +24,7 @@ record ServerConfig(
         long readIdleTimeoutMillis,
         long writeStallTimeoutMillis,
         int maxPingsPerSecond,
+        int maxInboundBytesPerSecond,
         int writeBufferLowBytes,
         int writeBufferHighBytes,
         int sendBufferBytes,

@@ -93,8 +93,10 @@ final class Session {
     private Job queuedJob;
     /** The queue turn of a withdrawn re-plan, for the job that replaces it; -1 if none. */
     private long inheritedOrder = -1;
-    private JsonNode pendingState;
-    private JsonNode pendingScope;
+    /** The newest state not yet handed to a job, as text (see {@link HeldJson}). */
+    private HeldJson pendingState;
+    /** The newest scope not yet handed to a job, as text. */
+    private HeldJson pendingScope;
     private Distribution distribution;
     private long lastStateTime = -1;
     private double ewmaTurnaroundNanos;
@@ -195,7 +197,7 @@ final class Session {
             // No plan to cut yet: the newest state waits for the welcome.
             if (s.timeMillis() >= lastStateTime) {
                 lastStateTime = s.timeMillis();
-                pendingState = s.state();
+                pendingState = HeldJson.of(s.state(), ErrorCode.INVALID_STATE);
                 counters.stateReceived();
             }
         } else if (phase == Phase.RESUMING && m instanceof ControlMessage.RequestEvent r) {
@@ -435,7 +437,7 @@ final class Session {
         lastStateTime = timeMillis;
         counters.stateReceived();
         plan.cutForReplan(replanMargin(), now());
-        pendingState = state;
+        pendingState = HeldJson.of(state, ErrorCode.INVALID_STATE);
         replaceQueuedJob();
         maybeSchedule();
     }
@@ -483,7 +485,7 @@ final class Session {
             return;
         }
         plan.cutForReplan(replanMargin(), now());
-        pendingScope = newScope;
+        pendingScope = HeldJson.of(newScope, ErrorCode.INVALID_SCOPE);
         replaceQueuedJob();
         maybeSchedule();
     }

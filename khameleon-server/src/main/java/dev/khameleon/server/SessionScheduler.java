@@ -32,8 +32,8 @@ final class SessionScheduler {
      * distribution, else {@code current}), then plan up to {@code maxBlocks} slots. A
      * {@code scope}, if present, is applied at {@code replanFrom}.
      */
-    record Job(JsonNode state, Distribution current, long replanFrom, double slotMillis, int maxBlocks,
-               long stateArrivalNanos, long stateArrivalSeq, JsonNode scope, long[] toldCounts) {
+    record Job(HeldJson state, Distribution current, long replanFrom, double slotMillis, int maxBlocks,
+               long stateArrivalNanos, long stateArrivalSeq, HeldJson scope, long[] toldCounts) {
     }
 
     /**
@@ -97,8 +97,8 @@ final class SessionScheduler {
             for (long told : job.toldCounts()) {
                 scheduler.blockCountKnown(LazyCountTable.requestId(told), LazyCountTable.count(told));
             }
-            Distribution installed = job.state() == null ? null : application.guardedPredictor().decode(job.state());
-            BindingTable.Changes rebound = job.scope() == null ? null : applyScope(job.scope());
+            Distribution installed = job.state() == null ? null : application.guardedPredictor().decode(job.state().tree());
+            BindingTable.Changes rebound = job.scope() == null ? null : applyScope(job.scope().tree());
             long from = -1;
             Distribution d = installed != null ? installed : job.current();
             // Without any distribution yet (waitForState) nothing was planned: a scope alone has nothing to re-plan.

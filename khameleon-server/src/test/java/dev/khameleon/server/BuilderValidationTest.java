@@ -43,6 +43,8 @@ class BuilderValidationTest {
         rejects("maxHandshakesPerAddress", "0", () -> b.maxHandshakesPerAddress(0));
         rejects("maxTotalCacheBlocks", "0", () -> b.maxTotalCacheBlocks(0));
         rejects("stateInterval", "PT11S", () -> b.stateInterval(Duration.ofSeconds(11)));
+        rejects("maxInboundBytesPerSecond", "1023", () -> b.maxInboundBytesPerSecond(1023));
+        rejects("maxInboundBytesPerSecond", "1073741825", () -> b.maxInboundBytesPerSecond((1 << 30) + 1));
     }
 
     @Test

@@ -5,6 +5,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
@@ -128,6 +130,68 @@ class ControlFrameHandlerTest {
             assertEquals("{}", f.text());
         } finally {
             f.release();
+        }
+    }
+
+    /** A server reading at most {@code bytesPerSecond} per client, on a clock the test sets. */
+    private static KhameleonServer inboundLimited(int bytesPerSecond, java.util.concurrent.atomic.AtomicLong clock) {
+        return KhameleonServer.builder().seed(1).maxInboundBytesPerSecond(bytesPerSecond).clock(clock::get)
+                .application(Application.builder("app").blockSource(TestApps.inMemory(4, 1, 16)).build()).build();
+    }
+
+    private int framesPassed() {
+        int n = 0;
+        for (Object o; (o = ch.readInbound()) != null; n++) {
+            ReferenceCountUtil.release(o);
+        }
+        return n;
+    }
+
+    /**
+     * A client that sends more than {@code maxInboundBytesPerSecond} (each frame its payload plus
+     * {@link ControlFrameHandler#FRAME_COST_BYTES}) is read no faster: reading stops when a frame
+     * leaves the bucket in debt and starts again once the debt is repaid; frames already read pass.
+     */
+    @Test
+    void dataFramesOverTheInboundRate_stopReadingUntilTheDebtIsRepaid() {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+        try (KhameleonServer limited = inboundLimited(4096, clock)) {
+            ch = new EmbeddedChannel(new ControlFrameHandler(limited.runtime()));
+            ch.freezeTime();
+            String payload = "x".repeat(1000); // 2,024 bytes each, counted
+            ch.writeInbound(new TextWebSocketFrame(payload), new ContinuationWebSocketFrame(Unpooled.copiedBuffer(
+                    payload, java.nio.charset.StandardCharsets.US_ASCII)));
+            assertTrue(ch.config().isAutoRead(), "two frames fit a bucket of 4,096 bytes");
+            ch.writeInbound(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(new byte[1000])));
+            assertFalse(ch.config().isAutoRead(), "the third leaves it in debt: reading stops");
+            ch.writeInbound(new TextWebSocketFrame(payload)); // read before reading stopped
+            assertEquals(4, framesPassed(), "frames already read are passed on");
+            ch.writeInbound(ping(1));
+            assertFalse(ch.config().isAutoRead(), "answering a ping does not read on");
+            // The debt is 4,000 bytes: about 0.98 s at 4,096 bytes per second.
+            clock.set(TimeUnit.MILLISECONDS.toNanos(900));
+            ch.advanceTimeBy(1, TimeUnit.SECONDS);
+            ch.runScheduledPendingTasks();
+            assertFalse(ch.config().isAutoRead(), "still in debt after 0.9 s");
+            clock.set(TimeUnit.MILLISECONDS.toNanos(1_000));
+            ch.advanceTimeBy(1, TimeUnit.SECONDS);
+            ch.runScheduledPendingTasks();
+            assertTrue(ch.config().isAutoRead(), "repaid after 0.98 s: reading again");
+        }
+    }
+
+    @Test
+    void pingsAndPongs_doNotCountAgainstTheInboundRate() {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+        try (KhameleonServer limited = inboundLimited(1024, clock)) {
+            ch = new EmbeddedChannel(new ControlFrameHandler(limited.runtime()));
+            for (int i = 0; i < 10; i++) {
+                ch.writeInbound(ping(i));
+                ch.writeInbound(new PongWebSocketFrame(Unpooled.copyInt(i)));
+            }
+            assertTrue(ch.config().isAutoRead());
+            assertEquals(10, pongsWritten());
+            assertEquals(10, framesPassed(), "the client's pongs pass on");
         }
     }
 

@@ -57,6 +57,17 @@ final class RawClient implements AutoCloseable {
      * fragmented message, {@code opcode} as in RFC 6455 (0 continuation, 1 text, 8 close, 9 ping).
      */
     void sendFrame(boolean fin, int opcode, byte[] payload) throws IOException {
+        sendBytes(encodeFrame(fin, opcode, payload));
+    }
+
+    /** Writes {@code bytes} as they are, e.g. part of an {@linkplain #encodeFrame encoded frame}. */
+    void sendBytes(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    /** One masked frame as {@link #sendFrame} sends it (payload below 65,536 bytes). */
+    static byte[] encodeFrame(boolean fin, int opcode, byte[] payload) {
         byte[] mask = {1, 2, 3, 4};
         int headerLength = payload.length < 126 ? 2 : 4;
         byte[] frame = new byte[headerLength + 4 + payload.length];
@@ -72,8 +83,7 @@ final class RawClient implements AutoCloseable {
         for (int i = 0; i < payload.length; i++) {
             frame[headerLength + 4 + i] = (byte) (payload[i] ^ mask[i % 4]);
         }
-        out.write(frame);
-        out.flush();
+        return frame;
     }
 
     /** A frame from the server: its opcode (1 text, 2 binary, 8 close, ...) and unmasked payload. */

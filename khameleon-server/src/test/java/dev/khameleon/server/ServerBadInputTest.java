@@ -82,9 +82,7 @@ class ServerBadInputTest {
     static void stopServer() {
         try {
             // Whatever the other tests did, the bystander is still being served.
-            bystander.blocks.clear();
-            bystander.nextBlock();
-            assertFalse(bystander.closed.isDone(), "the bystander session is still open");
+            bystander.assertStillServed();
             bystander.close();
         } finally {
             server.close();
@@ -110,7 +108,20 @@ class ServerBadInputTest {
                         "invalid_state", 1007),
                 Arguments.of("{\"type\": \"state\", \"time\": 1, \"state\": {\"ids\": [77], \"p\": [0.5]}}",
                         "invalid_state", 1007),
-                Arguments.of("{\"type\": \"state\", \"time\": 1, \"state\": \"gibberish\"}", "invalid_state", 1007));
+                Arguments.of("{\"type\": \"state\", \"time\": 1, \"state\": \"gibberish\"}", "invalid_state", 1007),
+                // Parser limits, within the frame limit: a field twice, nesting deeper than 1,000,
+                // a number longer than 1,000 characters.
+                Arguments.of("{\"type\": \"rate\", \"time\": 1, \"time\": 2, \"bytesPerSecond\": 5}", "malformed_json", 1007),
+                Arguments.of("{\"type\": \"state\", \"time\": 1, \"state\": " + "[".repeat(1001) + "]".repeat(1001) + "}",
+                        "malformed_json", 1007),
+                Arguments.of("{\"type\": \"rate\", \"time\": 1, \"bytesPerSecond\": " + "9".repeat(1001) + "}",
+                        "malformed_json", 1007),
+                // Numbers the parser reads but that are out of range: beyond the double range, above the
+                // protocol's rate bound, a 400-digit integer inside a state (not a double either).
+                Arguments.of("{\"type\": \"rate\", \"time\": 1, \"bytesPerSecond\": 1e999999}", "invalid_message", 1007),
+                Arguments.of("{\"type\": \"rate\", \"time\": 1, \"bytesPerSecond\": 1e13}", "invalid_message", 1007),
+                Arguments.of("{\"type\": \"state\", \"time\": 1, \"state\": {\"ids\": [1], \"p\": [" + "9".repeat(400) + "]}}",
+                        "invalid_state", 1007));
     }
 
     @ParameterizedTest

@@ -144,6 +144,18 @@ final class TestClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Asserts that the session is still served: a block arrives after those already received, and
+     * the session is open. For a bystander that must outlive what other clients did.
+     */
+    void assertStillServed() {
+        blocks.clear();
+        nextBlock();
+        if (closed.isDone()) {
+            throw new AssertionError("the session was closed: " + closed.join());
+        }
+    }
+
     Close awaitClose() {
         return closed.orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS).join();
     }

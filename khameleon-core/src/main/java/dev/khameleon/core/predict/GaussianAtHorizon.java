@@ -47,7 +47,8 @@ public record GaussianAtHorizon(long horizonMillis, double meanX, double meanY, 
 
     /** The correlation coefficient of x and y, in {@code [-1, 1]} (0 when a variance is 0). */
     public double correlation() {
-        double d = Math.sqrt(varX * varY);
+        // Two roots, not the root of the product: varX·varY overflows for variances above ~1e154.
+        double d = Math.sqrt(varX) * Math.sqrt(varY);
         return d == 0 ? 0 : Math.max(-1, Math.min(1, covXY / d));
     }
 }

@@ -63,6 +63,13 @@ public final class GaussianGridPredictor implements ServerPredictor {
     /** The default {@link Builder#sigmaScale scale} of the forecast's standard deviations: as the client reports them. */
     public static final double DEFAULT_SIGMA_SCALE = 1;
 
+    /**
+     * The largest variance integrated, in square pixels (σ = 10^75 px); a state's larger
+     * variances are lowered to it, keeping the correlation, so that no arithmetic on them
+     * overflows.
+     */
+    public static final double MAX_VARIANCE = 1e150;
+
     /** Most Gauss–Legendre sub-intervals per cell column (and 4× that for the grid's total mass). */
     public static final int MAX_SUBINTERVALS = 64;
 
@@ -129,7 +136,7 @@ public final class GaussianGridPredictor implements ServerPredictor {
                 throw new IllegalArgumentException("forecast horizon " + j + " is " + g.horizonMillis() + " ms, expected "
                         + horizonsMillis[j] + " ms");
             }
-            g = scaled(g);
+            g = scaled(bounded(g));
             sink.clear();
             double w = tailWeightAt(forecast.restMillis());
             double gridMass = w > 0 ? integrateWithTail(g, w, sink) : integrate(g, threshold, sink);
@@ -163,6 +170,22 @@ public final class GaussianGridPredictor implements ServerPredictor {
     }
 
     /**
+     * {@code g} with each variance lowered to at most {@link #MAX_VARIANCE}, keeping its
+     * correlation: a state may carry any finite variance, and the tail's widening, the sigma
+     * scale and products of variances must stay finite. At σ = 10^75 px the mass on any grid is
+     * nil either way.
+     */
+    static GaussianAtHorizon bounded(GaussianAtHorizon g) {
+        if (g.varX() <= MAX_VARIANCE && g.varY() <= MAX_VARIANCE) {
+            return g;
+        }
+        double varX = Math.min(g.varX(), MAX_VARIANCE);
+        double varY = Math.min(g.varY(), MAX_VARIANCE);
+        return new GaussianAtHorizon(g.horizonMillis(), g.meanX(), g.meanY(), varX,
+                g.correlation() * Math.sqrt(varX) * Math.sqrt(varY), varY);
+    }
+
+    /**
      * Integrates the mixture {@code (1 − w)·g + w·tail(g)} over the grid, where the tail has
      * {@code g}'s mean and its covariance widened {@code tailWiden²} times (each standard deviation
      * at least {@code tailMinSigma}); cells reaching the threshold go to {@code sink}. Returns
@@ -192,9 +215,9 @@ public final class GaussianGridPredictor implements ServerPredictor {
         double floor = tailMinSigma * tailMinSigma;
         double varX = Math.max(g.varX() * widen, floor);
         double varY = Math.max(g.varY() * widen, floor);
-        // Keep the correlation: scale covXY by the geometric growth of the two variances.
-        double grow = Math.sqrt(varX * varY / Math.max(g.varX() * g.varY(), Double.MIN_NORMAL));
-        double covXY = g.varX() > 0 && g.varY() > 0 ? g.covXY() * grow : 0;
+        // Keep the correlation. From ρ, not from the growth of varX·varY: that product overflows
+        // (to ∞/∞ = NaN) for variances a client may send, and underflows for tiny ones.
+        double covXY = g.correlation() * Math.sqrt(varX) * Math.sqrt(varY);
         GaussianAtHorizon tail = new GaussianAtHorizon(g.horizonMillis(), g.meanX(), g.meanY(), varX, covXY, varY);
         CellSink core = new CellSink();
         CellSink wide = new CellSink();

@@ -337,6 +337,46 @@ class GaussianGridPredictorTest {
         assertRejected(p, JSON.getNodeFactory().textNode("hi"), "object");
     }
 
+    /**
+     * Regression: a valid state with variances above ~1e154 (finite, positive semi-definite) was
+     * refused with a NaN covariance it never sent, because the tail's widening multiplied the
+     * variances together. Any finite variance now decodes, with or without tail and sigma scale.
+     */
+    @ParameterizedTest
+    @ValueSource(doubles = {1e154, 1e200, 1e300, Double.MAX_VALUE})
+    void hugeFiniteVariances_decodeToAFiniteDistribution(double variance) {
+        GridLayout grid = Layout.grid(30, 40, 0, 0, 160, 120);
+        List<GaussianGridPredictor> predictors = List.of(GaussianGridPredictor.builder(grid).build(),
+                GaussianGridPredictor.builder(grid).tail(0, 1, 0).build(),
+                GaussianGridPredictor.builder(grid).sigmaScale(4).build());
+        List<GaussianAtHorizon> hs = new ArrayList<>();
+        for (long h : HORIZONS) {
+            hs.add(new GaussianAtHorizon(h, 3200, 1800, variance, 0.5 * Math.sqrt(variance) * Math.sqrt(variance), variance));
+        }
+        // One horizon with the other variance ordinary: both extremes in one state.
+        hs.set(1, new GaussianAtHorizon(HORIZONS[1], 3200, 1800, variance, 0, 100));
+        JsonNode state = new PointerForecast(3200, 1800, hs).toJson();
+        for (GaussianGridPredictor p : predictors) {
+            Distribution d = p.decode(state);
+            for (int j = 0; j < HORIZONS.length; j++) {
+                double total = d.totalMass(j);
+                assertTrue(total >= 0 && total <= 1, p + " horizon " + j + ": total " + total);
+            }
+        }
+    }
+
+    @Test
+    void bounded_lowersHugeVariancesKeepingTheCorrelation() {
+        GaussianAtHorizon g = new GaussianAtHorizon(50, 0, 0, Double.MAX_VALUE, -0.5 * Double.MAX_VALUE, Double.MAX_VALUE);
+        assertEquals(-0.5, g.correlation(), 1e-12, "the correlation itself must not overflow");
+        GaussianAtHorizon b = GaussianGridPredictor.bounded(g);
+        assertEquals(GaussianGridPredictor.MAX_VARIANCE, b.varX());
+        assertEquals(GaussianGridPredictor.MAX_VARIANCE, b.varY());
+        assertEquals(-0.5, b.correlation(), 1e-12);
+        GaussianAtHorizon ordinary = new GaussianAtHorizon(50, 0, 0, 100, 30, 400);
+        assertTrue(ordinary == GaussianGridPredictor.bounded(ordinary), "ordinary forecasts pass unchanged");
+    }
+
     private static void assertRejected(GaussianGridPredictor p, JsonNode state, String mention) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.decode(state));
         assertTrue(e.getMessage().contains(mention), "message should mention '" + mention + "': " + e.getMessage());
