@@ -67,6 +67,8 @@ public class KhameleonProperties {
     private int maxFramePayloadBytes = 65_536;
     /** The most pings a client may send within a second, in [1, 1000000]. */
     private int maxPingsPerSecond = 16;
+    /** The bytes a client may send per second in data frames (each counting 1 KiB more), in [1024, 2^30]. */
+    private int maxInboundBytesPerSecond = 1 << 20;
     /** The largest client cache a hello may announce, in blocks, at least 1. */
     private int maxCacheBlocks = 16_384;
     /** The most cache blocks all open sessions may announce together, in [1, 2^40]; at least max-cache-blocks. */
@@ -106,6 +108,7 @@ public class KhameleonProperties {
         apply("shutdown-timeout", () -> b.shutdownTimeout(shutdownTimeout));
         apply("max-frame-payload-bytes", () -> b.maxFramePayloadBytes(maxFramePayloadBytes));
         apply("max-pings-per-second", () -> b.maxPingsPerSecond(maxPingsPerSecond));
+        apply("max-inbound-bytes-per-second", () -> b.maxInboundBytesPerSecond(maxInboundBytesPerSecond));
         apply("max-cache-blocks", () -> b.maxCacheBlocks(maxCacheBlocks));
         apply("max-total-cache-blocks", () -> b.maxTotalCacheBlocks(maxTotalCacheBlocks));
         apply("state-interval", () -> b.stateInterval(stateInterval));
@@ -318,6 +321,16 @@ public class KhameleonProperties {
     /** Sets the most pings per client per second. */
     public void setMaxPingsPerSecond(int maxPingsPerSecond) {
         this.maxPingsPerSecond = maxPingsPerSecond;
+    }
+
+    /** The bytes per second a client may send in data frames before it is read no faster (default 1 MiB). */
+    public int getMaxInboundBytesPerSecond() {
+        return maxInboundBytesPerSecond;
+    }
+
+    /** Sets the bytes per second a client may send in data frames before it is read no faster. */
+    public void setMaxInboundBytesPerSecond(int maxInboundBytesPerSecond) {
+        this.maxInboundBytesPerSecond = maxInboundBytesPerSecond;
     }
 
     /** The largest cache a client may announce, in blocks (default 16,384). */

@@ -205,6 +205,7 @@ class KhameleonAutoConfigurationTest {
         assertEquals(Duration.ofSeconds(5), p.getShutdownTimeout());
         assertEquals(65_536, p.getMaxFramePayloadBytes());
         assertEquals(16, p.getMaxPingsPerSecond());
+        assertEquals(1 << 20, p.getMaxInboundBytesPerSecond());
         assertEquals(16_384, p.getMaxCacheBlocks());
         assertEquals(2_097_152L, p.getMaxTotalCacheBlocks());
         assertEquals(Duration.ofMillis(10), p.getStateInterval());
@@ -219,7 +220,7 @@ class KhameleonAutoConfigurationTest {
                 .withPropertyValues("khameleon.max-sessions=7", "khameleon.allowed-origins=https://a.example,https://b.example",
                         "khameleon.allow-any-origin=true", "khameleon.state-interval=50ms",
                         "khameleon.hello-timeout=2s", "khameleon.max-total-cache-blocks=100000",
-                        "khameleon.max-bytes-per-second=250000",
+                        "khameleon.max-bytes-per-second=250000", "khameleon.max-inbound-bytes-per-second=65536",
                         "khameleon.resume-key=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=", "khameleon.resume-ttl=30m")
                 .run(context -> {
                     KhameleonProperties p = context.getBean(KhameleonProperties.class);
@@ -230,6 +231,7 @@ class KhameleonAutoConfigurationTest {
                     assertEquals(Duration.ofSeconds(2), p.getHelloTimeout());
                     assertEquals(100_000L, p.getMaxTotalCacheBlocks());
                     assertEquals(250_000.0, p.getMaxBytesPerSecond());
+                    assertEquals(65_536, p.getMaxInboundBytesPerSecond());
                     assertEquals("MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=", p.getResumeKey());
                     assertEquals(Duration.ofMinutes(30), p.getResumeTtl());
                     assertTrue(context.getBean(KhameleonServer.class).port() > 0);
@@ -243,6 +245,8 @@ class KhameleonAutoConfigurationTest {
         assertStartupFails("khameleon.host= ", "khameleon.host: host must be non-blank");
         assertStartupFails("khameleon.state-interval=11s", "khameleon.state-interval: stateInterval must be in");
         assertStartupFails("khameleon.max-bytes-per-second=10", "khameleon.max-bytes-per-second: maxBytesPerSecond must be in");
+        assertStartupFails("khameleon.max-inbound-bytes-per-second=1000",
+                "khameleon.max-inbound-bytes-per-second: maxInboundBytesPerSecond must be in");
         assertStartupFails("khameleon.resume-key=c2hvcnQ=", "khameleon.resume-key: resumeKey must have at least 32 bytes");
         assertStartupFails("khameleon.resume-key=not base64!", "khameleon.resume-key: resumeKey must be base64");
         assertStartupFails("khameleon.resume-ttl=0s", "khameleon.resume-ttl: resumeTtl must be in");
