@@ -68,7 +68,7 @@ public class KhameleonProperties {
     /** The most pings a client may send within a second, in [1, 1000000]. */
     private int maxPingsPerSecond = 16;
     /** The bytes a client may send per second in data frames (each counting 1 KiB more), in [1024, 2^30]. */
-    private int maxInboundBytesPerSecond = 1 << 20;
+    private int maxInboundBytesPerSecond = 1_048_576;
     /** The largest client cache a hello may announce, in blocks, at least 1. */
     private int maxCacheBlocks = 16_384;
     /** The most cache blocks all open sessions may announce together, in [1, 2^40]; at least max-cache-blocks. */
