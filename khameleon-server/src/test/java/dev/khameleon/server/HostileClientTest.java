@@ -210,6 +210,18 @@ class HostileClientTest {
         }
     }
 
+    /** Whether the session has read {@code count} requests within {@code millis}. */
+    private static boolean readWithin(KhameleonServer server, long count, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        while (server.sessionMetrics().get(0).requestsReceived() < count) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(5);
+        }
+        return true;
+    }
+
     /**
      * Over a real socket: a client sending messages faster than {@code maxInboundBytesPerSecond}
      * is not read on once its bucket is in debt (the clock is frozen here, so it never refills),
@@ -223,15 +235,22 @@ class HostileClientTest {
                 .application(Application.builder("gallery").blockSource(TestApps.inMemory(100, 1, 64)).build())
                 .build().start()) {
             try (TestClient c = TestClient.open(URI.create("ws://127.0.0.1:" + paced.port() + "/gallery"), "gallery", 10)) {
+                // One message at a time, the next only once the last was read, so that no socket read
+                // carries several: reading must stop exactly when the bucket goes into debt.
+                int read = 0;
                 for (int i = 0; i < requests; i++) {
                     c.sendText("{\"type\":\"request\",\"time\":" + i + ",\"request\":" + i + "}");
-                    Thread.sleep(10); // one message per read, as a client sending at its own pace
+                    if (!readWithin(paced, i + 1, 2_000)) {
+                        break;
+                    }
+                    read = i + 1;
                 }
                 // Each request counts about 1,070 bytes and the hello about 1,100: some nine fit 10 KiB.
-                TestClient.await(() -> paced.sessionMetrics().get(0).requestsReceived() >= 5, "the first are read");
+                assertTrue(read >= 5 && read <= 12, read + " requests were read before reading stopped");
+                c.sendText("{\"type\":\"request\",\"time\":100,\"request\":99}");
                 Thread.sleep(300);
-                long read = paced.sessionMetrics().get(0).requestsReceived();
-                assertTrue(read < requests / 2, read + " of " + requests + " requests were read");
+                assertEquals(read, paced.sessionMetrics().get(0).requestsReceived(),
+                        "the request that went into debt was the last one read");
                 assertFalse(c.closed.isDone(), "a client over the rate is read no faster, not refused");
             }
         }
