@@ -1,0 +1,100 @@
+package dev.khameleon.bench.jmh;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.predict.GaussianGridPredictor;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * What the server pays, on a scheduler thread, to decode one client state with the built-in
+ * {@link GaussianGridPredictor} (library defaults: the heavy tail, four horizons): the first half
+ * of every re-plan, and with {@code stateInterval} what bounds a session's share of a scheduler
+ * thread. Grids of {@code rows × cols} cells over a 1920 × 1080 screen; states:
+ * {@code resting} (a pointer at rest for 5 s: σ 2 px, no tail), {@code moving} (mid-stroke at
+ * 1,000 px/s: σ 3, 6, 9 and 15 px at 50, 150, 250 and 500 ms, the tail on), {@code wide} (σ 300 px
+ * and correlation 0.99 at every horizon, the tail on: a valid but useless state; the predictor's
+ * threshold leaves its many small cells to the uniform residual, which bounds the work).
+ *
+ * <p>Run:
+ * <pre>
+ * mvn -B -q package -pl khameleon-bench -am -DskipTests
+ * java -jar khameleon-bench/target/benchmarks.jar PredictorDecodeBenchmark -f 1 -wi 3 -w 1s -i 5 -r 1s
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx2g"})
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+public class PredictorDecodeBenchmark {
+    private static final double SCREEN_WIDTH = 1920;
+    private static final double SCREEN_HEIGHT = 1080;
+
+    @Param({"30x40", "100x100", "1000x1000"})
+    public String grid;
+
+    @Param({"resting", "moving", "wide"})
+    public String state;
+
+    private GaussianGridPredictor predictor;
+    private JsonNode json;
+
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+        String[] rc = grid.split("x");
+        int rows = Integer.parseInt(rc[0]);
+        int cols = Integer.parseInt(rc[1]);
+        predictor = GaussianGridPredictor.builder(new GridLayout(rows, cols, 0, 0, SCREEN_WIDTH / cols,
+                SCREEN_HEIGHT / rows)).build();
+        json = new ObjectMapper().readTree(stateJson(state));
+    }
+
+    /** The state as a {@code KalmanPredictor} would send it, near the middle of the screen (inside a cell). */
+    static String stateJson(String kind) {
+        double x = 970;
+        double y = 550;
+        double[] sigmas;
+        double rho;
+        double speed;
+        long rest;
+        switch (kind) {
+            case "resting" -> { sigmas = new double[] {2, 2, 2, 2}; rho = 0; speed = 0; rest = 5_000; }
+            case "moving" -> { sigmas = new double[] {3, 6, 9, 15}; rho = 0.3; speed = 1_000; rest = 0; }
+            case "wide" -> { sigmas = new double[] {300, 300, 300, 300}; rho = 0.99; speed = 0; rest = 0; }
+            default -> throw new IllegalArgumentException("unknown state kind " + kind);
+        }
+        long[] horizons = {50, 150, 250, 500};
+        StringBuilder mean = new StringBuilder();
+        StringBuilder cov = new StringBuilder();
+        for (int j = 0; j < horizons.length; j++) {
+            double dx = speed * horizons[j] / 1000.0 * 0.6;
+            double v = sigmas[j] * sigmas[j];
+            mean.append(j == 0 ? "" : ",").append('[').append(x + dx).append(',').append(y).append(']');
+            cov.append(j == 0 ? "" : ",").append('[').append(v).append(',').append(rho * v).append(',').append(v)
+                    .append(']');
+        }
+        return "{\"x\":" + x + ",\"y\":" + y + (rest > 0 ? ",\"rest\":" + rest : "")
+                + ",\"horizons\":[50,150,250,500],\"mean\":[" + mean + "],\"cov\":[" + cov + "]}";
+    }
+
+    /** One decode: the distribution a re-plan installs. */
+    @Benchmark
+    public Distribution decode() {
+        return predictor.decode(json);
+    }
+}
