@@ -31,10 +31,10 @@ import java.util.concurrent.TimeUnit;
  * {@code maxInboundBytesPerSecond}, each frame counting its payload plus
  * {@value #FRAME_COST_BYTES} bytes: a token bucket holding one second's worth, and when a frame
  * leaves it in debt the handler stops reading until the debt is repaid. Decoding a message costs
- * the event loop, which other sessions share, about 1 µs per 64 bytes of JSON plus its handling;
- * unpaced, one client flooding tiny states over loopback cut a session on the same event loop from
- * 250 to 22 KB/s. Frames already read when reading stops (at most one socket read) are still passed
- * on: the bucket bounds the rate, not each message.
+ * the event loop, which other sessions share, time in proportion to its bytes plus a fixed part for
+ * its handling, so an unpaced client flooding tiny states starves the sessions on its event loop.
+ * Frames already read when reading stops (at most one socket read) are still passed on: the bucket
+ * bounds the rate, not each message.
  *
  * <p>Sits in front of the WebSocket protocol handler, which would otherwise write a pong per ping
  * without looking at writability. Confined to the channel's event loop; releases every ping.

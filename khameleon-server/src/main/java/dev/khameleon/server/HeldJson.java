@@ -8,10 +8,10 @@ import dev.khameleon.core.protocol.ProtocolException;
 
 /**
  * A client's state or scope while it waits to be planned, held as its compact JSON text rather
- * than as Jackson's tree: a tree costs up to about 50 times the text's bytes (3.4 MB for a
- * 64 KiB state of nested empty arrays), and a session holds up to three states and three scopes
- * (pending, queued, being planned), so the tree would let one client keep a hundred times
- * {@code maxFramePayloadBytes}. The tree is rebuilt by the scheduler job that plans it, so only
+ * than as Jackson's tree: a tree holds an object per value, many times the text's bytes for a
+ * state of small containers (two bytes of text, {@code []}, are a whole node), and a session holds
+ * up to three states and three scopes (pending, queued, being planned), so trees would let one
+ * client keep many times {@code maxFramePayloadBytes}. The tree is rebuilt by the scheduler job that plans it, so only
  * the jobs running at the moment hold trees. Immutable.
  *
  * @param text the value's compact JSON text, at most about as long as the message it came in

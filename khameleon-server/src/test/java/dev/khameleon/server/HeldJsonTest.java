@@ -46,7 +46,7 @@ class HeldJsonTest {
         }
     }
 
-    /** Held as text, a state of many small containers costs about its message's bytes, not the tree's ~50 times that. */
+    /** Held as text, a state of many small containers costs about its message's bytes, not an object per container. */
     @Test
     void aStateOfManyEmptyContainers_isHeldAsTextNoLongerThanItsMessage() {
         String junk = "[" + "[],".repeat(16_000) + "[]]";

@@ -336,8 +336,8 @@ class HostileClientTest {
 
     /**
      * A valid forecast carrying an unknown field of deeply nested junk (the predictor ignores it)
-     * that fills the frame: such states are held as text between messages and jobs (a tree of it
-     * would be 3.4 MB), rebuilt by the job, and planned; the session goes on.
+     * that fills the frame: such states are held as text between messages and jobs (not as a tree
+     * of an object per value), rebuilt by the job, and planned; the session goes on.
      */
     @Test
     void forecastWithAFrameOfNestedJunk_isPlanned() {
