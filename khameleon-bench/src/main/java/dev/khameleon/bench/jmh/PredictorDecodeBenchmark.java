@@ -1,10 +1,14 @@
 package dev.khameleon.bench.jmh;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.khameleon.bench.GridSize;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.predict.GaussianAtHorizon;
 import dev.khameleon.core.predict.GaussianGridPredictor;
+import dev.khameleon.core.predict.PointerForecast;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -55,17 +59,15 @@ public class PredictorDecodeBenchmark {
     private JsonNode json;
 
     @Setup(Level.Trial)
-    public void setUp() throws Exception {
-        String[] rc = grid.split("x");
-        int rows = Integer.parseInt(rc[0]);
-        int cols = Integer.parseInt(rc[1]);
-        predictor = GaussianGridPredictor.builder(new GridLayout(rows, cols, 0, 0, SCREEN_WIDTH / cols,
-                SCREEN_HEIGHT / rows)).build();
-        json = new ObjectMapper().readTree(stateJson(state));
+    public void setUp() {
+        GridSize size = GridSize.parse(grid, "grid");
+        predictor = GaussianGridPredictor.builder(new GridLayout(size.rows(), size.cols(), 0, 0,
+                SCREEN_WIDTH / size.cols(), SCREEN_HEIGHT / size.rows())).build();
+        json = state(state);
     }
 
     /** The state as a {@code KalmanPredictor} would send it, near the middle of the screen (inside a cell). */
-    static String stateJson(String kind) {
+    static JsonNode state(String kind) {
         double x = 970;
         double y = 550;
         double[] sigmas;
@@ -79,17 +81,12 @@ public class PredictorDecodeBenchmark {
             default -> throw new IllegalArgumentException("unknown state kind " + kind);
         }
         long[] horizons = {50, 150, 250, 500};
-        StringBuilder mean = new StringBuilder();
-        StringBuilder cov = new StringBuilder();
+        List<GaussianAtHorizon> forecast = new ArrayList<>();
         for (int j = 0; j < horizons.length; j++) {
-            double dx = speed * horizons[j] / 1000.0 * 0.6;
             double v = sigmas[j] * sigmas[j];
-            mean.append(j == 0 ? "" : ",").append('[').append(x + dx).append(',').append(y).append(']');
-            cov.append(j == 0 ? "" : ",").append('[').append(v).append(',').append(rho * v).append(',').append(v)
-                    .append(']');
+            forecast.add(new GaussianAtHorizon(horizons[j], x + speed * horizons[j] / 1000.0 * 0.6, y, v, rho * v, v));
         }
-        return "{\"x\":" + x + ",\"y\":" + y + (rest > 0 ? ",\"rest\":" + rest : "")
-                + ",\"horizons\":[50,150,250,500],\"mean\":[" + mean + "],\"cov\":[" + cov + "]}";
+        return new PointerForecast(x, y, forecast, rest).toJson();
     }
 
     /** One decode: the distribution a re-plan installs. */

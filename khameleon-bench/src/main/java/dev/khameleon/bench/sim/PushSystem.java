@@ -193,14 +193,13 @@ final class PushSystem implements SimSystem {
      * last W ms of a stroke, the forecast of where the stroke stops (mixed with the Kalman one).
      */
     private Object clientState(long nowNanos) {
-        JsonNode state = kalman.state(nowNanos / 1_000_000);
-        if (strokeEnd != null) {
-            Distribution end = strokeEnd.endAt((nowNanos - ctx.startNanos()) / 1e6, ctx.config().horizonsMillis());
-            if (end != null) {
-                return strokeEnd.share() >= 1 ? end : StrokeEndForecast.mix(end, gaussian.decode(state), strokeEnd.share());
-            }
+        Distribution end = strokeEnd == null ? null
+                : strokeEnd.endAt((nowNanos - ctx.startNanos()) / 1e6, ctx.config().horizonsMillis());
+        if (end != null && strokeEnd.share() >= 1) {
+            return end; // the Kalman state is not needed: nothing of it is sent
         }
-        return state;
+        JsonNode state = kalman.state(nowNanos / 1_000_000);
+        return end == null ? state : StrokeEndForecast.mix(end, gaussian.decode(state), strokeEnd.share());
     }
 
     private Distribution oracleDistribution(long nowNanos) {

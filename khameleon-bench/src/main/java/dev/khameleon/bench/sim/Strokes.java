@@ -89,16 +89,8 @@ final class Strokes {
 
     /** The last stroke that started at or before {@code tMillis}, or -1 if none has. */
     int lastStartedBy(double tMillis) {
-        int lo = 0;
-        int hi = count;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (starts[mid] <= tMillis) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo - 1;
+        // Strokes start at distinct, increasing times.
+        int k = Arrays.binarySearch(starts, 0, count, tMillis);
+        return k >= 0 ? k : -k - 2;
     }
 }

@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The states {@link PredictorDecodeBenchmark} decodes are what its javadoc says they are. */
 class PredictorDecodeBenchmarkTest {
 
-    private static Distribution decode(String grid, String state) throws Exception {
+    private static Distribution decode(String grid, String state) {
         PredictorDecodeBenchmark b = new PredictorDecodeBenchmark();
         b.grid = grid;
         b.state = state;
@@ -47,6 +47,6 @@ class PredictorDecodeBenchmarkTest {
 
     @Test
     void anUnknownStateKind_isRejected() {
-        assertThrows(IllegalArgumentException.class, () -> PredictorDecodeBenchmark.stateJson("flying"));
+        assertThrows(IllegalArgumentException.class, () -> PredictorDecodeBenchmark.state("flying"));
     }
 }
