@@ -5,7 +5,6 @@ import dev.khameleon.core.ScheduleChunk;
 
 import java.util.ArrayDeque;
 import java.util.Iterator;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -44,8 +43,6 @@ final class Plan {
         int generation;
         SlotState state = SlotState.NEW;
         Block block;
-        /** The fetch's timeout while {@link SlotState#FETCHING}; cancelled when the slot is dropped. */
-        Future<?> timeout;
         /** When the fetch started, on the server's clock. */
         long fetchStartNanos;
 

@@ -1,16 +1,11 @@
 package dev.khameleon.server;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Block;
-import dev.khameleon.core.Distribution;
 import dev.khameleon.core.protocol.BlockFrame;
-import dev.khameleon.core.protocol.ControlCodec;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.protocol.Protocol;
 import dev.khameleon.core.protocol.ResumeRequest;
-import dev.khameleon.server.Plan.Slot;
-import dev.khameleon.server.Plan.SlotState;
 import dev.khameleon.server.SessionScheduler.Job;
 import dev.khameleon.server.SessionScheduler.Result;
 import io.netty.channel.Channel;
@@ -27,32 +22,23 @@ import org.slf4j.event.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One client's session: protocol state, the paced sender and the hand-offs to the scheduler and
- * the block source. What is planned, where the plan is cut and when to re-plan is the
- * {@link Plan}'s; {@link SessionScheduler} runs the jobs and {@link SlotFetcher} the fetches.
+ * One client's session as its channel sees it: the hello, a resume's manifest and the welcome,
+ * then the messages that drive its {@link PushController}, whose decisions {@link NettyPort}
+ * carries out on the channel (writes, the stall and wake timers) and the shared executors.
  *
  * <p><b>Threading.</b> Everything is confined to the channel's event loop except the jobs, which
- * {@link SessionScheduler} runs on the shared scheduler executor, one job per session at a
- * time: the event loop decides each job (what to re-plan from, with which state) and applies its
- * result, so the plan, the sequence numbers and the ring model are only ever touched by the event
- * loop. Fetches start on the shared fetch executor and complete back on the event loop. Counters
- * read by {@link #metrics()} are in {@link SessionCounters}, with the event loop as their only
- * writer.
+ * {@link SessionScheduler} runs on the shared scheduler executor, one job per session at a time,
+ * and the fetches, which start on the shared fetch executor and complete back on the event loop.
+ * Counters read by {@link #metrics()} are in {@link SessionCounters}, with the event loop as their
+ * only writer.
  */
 final class Session {
     private static final Logger log = LoggerFactory.getLogger(Session.class);
-
-    private static final int MAX_REPLAN_MARGIN = 16;
-    /** The least time of sending that fetched blocks cover ahead of the sender. */
-    private static final long MIN_FETCH_LEAD_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-    /** The fewest planned blocks fetched ahead of the sender (the head and the next). */
-    private static final int MIN_FETCH_WINDOW = 2;
-    private static final double EWMA = 0.2;
-    private static final long[] NO_COUNTS = new long[0];
 
     /**
      * Where the session is. A hello asking to resume goes through {@code AWAITING_RESUME_PARTS}
@@ -70,38 +56,19 @@ final class Session {
     private final Channel channel;
     private final EventLoop loop;
     private final int blockSize;
-    private final int frameBytes;
     /** Null for an application whose request ids mean the same for every session. */
     private final GuardedRequestScope scope;
-    private final BandwidthEstimator bandwidth;
-    private final Pacer pacer;
-
-    private final SlotFetcher fetcher;
-    /** The exact counts of lazily counted requests; null when the application has none. */
-    private final LazyCountTable lazyCounts;
-    /** Runs this session's jobs on the scheduler executor; created by the hello. */
-    private SessionScheduler jobs;
+    private final NettyPort port = new NettyPort();
 
     // Confined to the event loop.
     private Phase phase = Phase.AWAITING_HELLO;
     private boolean registered;
-    /** Created by the hello, which gives the ring size. */
-    private Plan plan;
-    /** The job of {@link Plan#jobRunning()}, queued or running. */
-    private SchedulerTask queuedTask;
-    /** The job {@link #queuedTask} runs, so that a withdrawn job's state or scope is not lost. */
-    private Job queuedJob;
-    /** The queue turn of a withdrawn re-plan, for the job that replaces it; -1 if none. */
-    private long inheritedOrder = -1;
-    /** The newest state not yet handed to a job, as text (see {@link HeldJson}). */
-    private HeldJson pendingState;
-    /** The newest scope not yet handed to a job, as text. */
-    private HeldJson pendingScope;
-    private Distribution distribution;
-    private long lastStateTime = -1;
-    private double ewmaTurnaroundNanos;
-    private long jobSubmittedNanos;
-    private final LoopTimer pumpTimer;
+    /** Runs this session's jobs on the scheduler executor; created by the hello. */
+    private SessionScheduler jobs;
+    /** The push policy; created by the hello, which gives the ring size. */
+    private PushController controller;
+    /** The resume's scheduler job while {@code RESUMING}. */
+    private SchedulerTask resumeTask;
     private final LoopTimer wakeTimer;
     private final LoopTimer stallTimer;
     private final LoopTimer helloTimer;
@@ -124,16 +91,11 @@ final class Session {
         this.loop = channel.eventLoop();
         this.blockSize = source.blockSize();
         this.scope = application.guardedScope();
-        this.frameBytes = BlockFrameEncoder.frameBytes(scope != null, blockSize);
-        this.bandwidth = new BandwidthEstimator(config.initialBytesPerSecond(), config.maxBytesPerSecond(),
-                config.fixedBytesPerSecond());
-        this.pacer = new Pacer(paceFor(bandwidth.bytesPerSecond()), 2 * frameBytes, now());
         this.counters = new SessionCounters(server);
-        counters.rates(bandwidth.bytesPerSecond(), pacer.rate());
-        this.pumpTimer = new LoopTimer(loop, server::nanoTime, this::pump);
         this.wakeTimer = new LoopTimer(loop, server::nanoTime, () -> {
-            maybeSchedule();
-            pump();
+            if (controller != null) {
+                controller.onWake();
+            }
         });
         this.stallTimer = new LoopTimer(loop, server::nanoTime, this::onStallTimeout);
         this.helloTimer = new LoopTimer(loop, server::nanoTime, () -> {
@@ -145,22 +107,10 @@ final class Session {
             }
         });
         this.tokenTimer = new LoopTimer(loop, server::nanoTime, this::refreshResumeToken);
-        this.lazyCounts = application.hasLazyCounts() ? new LazyCountTable() : null;
-        this.fetcher = new SlotFetcher(server, app, loop, id, wakeTimer::armIn, this::onFetched, this::recordFetched,
-                lazyCounts);
     }
 
     String id() {
         return id;
-    }
-
-    /** The sender's pace for a bandwidth estimate: estimate × gain, but never above the per-session cap. */
-    private double paceFor(double estimate) {
-        return Math.min(estimate * config.pacingGain(), config.maxBytesPerSecond());
-    }
-
-    private long now() {
-        return server.nanoTime();
     }
 
     // ---------------------------------------------------------------- life cycle (event loop)
@@ -193,28 +143,15 @@ final class Session {
             onResumePart(p);
         } else if (phase == Phase.AWAITING_RESUME_PARTS) {
             closeWithError(ErrorCode.INVALID_MESSAGE, "the hello announced more resumePart messages, got " + m.type());
-        } else if (phase == Phase.RESUMING && m instanceof ControlMessage.PredictionState s) {
-            // No plan to cut yet: the newest state waits for the welcome.
-            if (s.timeMillis() >= lastStateTime) {
-                lastStateTime = s.timeMillis();
-                pendingState = HeldJson.of(s.state(), ErrorCode.INVALID_STATE);
-                counters.stateReceived();
-            }
-        } else if (phase == Phase.RESUMING && m instanceof ControlMessage.RequestEvent r) {
-            if (r.requestId() >= source.requestCount()) {
-                closeWithError(ErrorCode.INVALID_MESSAGE, "request " + r.requestId() + " out of range [0, "
-                        + source.requestCount() + ")");
-            } else {
-                counters.requestReceived();
-            }
         } else if (m instanceof ControlMessage.PredictionState s) {
-            onState(s.timeMillis(), s.state());
+            // While resuming, the controller keeps the newest state for its start.
+            controller.onState(s.timeMillis(), s.state());
         } else if (m instanceof ControlMessage.RateReport r) {
-            onRate(r.bytesPerSecond());
+            controller.onRate(r.bytesPerSecond());
         } else if (m instanceof ControlMessage.RequestEvent r) {
-            onRequest(r);
+            controller.onRequest(r.timeMillis(), r.requestId());
         } else if (m instanceof ControlMessage.Scope sc) {
-            onScope(sc.scope());
+            controller.onScope(sc.scope());
         } else if (m instanceof ControlMessage.Bye) {
             log.debug("session {}: client said bye", id);
             closeNormally();
@@ -281,8 +218,7 @@ final class Session {
         int cacheBlocks = h.cacheBlocks();
         counters.cacheBlocks(cacheBlocks);
         jobs = new SessionScheduler(server, app, id, cacheBlocks);
-        plan = new Plan(cacheBlocks, application.chunkSize(), TimeUnit.MILLISECONDS.toNanos(config.stateIntervalMillis()),
-                fetcher::abandon);
+        controller = new PushController(id, app, config, counters, cacheBlocks, port);
         if (h.resume().isPresent()) {
             startResume(h.resume().get());
         } else {
@@ -318,15 +254,7 @@ final class Session {
         log.info("session {}: {} opened by {}, cache {} blocks{}", id, application.name(), channel.remoteAddress(),
                 cacheBlocks, resumed.isEmpty() ? "" : resumed.get() ? ", resumed at sequence number " + firstSeq
                         : ", resume refused (" + refused.orElse("") + "), starting afresh");
-        application.initialDistribution().ifPresent(d -> {
-            distribution = d;
-            plan.requestInitialPlan();
-        });
-        if (pendingState != null) {
-            // A state that came while the resume was checked.
-            plan.cutForReplan(replanMargin(), now());
-        }
-        maybeSchedule();
+        controller.start();
     }
 
     // ---------------------------------------------------------------- resume (event loop)
@@ -385,7 +313,7 @@ final class Session {
         }
         phase = Phase.RESUMING;
         try {
-            queuedTask = server.schedule(false, () -> {
+            resumeTask = server.schedule(false, () -> {
                 String refusal = jobs.resume(a.nextSeq(), a.requestIds(), a.blockIndexes());
                 try {
                     loop.execute(() -> onResumed(a, refusal));
@@ -400,13 +328,13 @@ final class Session {
 
     /** The scheduler job seeding the resume ended; {@code refusal} null if it resumed. */
     private void onResumed(ResumeAssembly a, String refusal) {
-        queuedTask = null;
+        resumeTask = null;
         if (phase != Phase.RESUMING) {
             return;
         }
         server.countResume(refusal == null);
         if (refusal == null) {
-            plan.startAt(a.nextSeq());
+            controller.startAt(a.nextSeq());
             welcome(a.nextSeq(), Optional.of(true), Optional.empty());
         } else {
             log.info("session {}: resume refused by the scheduler: {}", id, refusal);
@@ -428,87 +356,6 @@ final class Session {
         return java.util.Arrays.stream(values).boxed().toList();
     }
 
-    private void onState(long timeMillis, JsonNode state) {
-        if (timeMillis < lastStateTime) {
-            log.debug("session {}: ignoring a state from {} ms, older than the last one ({} ms)", id, timeMillis,
-                    lastStateTime);
-            return;
-        }
-        lastStateTime = timeMillis;
-        counters.stateReceived();
-        plan.cutForReplan(replanMargin(), now());
-        pendingState = HeldJson.of(state, ErrorCode.INVALID_STATE);
-        replaceQueuedJob();
-        maybeSchedule();
-    }
-
-    /**
-     * If this session's job is queued but has not started, withdraws it so that the job for the
-     * newest state or scope takes its place: it re-plans from no later than the withdrawn job
-     * would have (its cut is at most that one's), and a withdrawn re-plan's turn in the queue
-     * passes to it. Whatever the withdrawn job carried and nothing newer replaces (a scope when a
-     * state arrives, or the reverse) goes back to pending, so no scope or state is lost.
-     */
-    private void replaceQueuedJob() {
-        if (!plan.jobRunning() || queuedTask == null || !server.withdraw(queuedTask)) {
-            return;
-        }
-        plan.jobEnded();
-        if (queuedTask.replan()) {
-            inheritedOrder = queuedTask.order();
-        }
-        queuedTask = null;
-        Job withdrawn = queuedJob;
-        queuedJob = null;
-        if (withdrawn != null && lazyCounts != null) {
-            lazyCounts.restore(withdrawn.toldCounts());
-        }
-        if (withdrawn != null) {
-            if (pendingState == null && withdrawn.state() != null) {
-                pendingState = withdrawn.state();
-            }
-            if (pendingScope == null && withdrawn.scope() != null) {
-                pendingScope = withdrawn.scope();
-            }
-        }
-    }
-
-    /**
-     * The client's scope changed. It is applied like a state (merged with any pending one, at most
-     * one re-plan per state interval, the newest scope wins), at the slot the re-plan starts from.
-     */
-    private void onScope(JsonNode newScope) {
-        if (scope == null) {
-            closeWithError(ErrorCode.UNKNOWN_TYPE, "application " + application.name()
-                    + " does not bind requests per session: its welcome does not offer \"" + Protocol.FEATURE_SCOPE
-                    + "\"");
-            return;
-        }
-        plan.cutForReplan(replanMargin(), now());
-        pendingScope = HeldJson.of(newScope, ErrorCode.INVALID_SCOPE);
-        replaceQueuedJob();
-        maybeSchedule();
-    }
-
-    private void onRate(double bytesPerSecond) {
-        bandwidth.report(bytesPerSecond);
-        double estimate = bandwidth.bytesPerSecond();
-        pacer.setRate(paceFor(estimate), now());
-        counters.rates(estimate, pacer.rate());
-    }
-
-    private void onRequest(ControlMessage.RequestEvent r) {
-        if (r.requestId() >= source.requestCount()) {
-            closeWithError(ErrorCode.INVALID_MESSAGE, "request " + r.requestId() + " out of range [0, "
-                    + source.requestCount() + ")");
-            return;
-        }
-        counters.requestReceived();
-        if (application.predictFromRequests()) {
-            onState(r.timeMillis(), ControlCodec.mapper().createObjectNode().put("request", r.requestId()));
-        }
-    }
-
     /**
      * Writable again: resume sending. Unwritable: whatever the phase (before the hello too, when
      * only a welcome or pongs are queued), a client that does not read for the stall timeout is
@@ -517,7 +364,9 @@ final class Session {
     void onWritabilityChanged() {
         if (channel.isWritable()) {
             stallTimer.cancel();
-            pump();
+            if (controller != null) {
+                controller.onWritable();
+            }
         } else if (phase != Phase.CLOSING && phase != Phase.CLOSED) {
             armStallTimer();
         }
@@ -613,255 +462,109 @@ final class Session {
 
     private void stop(Phase next) {
         phase = next;
-        pumpTimer.cancel();
         wakeTimer.cancel();
         stallTimer.cancel();
         helloTimer.cancel();
         tokenTimer.cancel();
-        if (plan != null) {
-            plan.clear();
+        if (controller != null) {
+            controller.stop();
         }
-        pendingState = null;
-        pendingScope = null;
-        if (queuedTask != null && server.withdraw(queuedTask)) {
-            // A closed session's job that has not started would only cost scheduler time.
-            queuedTask = null;
-            queuedJob = null;
+        if (resumeTask != null && server.withdraw(resumeTask)) {
+            resumeTask = null;
         }
     }
 
-    // ---------------------------------------------------------------- scheduling (event loop side)
+    // ---------------------------------------------------------------- the controller's port (event loop)
 
-    private double slotMillis() {
-        return frameBytes / bandwidth.bytesPerSecond() * 1e3;
-    }
+    /** Carries out the push controller's decisions on this session's channel and executors. */
+    private final class NettyPort implements PushController.Port {
+        private SchedulerTask queued;
 
-    /** How long one frame takes at the pacer's current rate, in nanoseconds. */
-    private double pacedSlotNanos() {
-        return frameBytes / pacer.rate() * 1e9;
-    }
-
-    /**
-     * Slots the sender will still write from the old plan while a re-plan is computed: enough to
-     * cover a job's recent turnaround, so the sender rarely waits, and few, so that a new
-     * distribution shows within a few blocks.
-     */
-    private int replanMargin() {
-        double slotNanos = pacedSlotNanos();
-        // The slots a job's turnaround (executor queue, job, hand-back) covers keep the link busy while
-        // it runs; they cost the state no delay, as they go out on credit once the new plan is ready.
-        long m = (long) Math.ceil(ewmaTurnaroundNanos / slotNanos);
-        return (int) Math.max(0, Math.min(MAX_REPLAN_MARGIN, m));
-    }
-
-    /**
-     * How many planned blocks to fetch ahead of the sender: those it will write within twice the
-     * source's mean fetch time (at least {@link #MIN_FETCH_LEAD_NANOS}) at the current pace, and at
-     * least up to the first block a re-plan can place (so that a new state's first block is fetched
-     * while the margin's old blocks wait), within {@code [MIN_FETCH_WINDOW, fetchWindow]}. Fetching
-     * further ahead fetches blocks that the next state's re-plan mostly drops: with the whole window
-     * fetched a session read several blocks from its source for every block it sent.
-     */
-    private int fetchWindow() {
-        double slotNanos = pacedSlotNanos();
-        double lead = Math.max(MIN_FETCH_LEAD_NANOS, 2 * fetcher.meanFetchNanos());
-        long w = Math.max(1 + (long) Math.ceil(lead / slotNanos), replanMargin() + 2L);
-        return (int) Math.min(config.fetchWindow(), Math.max(MIN_FETCH_WINDOW, w));
-    }
-
-    /** Starts the next scheduler job if none is running and one is due. */
-    private void maybeSchedule() {
-        if (phase != Phase.ACTIVE || plan.jobRunning()) {
-            return;
-        }
-        if (pendingScope != null && !channel.isWritable()) {
-            // Rebind messages are written whatever the water marks: apply a scope only while the
-            // client reads, so at most one scope's rebinds sit in the outbound buffer. Writability
-            // coming back pumps, which asks again.
-            return;
-        }
-        long t = now();
-        Plan.Decision d = plan.decide(t, distribution != null, inheritedOrder >= 0);
-        if (!d.starts()) {
-            if (d.wakeAtNanos() != Long.MAX_VALUE) {
-                wakeTimer.armAt(d.wakeAtNanos());
-            }
-            return;
-        }
-        Job job;
-        long[] told = lazyCounts == null ? NO_COUNTS : lazyCounts.drainTold();
-        if (d.kind() == Plan.JobKind.REPLAN) {
-            job = new Job(pendingState, distribution, d.replanFrom(), slotMillis(), d.maxBlocks(), d.arrivalNanos(),
-                    d.arrivalSeq(), pendingScope, told);
-            pendingState = null;
-            pendingScope = null;
-        } else {
-            job = new Job(null, distribution, d.replanFrom(), slotMillis(), d.maxBlocks(), -1, -1, null, told);
-        }
-        jobSubmittedNanos = t;
-        try {
+        @Override
+        public boolean submit(Job job, boolean replan, long order) {
             Runnable work = () -> {
                 Result r = jobs.run(job);
                 try {
-                    loop.execute(() -> onResult(r));
+                    loop.execute(() -> {
+                        queued = null;
+                        controller.onResult(r);
+                    });
                 } catch (RejectedExecutionException e) {
                     log.debug("session {}: event loop gone before a scheduler result", id);
                 }
             };
-            boolean replan = job.replanFrom() >= 0;
-            queuedTask = replan && inheritedOrder >= 0 ? server.schedule(true, inheritedOrder, work)
-                    : server.schedule(replan, work);
-            queuedJob = job;
-            inheritedOrder = -1;
-        } catch (RejectedExecutionException e) {
-            // Only during shutdown: the queue holds at most one task per session.
-            plan.jobEnded();
-            queuedTask = null;
-            queuedJob = null;
-            closeWithError(ErrorCode.SHUTDOWN, "the scheduler is no longer running");
-        }
-    }
-
-    /** Applies a scheduler job's result, on the event loop. */
-    private void onResult(Result r) {
-        plan.jobEnded();
-        queuedTask = null;
-        queuedJob = null;
-        if (phase != Phase.ACTIVE) {
-            return;
-        }
-        counters.chunkPlanned(r.nanos());
-        long turnaround = now() - jobSubmittedNanos;
-        ewmaTurnaroundNanos = ewmaTurnaroundNanos == 0 ? turnaround
-                : (1 - EWMA) * ewmaTurnaroundNanos + EWMA * turnaround;
-        if (r.error() != null) {
-            closeWithError(r.error(), r.message());
-            return;
-        }
-        if (r.installed() != null) {
-            distribution = r.installed();
-        }
-        if (r.rebind() != null && !r.rebind().isEmpty()) {
-            // Before any block of the new generations: those are only ever planned by this job or later ones.
-            r.rebind().forEach(text -> channel.write(new TextWebSocketFrame(text)));
-            channel.flush();
-            updateQueuedBytes();
-        }
-        if (r.replanFrom() >= 0) {
-            counters.replanned(r.job().stateArrivalNanos() >= 0 ? r.replanFrom() - r.job().stateArrivalSeq() : -1);
-        }
-        boolean appended = plan.apply(r.chunk(), r.replanFrom(), r.job().maxBlocks(), r.job().stateArrivalNanos(),
-                r.annotation(), now());
-        if (appended && lazyCounts != null) {
-            // Planned while a count was being learned: its blocks past that count do not exist.
-            plan.replanFromFirst(r.chunk().firstSeq(), this::beyondCount);
-        }
-        pump();
-    }
-
-    // ---------------------------------------------------------------- fetching (event loop side)
-
-    private void startFetches() {
-        int window = fetchWindow();
-        if (lazyCounts == null) {
-            plan.forEachToFetch(window, fetcher::start);
-            return;
-        }
-        plan.forEachToFetch(window, this::startCounted);
-        // Learned while the plan was walked (a fetch may end within start): cut only now.
-        if (lazyCounts.takeCapsPending()) {
-            plan.replanFromFirst(Long.MIN_VALUE, this::beyondCount);
-        }
-    }
-
-    /**
-     * Starts fetching {@code s} unless its request's count is told lazily and not known yet (only
-     * block 0 goes first, and tells it; the plan's head is always fetched, so nothing waits for
-     * ever) or known to end before it (a re-plan takes the slot back).
-     */
-    private boolean startCounted(Slot s) {
-        if (application.isBlockCountBound(s.requestId)) {
-            int known = lazyCounts.known(s.requestId);
-            boolean hold = known >= 0 ? s.blockIndex >= known : s.blockIndex > 0 && s.seq != plan.nextSeq();
-            if (hold) {
+            try {
+                queued = order >= 0 ? server.schedule(replan, order, work) : server.schedule(replan, work);
                 return true;
+            } catch (RejectedExecutionException e) {
+                queued = null;
+                return false;
             }
         }
-        return fetcher.start(s);
-    }
 
-    private boolean beyondCount(Slot s) {
-        return lazyCounts.beyondCount(s.requestId, s.blockIndex);
-    }
-
-    /** A fetch ended: {@code b} is the slot's block, or null if the slot failed. */
-    private void onFetched(Slot s, Block b) {
-        recordFetched(s, b);
-        pump();
-    }
-
-    /** A fetch ended while the plan is being walked: recorded only; the walking pump sends it. */
-    private void recordFetched(Slot s, Block b) {
-        if (b != null) {
-            plan.fetched(s, b);
+        @Override
+        public long withdraw() {
+            SchedulerTask t = queued;
+            if (t == null || !server.withdraw(t)) {
+                return PushController.NOT_WITHDRAWN;
+            }
+            queued = null;
+            return t.replan() ? t.order() : PushController.WITHDRAWN;
         }
-    }
 
-    // ---------------------------------------------------------------- sending (event loop)
+        @Override
+        public boolean isWritable() {
+            return channel.isWritable();
+        }
 
-    /** Writes ready blocks in order while the channel is writable and the pacer allows. */
-    private void pump() {
-        if (phase != Phase.ACTIVE) {
-            return;
+        @Override
+        public void write(long seq, Block block, int generation) {
+            // BlockFrameEncoder, in front of this session's handler, turns it into a binary frame.
+            channel.write(new BlockFrame(seq, block, generation))
+                    .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
         }
-        startFetches();
-        boolean wrote = false;
-        for (Slot s = plan.head(); s != null; s = plan.head()) {
-            if (s.state == SlotState.FAILED) {
-                counters.blockSkipped();
-                plan.skip(s, now());
-                break;
-            }
-            if (s.state != SlotState.READY) {
-                break;
-            }
-            if (!channel.isWritable()) {
-                armStallTimer();
-                break;
-            }
-            // The first block of a state's plan and the old ones before it go out on credit (see
-            // Plan#sendsOnCredit); the debt (at most the re-plan margin and one frame) is repaid by
-            // the next blocks' waits.
-            long wait = plan.sendsOnCredit(s)
-                    ? pacer.acquireOnCredit(frameBytes, (double) (MAX_REPLAN_MARGIN + 1) * frameBytes, now())
-                    : pacer.tryAcquire(frameBytes, now());
-            if (wait > 0) {
-                pumpTimer.armIn(wait);
-                break;
-            }
-            if (s.seq != plan.nextSeq()) {
-                closeWithError(ErrorCode.INTERNAL_ERROR, "plan out of step with the ring: slot " + s.seq
-                        + " at sequence number " + plan.nextSeq());
-                return;
-            }
-            write(s.seq, plan.takeHead(), s.generation);
-            wrote = true;
-            startFetches();
+
+        @Override
+        public void writeControl(List<String> messages) {
+            messages.forEach(text -> channel.write(new TextWebSocketFrame(text)));
+            flush();
         }
-        if (wrote) {
+
+        @Override
+        public void flush() {
             channel.flush();
             updateQueuedBytes();
         }
-        maybeSchedule();
-    }
 
-    private void write(long seq, Block b, int generation) {
-        // BlockFrameEncoder, in front of this session's handler, turns it into a binary frame.
-        channel.write(new BlockFrame(seq, b, generation)).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
-        counters.blockWritten(frameBytes);
-        long delay = plan.written(seq, now());
-        if (delay >= 0) {
-            counters.replanDelay(delay);
+        @Override
+        public void blocked() {
+            armStallTimer();
+        }
+
+        @Override
+        public void wakeAt(long atNanos) {
+            wakeTimer.armAt(atNanos);
+        }
+
+        @Override
+        public void close(ErrorCode code, String message) {
+            closeWithError(code, message);
+        }
+
+        @Override
+        public Executor loop() {
+            return loop;
+        }
+
+        @Override
+        public Executor fetchExecutor() {
+            return server.fetchExecutor;
+        }
+
+        @Override
+        public Runnable schedule(long delayNanos, Runnable task) {
+            io.netty.util.concurrent.ScheduledFuture<?> f = loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+            return () -> f.cancel(false);
         }
     }
 
@@ -892,12 +595,12 @@ final class Session {
 
     /** The pacer's burst at {@code rate}: the most it admits at once; for tests. */
     double pacingBurstBytes(double rate) {
-        return Pacer.burstBytes(rate, pacer.minBurstBytes());
+        return Pacer.burstBytes(rate, controller.minBurstBytes());
     }
 
     SessionMetrics metrics() {
-        Plan p = plan;
+        PushController c = controller;
         return counters.snapshot(id, application.name(), String.valueOf(channel.remoteAddress()),
-                p == null ? 0 : p.nextSeq());
+                c == null ? 0 : c.nextSeq());
     }
 }

@@ -3,32 +3,32 @@ package dev.khameleon.server;
 import dev.khameleon.core.Block;
 import dev.khameleon.server.Plan.Slot;
 import dev.khameleon.server.Plan.SlotState;
-import io.netty.channel.EventLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BiConsumer;
-import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 
 /**
  * Fetches one session's planned blocks: within the application's backend-concurrency limit,
  * through the bounded fetch executor, each with a timeout, and checks what the block source
  * returns before the session may write it. A failed, timed-out or wrong block leaves its slot
  * {@link SlotState#FAILED}; the first failure of a session is logged at WARN, later ones at DEBUG.
+ * It owns the timeouts of the fetches it runs.
  *
- * <p><b>Threading.</b> Confined to the session's event loop; the block source is called on the
- * fetch executor and its answer comes back on the event loop, except for a source that promises
- * completed stages ({@link dev.khameleon.core.spi.BlockSource#fetchesImmediately()}), which is
- * called on the event loop itself: its block is ready when {@link #start} returns, without the
- * two thread hand-offs.
+ * <p><b>Threading.</b> Confined to the session's thread (the {@link Host#loop()}); the block source
+ * is called on the fetch executor and its answer comes back on that thread, except for a source
+ * that promises completed stages ({@link dev.khameleon.core.spi.BlockSource#fetchesImmediately()}),
+ * which is called on the session's thread itself: its block is ready when {@link #start} returns,
+ * without the two thread hand-offs.
  */
 final class SlotFetcher {
     private static final Logger log = LoggerFactory.getLogger(SlotFetcher.class);
@@ -39,46 +39,69 @@ final class SlotFetcher {
     /** The weight of the newest fetch in {@link #meanFetchNanos}. */
     private static final double FETCH_EWMA = 0.2;
 
+    /** Where fetches run and come back, and the session's timers. */
+    interface Host {
+        /** The session's own thread: fetch results are handed back through it. */
+        Executor loop();
+
+        /** Where a source that does not complete at once is called; may reject when its queue is full. */
+        Executor fetchExecutor();
+
+        /**
+         * Runs {@code task} on the session's thread after {@code delayNanos}.
+         *
+         * @return cancels the task if it has not run
+         */
+        Runnable schedule(long delayNanos, Runnable task);
+    }
+
+    /** Told how fetches end, on the session's thread. */
+    interface Listener {
+        /** A fetch ended: with the block if it is usable (the slot still FETCHING), with null if the slot failed. */
+        void fetched(Slot s, Block b);
+
+        /** As {@link #fetched}, for a fetch that ended within {@link #start}: the caller is still walking its plan. */
+        void fetchedNow(Slot s, Block b);
+
+        /** A fetch could not start now: look again after {@code delayNanos}. */
+        void retryIn(long delayNanos);
+    }
+
     private final ServerRuntime.App app;
     private final GuardedBlockSource source;
     private final boolean scoped;
-    private final Executor fetchExecutor;
-    private final EventLoop loop;
+    private final Host host;
     private final long timeoutMillis;
+    private final LongSupplier clock;
     private final String sessionId;
-    private final LongConsumer retryIn;
-    private final BiConsumer<Slot, Block> done;
-    private final BiConsumer<Slot, Block> doneNow;
+    private final Listener listener;
     /** The session's lazily told counts; null when every count of the application is exact. */
     private final LazyCountTable lazyCounts;
-    private final ServerRuntime server;
+    /** The timeouts of the fetches under way, by slot (slots are compared by identity). */
+    private final Map<Slot, Runnable> timeouts = new HashMap<>();
     private boolean failureLogged;
-    /** Exponentially weighted mean time from the start of a fetch to its end on the event loop. */
+    /** Exponentially weighted mean time from the start of a fetch to its end on the session's thread. */
     private double meanFetchNanos;
 
     /**
-     * @param retryIn called with a delay in nanoseconds when a fetch could not start now
-     * @param done    called on the event loop when a fetch ends: with the block if it is usable
-     *                (the slot still {@link SlotState#FETCHING}), with null if the slot failed
-     * @param doneNow as {@code done}, for a fetch that ended within {@link #start}: the caller is
-     *                still walking its plan, so this must only record the outcome, never send
-     * @param lazyCounts the session's lazily told counts, which every fetched block of such a request
-     *                is checked against; null when the application has none
+     * @param timeoutMillis how long a fetch may take before its slot fails
+     * @param clock         nanoseconds, the session's clock
+     * @param sessionId     for logs
+     * @param listener      told how each fetch ends
+     * @param lazyCounts    the session's lazily told counts, which every fetched block of such a
+     *                      request is checked against; null when the application has none
      */
-    SlotFetcher(ServerRuntime server, ServerRuntime.App app, EventLoop loop, String sessionId, LongConsumer retryIn,
-                BiConsumer<Slot, Block> done, BiConsumer<Slot, Block> doneNow, LazyCountTable lazyCounts) {
+    SlotFetcher(ServerRuntime.App app, Host host, long timeoutMillis, LongSupplier clock, String sessionId,
+                Listener listener, LazyCountTable lazyCounts) {
         this.app = app;
         this.source = app.application().guardedSource();
         this.scoped = app.application().guardedScope() != null;
-        this.fetchExecutor = server.fetchExecutor;
-        this.loop = loop;
-        this.timeoutMillis = server.config.fetchTimeoutMillis();
+        this.host = host;
+        this.timeoutMillis = timeoutMillis;
+        this.clock = clock;
         this.sessionId = sessionId;
-        this.retryIn = retryIn;
-        this.done = done;
-        this.doneNow = doneNow;
+        this.listener = listener;
         this.lazyCounts = lazyCounts;
-        this.server = server;
     }
 
     /**
@@ -99,22 +122,22 @@ final class SlotFetcher {
     boolean start(Slot s) {
         if (!app.backend().tryBegin(s.requestId, app.application().backendConcurrency())) {
             // Cb distinct requests are being fetched (by any session): look again shortly.
-            retryIn.accept(BACKEND_RETRY_NANOS);
+            listener.retryIn(BACKEND_RETRY_NANOS);
             return false;
         }
         s.state = SlotState.FETCHING;
-        s.fetchStartNanos = server.nanoTime();
+        s.fetchStartNanos = clock.getAsLong();
         if (source.fetchesImmediately()) {
             fetchOnLoop(s);
             return true;
         }
         try {
-            fetchExecutor.execute(() -> fetchOffLoop(s));
+            host.fetchExecutor().execute(() -> fetchOffLoop(s));
         } catch (RejectedExecutionException e) {
             // The shared fetch queue is full: try again shortly rather than queue without bound.
             app.backend().end(s.requestId);
             s.state = SlotState.NEW;
-            retryIn.accept(QUEUE_RETRY_NANOS);
+            listener.retryIn(QUEUE_RETRY_NANOS);
             return false;
         }
         armTimeout(s);
@@ -123,7 +146,7 @@ final class SlotFetcher {
 
     /** {@code s} was dropped while its fetch ran: the fetch no longer counts against the backend. */
     void abandon(Slot s) {
-        cancel(s.timeout);
+        cancelTimeout(s);
         app.backend().end(s.requestId);
     }
 
@@ -146,12 +169,12 @@ final class SlotFetcher {
             error = e.getCause() != null ? e.getCause() : e;
         }
         Block usable = finish(s, b, error);
-        doneNow.accept(s, usable);
+        listener.fetchedNow(s, usable);
     }
 
     private void armTimeout(Slot s) {
-        s.timeout = loop.schedule(() -> onFetched(s, null, new TimeoutException("fetch timed out after "
-                + timeoutMillis + " ms")), timeoutMillis, TimeUnit.MILLISECONDS);
+        timeouts.put(s, host.schedule(TimeUnit.MILLISECONDS.toNanos(timeoutMillis), () -> onFetched(s, null,
+                new TimeoutException("fetch timed out after " + timeoutMillis + " ms"))));
     }
 
     /** Runs on the fetch executor. */
@@ -161,7 +184,7 @@ final class SlotFetcher {
 
     private void backOnLoop(Slot s, Block b, Throwable e) {
         try {
-            loop.execute(() -> onFetched(s, b, e));
+            host.loop().execute(() -> onFetched(s, b, e));
         } catch (RejectedExecutionException gone) {
             log.debug("session {}: event loop gone before a fetch completed", sessionId);
         }
@@ -171,10 +194,10 @@ final class SlotFetcher {
         if (s.state != SlotState.FETCHING) {
             return;
         }
-        cancel(s.timeout);
-        long took = server.nanoTime() - s.fetchStartNanos;
+        cancelTimeout(s);
+        long took = clock.getAsLong() - s.fetchStartNanos;
         meanFetchNanos = meanFetchNanos == 0 ? took : meanFetchNanos + FETCH_EWMA * (took - meanFetchNanos);
-        done.accept(s, finish(s, b, error));
+        listener.fetched(s, finish(s, b, error));
     }
 
     /** Ends a fetch: the block if it is usable, or null after marking the slot failed. */
@@ -196,9 +219,10 @@ final class SlotFetcher {
         return b;
     }
 
-    private static void cancel(Future<?> f) {
-        if (f != null) {
-            f.cancel(false);
+    private void cancelTimeout(Slot s) {
+        Runnable cancel = timeouts.remove(s);
+        if (cancel != null) {
+            cancel.run();
         }
     }
 
