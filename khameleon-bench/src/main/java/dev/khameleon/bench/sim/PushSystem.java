@@ -3,6 +3,7 @@ package dev.khameleon.bench.sim;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.client.CacheManager;
 import dev.khameleon.client.KalmanPredictor;
+import dev.khameleon.client.PredictorManager;
 import dev.khameleon.client.RingBufferCache;
 import dev.khameleon.core.Block;
 import dev.khameleon.core.Distribution;
@@ -12,17 +13,22 @@ import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.scheduler.SchedulerConfig;
 import dev.khameleon.core.scheduler.Schedulers;
+import dev.khameleon.core.protocol.ControlMessage;
+import dev.khameleon.core.spi.ClientPredictor;
 import dev.khameleon.core.spi.Scheduler;
 import dev.khameleon.core.spi.UtilityFunction;
+import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Khameleon and its variants, driven through the library's own classes on the virtual clock:
- * the client's {@link KalmanPredictor} (or an oracle / uniform predictor) → predictor state up
- * the network → {@link GaussianGridPredictor} on the server → the greedy {@link Scheduler}
- * ({@link Schedulers#greedy}) → a sender that keeps the downlink busy one block at a time →
- * the client's {@link RingBufferCache} and {@link CacheManager} (direct upcall executor, clock =
- * the virtual clock).
+ * the client's {@link KalmanPredictor} (or an oracle / uniform predictor) behind the client's own
+ * {@link PredictorManager} (states every interval and on a miss, receive-rate reports) → up the
+ * network → the server's push engine ({@link EngineServer}: the server's push policy, scheduler
+ * jobs and pacer with the server's defaults, decoding states with {@link GaussianGridPredictor}) →
+ * the server's outbound window and the downlink → the client's {@link RingBufferCache} and
+ * {@link CacheManager} (direct upcall executor, clock = the virtual clock).
  *
  * <ul>
  *   <li>{@code khameleon}: Kalman filter, progressive blocks;</li>
@@ -31,7 +37,8 @@ import java.util.ArrayDeque;
  *   <li>{@code uniform}: the uniform distribution, sent once at the start;</li>
  *   <li>{@code predictor-only}: Kalman filter and joint scheduler, but each response is one
  *       block of the full image size (no progressive encoding; ablation);</li>
- *   <li>{@code stroke-end-oracle-W}: {@code khameleon}, except that during the last {@code W} ms of
+ *   <li>{@code stroke-end-oracle-W}: {@code ideal-sender} (so that only the forecast differs from
+ *       that ablation's), except that during the last {@code W} ms of
  *       each stroke (see {@link Strokes}) the client's state is all mass, at every horizon, on the
  *       cell where that stroke stops (read from the trace): what a predictor that knew where a
  *       stroke ends {@code W} ms ahead would be worth, a yardstick for endpoint forecasts;
@@ -39,12 +46,12 @@ import java.util.ArrayDeque;
  *       {@code S} percent of the mass (see {@link StrokeEndForecast}).</li>
  * </ul>
  *
- * <p>The sender is ack-clocked: it hands the next planned block to the link when the link has
- * finished the previous one, so a new distribution takes effect from the very next block (the
- * server's pacing + small outbound window, idealised). Scheduling takes no virtual time. The
- * scheduler's slot length is the block time at the link's mean rate. When the scheduler has
- * nothing to plan (every block of every likely request already in this batch) the sender idles
- * until the next distribution.
+ * <p>{@code ideal-sender} is {@code khameleon} with the server replaced by an idealised one (an
+ * ablation, the simulator's {@code khameleon} before it ran the server's engine): its sender is
+ * ack-clocked, handing the next planned block to the link when the link has finished the previous
+ * one, so a new distribution takes effect from the very next block; it knows the link's mean
+ * rate, plans in zero time, and its client sends a state every interval whether or not it changed
+ * and no rate reports.
  *
  * <p>Single-use, single-threaded (the event loop).
  */
@@ -55,10 +62,14 @@ final class PushSystem implements SimSystem {
     private static final byte[] NO_PAYLOAD = new byte[0];
     /** The client's default {@code missStateInterval}. */
     private static final long MISS_STATE_INTERVAL_NANOS = 20_000_000L;
+    /** The client's default {@code rateInterval}. */
+    private static final long RATE_INTERVAL_MILLIS = 500;
 
     private final String name;
     private final Predictor predictor;
     private final boolean progressive;
+    /** Whether the server is the idealised sender ({@code ideal-sender}) rather than the push engine. */
+    private final boolean ideal;
     /** For {@code stroke-end-oracle-W-E-S}: W in ms; 0 for every other system. */
     private final double strokeEndMillis;
     /** For {@code stroke-end-oracle-W-E-S}: E in px. */
@@ -81,16 +92,19 @@ final class PushSystem implements SimSystem {
     private long lastDistributionAt = -1;
     private long lastStateAt = Long.MIN_VALUE / 2;
     private boolean missDeferred;
+    private EngineServer engine;
+    private PredictorManager<PointerEvent> states;
 
     private PushSystem(String name, Predictor predictor, boolean progressive) {
-        this(name, predictor, progressive, 0, 0, 1);
+        this(name, predictor, progressive, false, 0, 0, 1);
     }
 
-    private PushSystem(String name, Predictor predictor, boolean progressive, double strokeEndMillis,
+    private PushSystem(String name, Predictor predictor, boolean progressive, boolean ideal, double strokeEndMillis,
             double strokeEndErrorPx, double strokeEndShare) {
         this.name = name;
         this.predictor = predictor;
         this.progressive = progressive;
+        this.ideal = ideal;
         this.strokeEndMillis = strokeEndMillis;
         this.strokeEndErrorPx = strokeEndErrorPx;
         this.strokeEndShare = strokeEndShare;
@@ -98,6 +112,11 @@ final class PushSystem implements SimSystem {
 
     static PushSystem khameleon() {
         return new PushSystem("khameleon", Predictor.KALMAN, true);
+    }
+
+    /** {@code khameleon} with the idealised sender in place of the server's push engine (ablation). */
+    static PushSystem idealSender() {
+        return new PushSystem("ideal-sender", Predictor.KALMAN, true, true, 0, 0, 1);
     }
 
     static PushSystem oracle() {
@@ -117,7 +136,7 @@ final class PushSystem implements SimSystem {
      * {@code sharePercent} (see the class description); {@code name} is the name it was asked by.
      */
     static PushSystem strokeEndOracle(String name, int windowMillis, int errorPx, int sharePercent) {
-        return new PushSystem(name, Predictor.KALMAN, true, windowMillis, errorPx, sharePercent / 100.0);
+        return new PushSystem(name, Predictor.KALMAN, true, true, windowMillis, errorPx, sharePercent / 100.0);
     }
 
     @Override
@@ -133,6 +152,10 @@ final class PushSystem implements SimSystem {
                     + " MB holds no block of " + unitBytes + " bytes; push needs at least one");
         }
         int n = w.requestCount();
+        if (!ideal) {
+            startEngine(context, (int) Math.min(Integer.MAX_VALUE, cacheBlocks));
+            return;
+        }
         this.scheduler = Schedulers.greedy(SchedulerConfig.builder()
                 .cacheBlocks((int) Math.min(Integer.MAX_VALUE, cacheBlocks))
                 .requestCount(n)
@@ -154,26 +177,105 @@ final class PushSystem implements SimSystem {
                     strokeEndShare, strokeEndErrorPx > 0 ? context.random().nextLong() : 0);
         }
         long[] horizons = context.config().horizonsMillis();
-        GridLayout layout = w.layout();
+        buildPredictors(context);
         switch (predictor) {
-            case KALMAN -> {
-                KalmanPredictor.Builder kb = KalmanPredictor.builder().horizons(horizons);
-                if (!Double.isNaN(context.config().kalmanProcessNoise())) {
-                    kb.processNoise(context.config().kalmanProcessNoise());
-                }
-                if (!Double.isNaN(context.config().kalmanVelocityDecayMillis())) {
-                    kb.velocityDecayMillis(context.config().kalmanVelocityDecayMillis());
-                }
-                this.kalman = kb.build();
-                GaussianGridPredictor.Builder gb = GaussianGridPredictor.builder(layout).horizons(horizons);
-                gb.tail(context.config().tailWeight(), context.config().tailWiden(), context.config().tailMinSigma())
-                        .tailRestFadeMillis(context.config().tailRestFadeMillis()).sigmaScale(context.config().sigmaScale());
-                this.gaussian = gb.build();
-                context.loop().at(0, this::predictTick);
-            }
-            case ORACLE -> context.loop().at(0, this::predictTick);
+            case KALMAN, ORACLE -> context.loop().at(0, this::predictTick);
             case UNIFORM -> sendUp(Distribution.uniform(n, horizons));
         }
+    }
+
+    /** The client's Kalman filter and the server's Gaussian predictor, as the simulator configures them. */
+    private void buildPredictors(SimContext context) {
+        if (predictor != Predictor.KALMAN) {
+            return;
+        }
+        long[] horizons = context.config().horizonsMillis();
+        KalmanPredictor.Builder kb = KalmanPredictor.builder().horizons(horizons);
+        if (!Double.isNaN(context.config().kalmanProcessNoise())) {
+            kb.processNoise(context.config().kalmanProcessNoise());
+        }
+        if (!Double.isNaN(context.config().kalmanVelocityDecayMillis())) {
+            kb.velocityDecayMillis(context.config().kalmanVelocityDecayMillis());
+        }
+        this.kalman = kb.build();
+        GaussianGridPredictor.Builder gb = GaussianGridPredictor.builder(context.workload().layout()).horizons(horizons);
+        gb.tail(context.config().tailWeight(), context.config().tailWiden(), context.config().tailMinSigma())
+                .tailRestFadeMillis(context.config().tailRestFadeMillis()).sigmaScale(context.config().sigmaScale());
+        this.gaussian = gb.build();
+    }
+
+    /**
+     * The push engine's side of a run: the server's engine, the client's cache and its predictor
+     * manager, whose checks run on the virtual clock (state and rate checks at their intervals, a
+     * miss's deferred state at the end of its window).
+     */
+    private void startEngine(SimContext context, int cacheBlocks) {
+        SimConfig c = context.config();
+        int n = context.workload().requestCount();
+        buildPredictors(context);
+        this.manager = CacheManager.builder(new RingBufferCache(cacheBlocks))
+                .utility(utility)
+                .upcallExecutor(Runnable::run)
+                .clock(context.loop()::nowNanos)
+                .build();
+        this.engine = new EngineServer(context, (int) unitBytes, blocksPerResponse, utility, cacheBlocks,
+                new DistributionState(gaussian, n, c.horizonsMillis()), c.linkQueueBytes(), c.schedulerTime(),
+                this::arrive);
+        ClientPredictor<PointerEvent> client = new ClientPredictor<>() {
+            @Override
+            public void onEvent(PointerEvent event) {
+                if (kalman != null) {
+                    kalman.onEvent(event);
+                }
+            }
+
+            @Override
+            public JsonNode state(long nowMillis) {
+                return clientStateJson(nowMillis * 1_000_000L);
+            }
+        };
+        this.states = PredictorManager.builder(client, new PredictorManager.Sink() {
+            @Override
+            public void sendState(ControlMessage.PredictionState state) {
+                ctx.loop().after(ctx.oneWayNanos(), () -> engine.onState(state.timeMillis(), state.state()));
+            }
+
+            @Override
+            public void sendRate(ControlMessage.RateReport report) {
+                ctx.loop().after(ctx.oneWayNanos(), () -> engine.onRate(report.bytesPerSecond()));
+            }
+        }).clock(() -> ctx.loop().nowNanos() / 1_000_000L)
+                .stateInterval(Duration.ofMillis(c.predictionIntervalMillis()))
+                .build();
+        long stateEvery = c.predictionIntervalMillis() * 1_000_000L;
+        long rateEvery = TimeUnit.MILLISECONDS.toNanos(RATE_INTERVAL_MILLIS);
+        ctx.loop().at(0, new Runnable() {
+            @Override
+            public void run() {
+                states.tick();
+                ctx.loop().after(stateEvery, this);
+            }
+        });
+        ctx.loop().at(rateEvery, new Runnable() {
+            @Override
+            public void run() {
+                states.tick();
+                ctx.loop().after(rateEvery, this);
+            }
+        });
+    }
+
+    /** The client's state as the engine's server predictor reads it ({@link DistributionState}). */
+    private JsonNode clientStateJson(long nowNanos) {
+        if (predictor == Predictor.ORACLE) {
+            return DistributionState.encode(oracleDistribution(nowNanos));
+        }
+        if (predictor == Predictor.UNIFORM) {
+            return DistributionState.encode(Distribution.uniform(ctx.workload().requestCount(),
+                    ctx.config().horizonsMillis()));
+        }
+        Object s = clientState(nowNanos);
+        return s instanceof Distribution d ? DistributionState.encode(d) : (JsonNode) s;
     }
 
     /** The client sends its predictor state every interval; it reaches the server one way later. */
@@ -218,6 +320,9 @@ final class PushSystem implements SimSystem {
     }
 
     private void sendUp(Object message) {
+        if (engine != null) {
+            return;
+        }
         long madeAt = ctx.loop().nowNanos();
         ctx.loop().after(ctx.oneWayNanos(), () -> {
             Distribution d = message instanceof Distribution dist ? dist : gaussian.decode((JsonNode) message);
@@ -264,6 +369,13 @@ final class PushSystem implements SimSystem {
     }
 
     /** Client side: the block lands in the ring; the cache manager makes its upcalls. */
+    private void arrive(long seq, Block block, int frameBytes) {
+        if (states != null) {
+            states.recordReceived(frameBytes);
+        }
+        arrive(seq, block);
+    }
+
     private void arrive(long seq, Block block) {
         int id = block.requestId();
         if (!manager.onBlock(seq, block)) {
@@ -285,7 +397,9 @@ final class PushSystem implements SimSystem {
 
     @Override
     public void onPointer(double x, double y) {
-        if (kalman != null) {
+        if (states != null) {
+            states.onEvent(new PointerEvent(x, y, ctx.loop().nowNanos() / 1_000_000));
+        } else if (kalman != null) {
             kalman.onEvent(new PointerEvent(x, y, ctx.loop().nowNanos() / 1_000_000));
         }
     }
@@ -294,7 +408,11 @@ final class PushSystem implements SimSystem {
     public void onRequest(int seq, int requestId) {
         boolean hit = manager.register(requestId, response -> ctx.recorder().available(requestId, response.utility(),
                 (long) response.blocks().size() * unitBytes));
-        if (!hit && kalman != null) {
+        if (!hit && states != null) {
+            states.onMiss();
+            // Without a scheduler the manager sends a deferred miss's state at the next tick: at the window's end.
+            ctx.loop().after(MISS_STATE_INTERVAL_NANOS, states::tick);
+        } else if (!hit && kalman != null) {
             sendStateOnMiss();
         }
     }

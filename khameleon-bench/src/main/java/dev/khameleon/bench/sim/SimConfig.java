@@ -54,6 +54,11 @@ import java.util.Objects;
  *                                 ({@code GaussianGridPredictor.Builder.tailRestFadeMillis})
  * @param sigmaScale               the scale of the forecast's standard deviations
  *                                 ({@code GaussianGridPredictor.Builder.sigmaScale})
+ * @param linkQueueKB              the bytes (KB, 10^3) the path holds in front of the bottleneck
+ *                                 before the server's channel buffers any: the bottleneck's queue
+ *                                 and the sockets' buffers; NaN for one bandwidth-delay product, at
+ *                                 least 64 KiB (what the live replay's link shaper queues)
+ * @param schedulerTime            how much virtual time a push-engine scheduler job takes
  */
 public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blockBytes, UtilityFunction utility,
                         double bandwidthMBps, double latencyMillis, double cacheMB, double thinkTimeMillis,
@@ -61,13 +66,26 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
                         int chunkSize, double warmupMillis, double drainMillis, boolean alignHorizons,
                         double kalmanProcessNoise, double kalmanVelocityDecayMillis, RequestMode requestMode,
                         double sampleMillis, double minBlockGain, double tailWeight, double tailWiden,
-                        double tailMinSigma, double blockGainShare, double tailRestFadeMillis, double sigmaScale) {
+                        double tailMinSigma, double blockGainShare, double tailRestFadeMillis, double sigmaScale,
+                        double linkQueueKB, SchedulerTime schedulerTime) {
 
     /** Copies the horizons. */
     public SimConfig {
         horizonsMillis = horizonsMillis.clone();
         Objects.requireNonNull(requestMode, "requestMode");
+        Objects.requireNonNull(schedulerTime, "schedulerTime");
     }
+
+    /** The path's buffer in front of the bottleneck in bytes: {@link #linkQueueKB()}, or its default rule. */
+    public long linkQueueBytes() {
+        if (!Double.isNaN(linkQueueKB)) {
+            return Math.round(linkQueueKB * 1e3);
+        }
+        return Math.max(MIN_LINK_QUEUE_BYTES, Math.round(effectiveBandwidthMBps() * 1e6 * latencyMillis / 1e3));
+    }
+
+    /** The least default {@link #linkQueueBytes()}: 64 KiB. */
+    public static final long MIN_LINK_QUEUE_BYTES = 64 * 1024;
 
     @Override
     public long[] horizonsMillis() {
@@ -115,6 +133,8 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         b.blockGainShare = blockGainShare;
         b.tailRestFadeMillis = tailRestFadeMillis;
         b.sigmaScale = sigmaScale;
+        b.linkQueueKB = linkQueueKB;
+        b.schedulerTime = schedulerTime;
         return b;
     }
 
@@ -191,6 +211,10 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         private double tailMinSigma = GaussianGridPredictor.DEFAULT_TAIL_MIN_SIGMA;
         private double tailRestFadeMillis = GaussianGridPredictor.DEFAULT_TAIL_REST_FADE_MILLIS;
         private double sigmaScale = GaussianGridPredictor.DEFAULT_SIGMA_SCALE;
+        // One bandwidth-delay product in front of the bottleneck, as the live replay's shaper queues.
+        private double linkQueueKB = Double.NaN;
+        // A model of the scheduler's cost, so that a run is a pure function of its inputs.
+        private SchedulerTime schedulerTime = SchedulerTime.MODEL;
 
         private Builder() {
         }
@@ -410,13 +434,31 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
             return this;
         }
 
+        /**
+         * Sets the bytes (KB, 10^3) the path holds in front of the bottleneck, {@code >= 0} and
+         * finite; NaN for the default, one bandwidth-delay product and at least 64 KiB.
+         */
+        public Builder linkQueueKB(double kb) {
+            if (!Double.isNaN(kb) && !(kb >= 0 && kb < 1e9)) {
+                throw new IllegalArgumentException("--link-queue-KB must be in [0, 1e9), was " + kb);
+            }
+            this.linkQueueKB = kb;
+            return this;
+        }
+
+        /** Sets how much virtual time a push-engine scheduler job takes (default {@link SchedulerTime#MODEL}). */
+        public Builder schedulerTime(SchedulerTime time) {
+            this.schedulerTime = Objects.requireNonNull(time, "schedulerTime");
+            return this;
+        }
+
         /** Builds the configuration. */
         public SimConfig build() {
             return new SimConfig(mosaicRows, mosaicCols, imageBytes, blockBytes, utility, bandwidthMBps,
                     latencyMillis, cacheMB, thinkTimeMillis, networkTrace, seed, predictionIntervalMillis,
                     horizonsMillis, chunkSize, warmupMillis, drainMillis, alignHorizons, kalmanProcessNoise, kalmanVelocityDecayMillis,
                     requestMode, sampleMillis, minBlockGain, tailWeight, tailWiden, tailMinSigma, blockGainShare,
-                    tailRestFadeMillis, sigmaScale);
+                    tailRestFadeMillis, sigmaScale, linkQueueKB, schedulerTime);
         }
     }
 }

@@ -26,6 +26,7 @@ public final class SystemRegistry {
 
     static {
         FIXED.put("khameleon", () -> PushSystem.khameleon());
+        FIXED.put("ideal-sender", () -> PushSystem.idealSender());
         FIXED.put("oracle", () -> PushSystem.oracle());
         FIXED.put("uniform", () -> PushSystem.uniform());
         FIXED.put("predictor-only", () -> PushSystem.predictorOnly());

@@ -16,11 +16,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PushSystemTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {"uniform", "khameleon"})
+    @ValueSource(strings = {"uniform", "khameleon", "ideal-sender"})
     void hugeBandwidthAndCache_everyRequestIsAFullHit(String system) {
         // 100 images x 15 blocks = 1,500 blocks; a 400 MB ring (4,000 slots) holds them all, and at
-        // 2 GB/s they are all pushed within the 1 s warm-up.
-        SimConfig config = SimConfig.builder().mosaic(10, 10).cacheMB(400).bandwidthMBps(2000).warmupMillis(1000)
+        // 2 GB/s they are all pushed within the 30 s warm-up, in which the server's pace climbs from
+        // its initial 1 MB/s with the client's receive-rate reports.
+        SimConfig config = SimConfig.builder().mosaic(10, 10).cacheMB(400).bandwidthMBps(2000).warmupMillis(30_000)
                 .requestMode(RequestMode.PER_VISIT).build();
         Metrics m = Simulator.run(config, SimulatorTest.sweep(120), system).metrics();
         assertEquals(120, m.requests());
@@ -29,6 +30,23 @@ class PushSystemTest {
         assertEquals(0.0, m.preemptedRate(), system);
         assertEquals(0.0, m.meanLatencyMs(), system);
         assertEquals(0.0, m.convergenceMs(), system);
+    }
+
+    @Test
+    void khameleon_runsTheServersEngine_whoseQueuedBytesInFrontOfTheLinkMakePushesLandLater() {
+        // The server's pacer runs 25 % above its estimate, so the path's queue fills: with one
+        // bandwidth-delay product queued, every block lands ~100 ms staler than with none. The
+        // idealised sender never queues, so the queue cannot change its figures.
+        PointerTrace trace = SimulatorTest.galleryTrace();
+        SimConfig none = SimConfig.builder().linkQueueKB(0).build();
+        SimConfig big = SimConfig.builder().linkQueueKB(2000).build();
+        Metrics k0 = Simulator.run(none, trace, "khameleon").metrics();
+        Metrics k1 = Simulator.run(big, trace, "khameleon").metrics();
+        assertTrue(k1.meanLatencyMs() > k0.meanLatencyMs(), k1.meanLatencyMs() + " ms with 2 MB queued, "
+                + k0.meanLatencyMs() + " ms with none");
+        Metrics i0 = Simulator.run(none, trace, "ideal-sender").metrics();
+        Metrics i1 = Simulator.run(big, trace, "ideal-sender").metrics();
+        assertEquals(i0.meanLatencyMs(), i1.meanLatencyMs(), 0.0);
     }
 
     @Test

@@ -54,7 +54,7 @@ class StrokeEndOracleTest {
         // each stroke's last 150 ms replaced by its final cell waits less at stroke ends.
         PointerTrace trace = SimulatorTest.galleryTrace();
         SimConfig config = SimConfig.builder().build();
-        Simulator.Result plain = Simulator.run(config, trace, "khameleon");
+        Simulator.Result plain = Simulator.run(config, trace, "ideal-sender");
         Simulator.Result told = Simulator.run(config, trace, "stroke-end-oracle-150");
         assertEquals("stroke-end-oracle-150", told.system());
         double plainEnd = strokeEnds(plain);

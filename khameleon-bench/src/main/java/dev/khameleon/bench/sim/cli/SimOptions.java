@@ -1,6 +1,7 @@
 package dev.khameleon.bench.sim.cli;
 
 import dev.khameleon.bench.GridSize;
+import dev.khameleon.bench.sim.SchedulerTime;
 import dev.khameleon.bench.sim.SimConfig;
 import dev.khameleon.bench.sim.net.MahimahiTrace;
 import java.nio.file.Path;
@@ -74,6 +75,14 @@ public final class SimOptions {
     @Option(names = "--seed", description = "Random seed (default ${DEFAULT-VALUE}).")
     long seed = DEFAULTS.seed();
 
+    @Option(names = "--link-queue-KB", description = "Bytes (KB) the path queues in front of the bottleneck"
+            + " (default: one bandwidth-delay product, at least 64 KiB).")
+    Double linkQueueKB;
+
+    @Option(names = "--scheduler-time", description = "Virtual time of a push-engine scheduler job: model, measured"
+            + " or zero (default ${DEFAULT-VALUE}).")
+    SchedulerTime schedulerTime = DEFAULTS.schedulerTime();
+
     @Mixin
     PrefetchOptions prefetch = new PrefetchOptions();
 
@@ -90,7 +99,8 @@ public final class SimOptions {
                 .kalmanProcessNoise(kalmanQ == null ? DEFAULTS.kalmanProcessNoise() : kalmanQ)
                 .kalmanVelocityDecayMillis(kalmanDecayMillis == null ? DEFAULTS.kalmanVelocityDecayMillis()
                         : kalmanDecayMillis)
-                .predictionIntervalMillis(predictionIntervalMillis);
+                .predictionIntervalMillis(predictionIntervalMillis)
+                .linkQueueKB(linkQueueKB == null ? Double.NaN : linkQueueKB).schedulerTime(schedulerTime);
         GridSize grid = GridSize.parse(mosaic, "--mosaic");
         b.mosaic(grid.rows(), grid.cols());
         prefetch.apply(b);
