@@ -58,7 +58,7 @@ final class Session {
     private final int blockSize;
     /** Null for an application whose request ids mean the same for every session. */
     private final GuardedRequestScope scope;
-    private final NettyPort port = new NettyPort();
+    private final ChannelPort port;
 
     // Confined to the event loop.
     private Phase phase = Phase.AWAITING_HELLO;
@@ -69,8 +69,6 @@ final class Session {
     private PushController controller;
     /** The resume's scheduler job while {@code RESUMING}. */
     private SchedulerTask resumeTask;
-    private final LoopTimer wakeTimer;
-    private final LoopTimer stallTimer;
     private final LoopTimer helloTimer;
     private final LoopTimer tokenTimer;
     /** The accepted hello; null before. */
@@ -92,12 +90,7 @@ final class Session {
         this.blockSize = source.blockSize();
         this.scope = application.guardedScope();
         this.counters = new SessionCounters(server);
-        this.wakeTimer = new LoopTimer(loop, server::nanoTime, () -> {
-            if (controller != null) {
-                controller.onWake();
-            }
-        });
-        this.stallTimer = new LoopTimer(loop, server::nanoTime, this::onStallTimeout);
+        this.port = new ChannelPort(id, server, channel, counters, this::closeWithError);
         this.helloTimer = new LoopTimer(loop, server::nanoTime, () -> {
             if (phase == Phase.AWAITING_HELLO) {
                 closeWithError(ErrorCode.MISSING_HELLO, "no hello within " + config.helloTimeoutMillis() + " ms");
@@ -219,6 +212,7 @@ final class Session {
         counters.cacheBlocks(cacheBlocks);
         jobs = new SessionScheduler(server, app, id, cacheBlocks);
         controller = new PushController(id, app, config, counters, cacheBlocks, port);
+        port.attach(jobs, controller);
         if (h.resume().isPresent()) {
             startResume(h.resume().get());
         } else {
@@ -362,14 +356,7 @@ final class Session {
      * closed.
      */
     void onWritabilityChanged() {
-        if (channel.isWritable()) {
-            stallTimer.cancel();
-            if (controller != null) {
-                controller.onWritable();
-            }
-        } else if (phase != Phase.CLOSING && phase != Phase.CLOSED) {
-            armStallTimer();
-        }
+        port.onWritabilityChanged(phase == Phase.CLOSING || phase == Phase.CLOSED);
     }
 
     void onIdle() {
@@ -462,8 +449,7 @@ final class Session {
 
     private void stop(Phase next) {
         phase = next;
-        wakeTimer.cancel();
-        stallTimer.cancel();
+        port.stop();
         helloTimer.cancel();
         tokenTimer.cancel();
         if (controller != null) {
@@ -471,118 +457,6 @@ final class Session {
         }
         if (resumeTask != null && server.withdraw(resumeTask)) {
             resumeTask = null;
-        }
-    }
-
-    // ---------------------------------------------------------------- the controller's port (event loop)
-
-    /** Carries out the push controller's decisions on this session's channel and executors. */
-    private final class NettyPort implements PushController.Port {
-        private SchedulerTask queued;
-
-        @Override
-        public boolean submit(Job job, boolean replan, long order) {
-            Runnable work = () -> {
-                Result r = jobs.run(job);
-                try {
-                    loop.execute(() -> {
-                        queued = null;
-                        controller.onResult(r);
-                    });
-                } catch (RejectedExecutionException e) {
-                    log.debug("session {}: event loop gone before a scheduler result", id);
-                }
-            };
-            try {
-                queued = order >= 0 ? server.schedule(replan, order, work) : server.schedule(replan, work);
-                return true;
-            } catch (RejectedExecutionException e) {
-                queued = null;
-                return false;
-            }
-        }
-
-        @Override
-        public long withdraw() {
-            SchedulerTask t = queued;
-            if (t == null || !server.withdraw(t)) {
-                return PushController.NOT_WITHDRAWN;
-            }
-            queued = null;
-            return t.replan() ? t.order() : PushController.WITHDRAWN;
-        }
-
-        @Override
-        public boolean isWritable() {
-            return channel.isWritable();
-        }
-
-        @Override
-        public void write(long seq, Block block, int generation) {
-            // BlockFrameEncoder, in front of this session's handler, turns it into a binary frame.
-            channel.write(new BlockFrame(seq, block, generation))
-                    .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
-        }
-
-        @Override
-        public void writeControl(List<String> messages) {
-            messages.forEach(text -> channel.write(new TextWebSocketFrame(text)));
-            flush();
-        }
-
-        @Override
-        public void flush() {
-            channel.flush();
-            updateQueuedBytes();
-        }
-
-        @Override
-        public void blocked() {
-            armStallTimer();
-        }
-
-        @Override
-        public void wakeAt(long atNanos) {
-            wakeTimer.armAt(atNanos);
-        }
-
-        @Override
-        public void close(ErrorCode code, String message) {
-            closeWithError(code, message);
-        }
-
-        @Override
-        public Executor loop() {
-            return loop;
-        }
-
-        @Override
-        public Executor fetchExecutor() {
-            return server.fetchExecutor;
-        }
-
-        @Override
-        public Runnable schedule(long delayNanos, Runnable task) {
-            io.netty.util.concurrent.ScheduledFuture<?> f = loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-            return () -> f.cancel(false);
-        }
-    }
-
-    private void updateQueuedBytes() {
-        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
-        counters.queuedBytes(out == null ? 0 : out.totalPendingWriteBytes());
-    }
-
-    private void armStallTimer() {
-        updateQueuedBytes();
-        stallTimer.armIn(TimeUnit.MILLISECONDS.toNanos(config.writeStallTimeoutMillis()));
-    }
-
-    private void onStallTimeout() {
-        if (!channel.isWritable()) {
-            updateQueuedBytes();
-            closeWithError(ErrorCode.SLOW_CONSUMER, "the client stopped reading: nothing could be written for "
-                    + config.writeStallTimeoutMillis() + " ms, " + counters.queuedBytes() + " bytes queued");
         }
     }
 

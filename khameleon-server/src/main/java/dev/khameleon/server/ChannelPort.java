@@ -1,0 +1,201 @@
+package dev.khameleon.server;
+
+import dev.khameleon.core.Block;
+import dev.khameleon.core.protocol.BlockFrame;
+import dev.khameleon.core.protocol.ErrorCode;
+import dev.khameleon.server.SessionScheduler.Job;
+import dev.khameleon.server.SessionScheduler.Result;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+/**
+ * Carries out a session's {@link PushController} on its channel: block frames are written while the
+ * channel is writable (the controller asks before each), sending resumes when writability comes
+ * back ({@link #onWritabilityChanged()}), a client that stops reading is closed after the write-stall
+ * timeout, one timer wakes the controller when it asked to be, and scheduler jobs and fetches go to
+ * the server's shared executors and back onto the event loop.
+ *
+ * <p><b>Threading.</b> Confined to the channel's event loop, except the jobs it submits, which run on
+ * the scheduler executor and hand their results back through the event loop.
+ */
+final class ChannelPort implements PushController.Port {
+    private static final Logger log = LoggerFactory.getLogger(ChannelPort.class);
+
+    private final String id;
+    private final ServerRuntime server;
+    private final Channel channel;
+    private final EventLoop loop;
+    private final SessionCounters counters;
+    private final long writeStallTimeoutMillis;
+    private final BiConsumer<ErrorCode, String> close;
+    private final LoopTimer wakeTimer;
+    private final LoopTimer stallTimer;
+    private SchedulerTask queued;
+    private SessionScheduler jobs;
+    private PushController controller;
+
+    /**
+     * @param close closes the session with an error (its message, then a close frame)
+     */
+    ChannelPort(String id, ServerRuntime server, Channel channel, SessionCounters counters,
+                BiConsumer<ErrorCode, String> close) {
+        this.id = id;
+        this.server = server;
+        this.channel = channel;
+        this.loop = channel.eventLoop();
+        this.counters = counters;
+        this.writeStallTimeoutMillis = server.config.writeStallTimeoutMillis();
+        this.close = close;
+        this.wakeTimer = new LoopTimer(loop, server::nanoTime, () -> {
+            if (controller != null) {
+                controller.onWake();
+            }
+        });
+        this.stallTimer = new LoopTimer(loop, server::nanoTime, this::onStallTimeout);
+    }
+
+    /** The hello made the session's scheduler and controller: from now on this port carries them out. */
+    void attach(SessionScheduler jobs, PushController controller) {
+        this.jobs = jobs;
+        this.controller = controller;
+    }
+
+    /**
+     * Writable again: the sender goes on. Unwritable: whatever the phase (before the hello too, when
+     * only a welcome or pongs are queued), a client that does not read for the stall timeout is
+     * closed, unless {@code closing}.
+     */
+    void onWritabilityChanged(boolean closing) {
+        if (channel.isWritable()) {
+            stallTimer.cancel();
+            if (controller != null) {
+                controller.onWritable();
+            }
+        } else if (!closing) {
+            armStallTimer();
+        }
+    }
+
+    /** The session stops: no timer of this port fires any more. */
+    void stop() {
+        wakeTimer.cancel();
+        stallTimer.cancel();
+    }
+
+
+    @Override
+    public boolean submit(Job job, boolean replan, long order) {
+        Runnable work = () -> {
+            Result r = jobs.run(job);
+            try {
+                loop.execute(() -> {
+                    queued = null;
+                    controller.onResult(r);
+                });
+            } catch (RejectedExecutionException e) {
+                log.debug("session {}: event loop gone before a scheduler result", id);
+            }
+        };
+        try {
+            queued = order >= 0 ? server.schedule(replan, order, work) : server.schedule(replan, work);
+            return true;
+        } catch (RejectedExecutionException e) {
+            queued = null;
+            return false;
+        }
+    }
+
+    @Override
+    public long withdraw() {
+        SchedulerTask t = queued;
+        if (t == null || !server.withdraw(t)) {
+            return PushController.NOT_WITHDRAWN;
+        }
+        queued = null;
+        return t.replan() ? t.order() : PushController.WITHDRAWN;
+    }
+
+    @Override
+    public boolean isWritable() {
+        return channel.isWritable();
+    }
+
+    @Override
+    public void write(long seq, Block block, int generation) {
+        // BlockFrameEncoder, in front of this session's handler, turns it into a binary frame.
+        channel.write(new BlockFrame(seq, block, generation))
+                .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+    }
+
+    @Override
+    public void writeControl(List<String> messages) {
+        messages.forEach(text -> channel.write(new TextWebSocketFrame(text)));
+        flush();
+    }
+
+    @Override
+    public void flush() {
+        channel.flush();
+        updateQueuedBytes();
+    }
+
+    @Override
+    public void blocked() {
+        armStallTimer();
+    }
+
+    @Override
+    public void wakeAt(long atNanos) {
+        wakeTimer.armAt(atNanos);
+    }
+
+    @Override
+    public void close(ErrorCode code, String message) {
+        close.accept(code, message);
+    }
+
+    @Override
+    public Executor loop() {
+        return loop;
+    }
+
+    @Override
+    public Executor fetchExecutor() {
+        return server.fetchExecutor;
+    }
+
+    @Override
+    public Runnable schedule(long delayNanos, Runnable task) {
+        io.netty.util.concurrent.ScheduledFuture<?> f = loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        return () -> f.cancel(false);
+    }
+    private void updateQueuedBytes() {
+        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        counters.queuedBytes(out == null ? 0 : out.totalPendingWriteBytes());
+    }
+
+    private void armStallTimer() {
+        updateQueuedBytes();
+        stallTimer.armIn(TimeUnit.MILLISECONDS.toNanos(writeStallTimeoutMillis));
+    }
+
+    private void onStallTimeout() {
+        if (!channel.isWritable()) {
+            updateQueuedBytes();
+            close.accept(ErrorCode.SLOW_CONSUMER, "the client stopped reading: nothing could be written for "
+                    + writeStallTimeoutMillis + " ms, " + counters.queuedBytes() + " bytes queued");
+        }
+    }
+
+}
