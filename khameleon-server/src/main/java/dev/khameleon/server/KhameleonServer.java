@@ -1,36 +1,20 @@
 package dev.khameleon.server;
 
 import dev.khameleon.server.spi.WebSocketPeer;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.DefaultEventLoopGroup;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
-import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.event.Level;
 
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A Khameleon server: a WebSocket endpoint per {@link Application}, where each connected client
@@ -81,22 +65,16 @@ public final class KhameleonServer implements AutoCloseable {
     private volatile State state = State.NEW;
     /** What {@link #drain} returned, once called. */
     private CompletableFuture<Void> drained;
-    private EventLoopGroup bossGroup;
-    private EventLoopGroup workerGroup;
-    private Channel serverChannel;
+    /** The port of a started server; under {@code lock}. */
+    private ListeningPort port;
+    /** Known once started; under {@code lock}. */
     private Transport transport;
-    private final Object attachLock = new Object();
-    /** Event loops of attached connections ({@link #attach}), made at the first one; under attachLock. */
-    private EventLoopGroup attachedGroup;
-    /** Set by {@link #close()}: no attached group is made from then on; under attachLock. */
-    private volatile boolean attachClosed;
-    /** Attached channels that are registered and open: close() closes the ones no session knew of yet. */
-    private final Set<Channel> attachedChannels = ConcurrentHashMap.newKeySet();
-    private final AtomicLong attachedCounter = new AtomicLong();
+    private final AttachedConnections attached;
 
     private KhameleonServer(ServerConfig config) {
         this.config = config;
         this.runtime = new ServerRuntime(config);
+        this.attached = new AttachedConnections(runtime);
     }
 
     /** Starts a builder with every setting at its default. */
@@ -119,35 +97,16 @@ public final class KhameleonServer implements AutoCloseable {
             }
             Transports.Choice t = Transports.choose(config.transport());
             transport = t.transport();
-            bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("khameleon-accept", true),
-                    t.ioHandlerFactory());
-            workerGroup = new MultiThreadIoEventLoopGroup(config.ioThreads(),
-                    new DefaultThreadFactory("khameleon-io", true), t.ioHandlerFactory());
-            ServerBootstrap b = new ServerBootstrap()
-                    .group(bossGroup, workerGroup)
-                    .channel(t.serverChannelClass())
-                    .option(ChannelOption.SO_BACKLOG, 1024)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                            new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes()))
-                    .childHandler(new ServerInitializer(runtime));
-            if (config.sendBufferBytes() > 0) {
-                b.childOption(ChannelOption.SO_SNDBUF, config.sendBufferBytes());
-            }
             try {
-                serverChannel = b.bind(config.host(), config.port()).syncUninterruptibly().channel();
-            } catch (Exception e) { // bind failures arrive as checked exceptions thrown sneakily
-                shutdownGroupsAndExecutors();
+                port = ListeningPort.bind(config, t, new ServerInitializer(runtime));
+            } catch (RuntimeException e) {
                 state = State.CLOSED;
-                if (e instanceof RuntimeException re) {
-                    throw re;
-                }
-                throw new UncheckedIOException("cannot bind " + config.host() + ":" + config.port(),
-                        e instanceof java.io.IOException io ? io : new java.io.IOException(e));
+                shutdownThreads();
+                throw e;
             }
             state = State.STARTED;
             log.info("Khameleon server listening on {} ({} transport{}), applications {}",
-                    serverChannel.localAddress(), transport, config.sslContext().isPresent() ? ", TLS" : "",
+                    port.localAddress(), transport, config.sslContext().isPresent() ? ", TLS" : "",
                     config.applicationsByPath().keySet());
             return this;
         }
@@ -236,84 +195,7 @@ public final class KhameleonServer implements AutoCloseable {
         if (state == State.NEW) {
             throw new IllegalStateException("call mount() or start() before attach()");
         }
-        EventLoopGroup loops;
-        synchronized (attachLock) { // not the server's lock: close() holds that while sessions close
-            if (attachedGroup == null && !attachClosed) {
-                attachedGroup = new DefaultEventLoopGroup(config.ioThreads() > 0 ? config.ioThreads()
-                        : Runtime.getRuntime().availableProcessors(), new DefaultThreadFactory("khameleon-attached", true));
-            }
-            loops = attachClosed ? null : attachedGroup;
-        }
-        SocketAddress remote = peer.remoteAddress().orElseGet(
-                () -> new AttachedChannel.PeerAddress("attached-" + attachedCounter.incrementAndGet()));
-        AddressLimits.Admission admission = runtime.addressLimits.tryOpen(remote);
-        if (admission.ticket() == null) {
-            return refuseAttached(peer, remote, 1008, admission.refusal().code, "per-address limit reached");
-        }
-        String origin = peer.origin().orElse(null);
-        if (loops == null || runtime.draining) {
-            admission.ticket().close();
-            return refuseAttached(peer, remote, 1013, "draining", "the server is draining");
-        }
-        if (origin != null && !HandshakeGate.originAllowed(config, origin, peer.host().orElse(null))) {
-            admission.ticket().close();
-            return refuseAttached(peer, remote, 1008, "forbidden_origin", "origin " + origin + " is not allowed");
-        }
-        AttachedChannel ch = new AttachedChannel(peer, remote,
-                new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes()));
-        AddressLimits.Ticket ticket = admission.ticket();
-        ch.attr(AddressLimits.TICKET).set(ticket);
-        ch.closeFuture().addListener(f -> ticket.close());
-        if (config.readIdleTimeoutMillis() > 0) {
-            ch.pipeline().addLast("ws-idle", new IdleStateHandler(config.readIdleTimeoutMillis(), 0, 0,
-                    TimeUnit.MILLISECONDS));
-        }
-        ch.pipeline().addLast("ws-session", new SessionHandler(runtime, app, null));
-        // Registered, and its listener added, under the lock that close() takes before it shuts the
-        // group down: a registration is either refused here or queued (with its listener) before
-        // the shutdown, which runs queued tasks; a listener added after a terminated loop had
-        // completed the registration would never run and leave the peer open.
-        synchronized (attachLock) {
-            if (attachClosed) {
-                ticket.close();
-                return refuseAttached(peer, remote, 1001, "shutdown", "the server is shutting down");
-            }
-            loops.next().register(ch).addListener(f -> onAttachedRegistered(f, ch, ticket, peer, app));
-        }
-        return ch.connection();
-    }
-
-    /** On the channel's loop: starts the session, or closes a channel the server no longer wants. */
-    private void onAttachedRegistered(Future<? super Void> f, AttachedChannel ch, AddressLimits.Ticket ticket,
-                                      WebSocketPeer peer, ServerRuntime.App app) {
-        if (!f.isSuccess()) {
-            ticket.close();
-            peer.close(1011, "internal_error");
-            return;
-        }
-        attachedChannels.add(ch);
-        ch.closeFuture().addListener(c -> attachedChannels.remove(ch));
-        // Added before the check, and close() sets the flag before it closes the set's channels:
-        // a channel registered while the server closes is closed either way.
-        if (attachClosed) {
-            ch.close();
-            return;
-        }
-        // The handshake is done (by the other stack): start the session as the protocol handler would.
-        ch.pipeline().fireUserEventTriggered(new WebSocketServerProtocolHandler.HandshakeComplete(
-                app.application().path(), EmptyHttpHeaders.INSTANCE, null));
-    }
-
-    private AttachedConnection refuseAttached(WebSocketPeer peer, SocketAddress remote, int status, String code,
-                                              String reason) {
-        runtime.handshakesRefused.increment();
-        runtime.refusals.log(Level.INFO, "refused connection from " + remote, code, "close " + status + ", " + reason);
-        try {
-            peer.close(status, code);
-        } catch (RuntimeException e) {
-            log.debug("refused attached connection from {}: the adapter failed to close: {}", remote, e.toString());
-        }
-        return AttachedChannel.CLOSED;
+        return attached.attach(app, peer);
     }
 
     /**
@@ -323,12 +205,12 @@ public final class KhameleonServer implements AutoCloseable {
      */
     public InetSocketAddress localAddress() {
         synchronized (lock) {
-            if (serverChannel == null) {
+            if (port == null) {
                 throw new IllegalStateException(state == State.MOUNTED
                         ? "the server is mounted: it serves on your server's port, not one of its own"
                         : "the server is not started");
             }
-            return (InetSocketAddress) serverChannel.localAddress();
+            return port.localAddress();
         }
     }
 
@@ -436,12 +318,12 @@ public final class KhameleonServer implements AutoCloseable {
             // Mounted handlers live on in the user's pipelines: from now on they refuse upgrades with 503.
             runtime.draining = true;
             if (!running) {
-                shutdownGroupsAndExecutors();
+                shutdownThreads();
                 return;
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.shutdownTimeoutMillis());
-            if (serverChannel != null) {
-                serverChannel.close().awaitUninterruptibly(config.shutdownTimeoutMillis());
+            if (port != null) {
+                port.stopAccepting();
             }
             List<Session> open = runtime.sessions();
             log.info("Khameleon server closing {} sessions", open.size());
@@ -457,37 +339,22 @@ public final class KhameleonServer implements AutoCloseable {
                     break;
                 }
             }
-            shutdownGroupsAndExecutors();
+            shutdownThreads();
             log.info("Khameleon server closed");
         }
     }
 
-    private void shutdownGroupsAndExecutors() {
-        if (bossGroup != null) {
-            bossGroup.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
+    /** Stops every thread the server made: event loops first, so no new work reaches the executors. */
+    private void shutdownThreads() {
+        if (port != null) {
+            port.shutdownGracefully();
         }
-        if (workerGroup != null) {
-            workerGroup.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
-        }
-        EventLoopGroup attached;
-        synchronized (attachLock) {
-            attachClosed = true;
-            attached = attachedGroup;
-        }
-        if (attached != null) {
-            for (Channel c : attachedChannels) {
-                c.close();
-            }
-            attached.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
-        }
+        attached.shutdown();
         runtime.schedulerExecutor.shutdownNow();
         runtime.fetchExecutor.shutdownNow();
-        if (attached != null) {
-            attached.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
-        }
-        if (bossGroup != null) {
-            bossGroup.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
-            workerGroup.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
+        attached.awaitTermination();
+        if (port != null) {
+            port.awaitTermination();
         }
     }
 
