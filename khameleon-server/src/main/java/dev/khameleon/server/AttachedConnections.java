@@ -7,7 +7,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import org.slf4j.Logger;
@@ -80,11 +79,8 @@ final class AttachedConnections {
         AddressLimits.Ticket ticket = admission.ticket();
         ch.attr(AddressLimits.TICKET).set(ticket);
         ch.closeFuture().addListener(f -> ticket.close());
-        if (config.readIdleTimeoutMillis() > 0) {
-            ch.pipeline().addLast("ws-idle", new IdleStateHandler(config.readIdleTimeoutMillis(), 0, 0,
-                    TimeUnit.MILLISECONDS));
-        }
-        ch.pipeline().addLast("ws-session", new SessionHandler(runtime, app, null));
+        WebSocketPipeline.of(config).addAttached(ch.pipeline(), app.application().requestScope().isPresent(),
+                () -> new SessionHandler(runtime, app, null));
         // Registered, and its listener added, under the lock that shutdown() takes before it shuts the
         // group down: a registration is either refused here or queued (with its listener) before
         // the shutdown, which runs queued tasks; a listener added after a terminated loop had
