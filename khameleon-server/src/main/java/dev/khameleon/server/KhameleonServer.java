@@ -344,7 +344,10 @@ public final class KhameleonServer implements AutoCloseable {
         }
     }
 
-    /** Stops every thread the server made: event loops first, so no new work reaches the executors. */
+    /**
+     * Stops every thread the server made: the event loops each get up to the shutdown timeout for
+     * their queued tasks, the scheduler and fetch executors are interrupted at once.
+     */
     private void shutdownThreads() {
         if (port != null) {
             port.shutdownGracefully();
