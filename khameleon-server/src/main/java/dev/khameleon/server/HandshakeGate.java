@@ -4,7 +4,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -14,11 +13,6 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
-import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.CharsetUtil;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -38,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * <p>The path is matched on the raw request URI (up to a {@code ?}), exactly as the WebSocket
  * protocol handler matches it, so an escaped path such as {@code /%67allery} is a 404 and never
  * reaches a handler that would ignore it. On acceptance the gate installs the WebSocket handlers
- * after itself, hands its handshake timer to the session handler (which cancels it only when the
+ * after itself ({@link WebSocketPipeline}), hands its handshake timer to the session handler (which cancels it only when the
  * handshake completes, so a handshake that stalls or fails after the gate still ends the
  * connection at the timeout), removes itself and passes the request on.
  */
@@ -110,36 +104,11 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
         if (!accepted) {
             return;
         }
-        ServerConfig c = server.config;
-        String path = app.application().path();
-        ChannelPipeline p = ctx.pipeline();
-        String name = ctx.name();
-        if (c.readIdleTimeoutMillis() > 0) {
-            p.addAfter(name, "ws-idle", new IdleStateHandler(c.readIdleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
-            name = "ws-idle";
-        }
-        p.addAfter(name, "ws-control", new ControlFrameHandler(server));
-        p.addAfter("ws-control", "ws-close", new CloseHandshakeHandler());
-        p.addAfter("ws-close", "ws-protocol", new WebSocketServerProtocolHandler(
-                WebSocketServerProtocolConfig.newBuilder()
-                .websocketPath(path)
-                .checkStartsWith(true) // the gate has matched the path; this only lets a query string through
-                .handshakeTimeoutMillis(c.handshakeTimeoutMillis())
-                .forceCloseTimeoutMillis(c.closeTimeoutMillis())
-                .handleCloseFrames(true)
-                .dropPongFrames(true)
-                .decoderConfig(WebSocketDecoderConfig.newBuilder()
-                        .maxFramePayloadLength(c.maxFramePayloadBytes())
-                        .expectMaskedFrames(true)
-                        .allowExtensions(false)
-                        .closeOnProtocolViolation(true)
-                        .withUTF8Validator(true)
-                        .build())
-                .build()));
-        p.addAfter("ws-protocol", "ws-aggregator", new WebSocketFrameAggregator(c.maxFramePayloadBytes()));
-        p.addAfter("ws-aggregator", "ws-session", new SessionHandler(server, app, timeout));
+        WebSocketPipeline.of(server.config).addAfterUpgrade(ctx.pipeline(), ctx.name(), app.application().path(),
+                new ControlFrameHandler(server), app.application().requestScope().isPresent(),
+                () -> new SessionHandler(server, app, timeout));
         handedOver = true;
-        p.remove(this);
+        ctx.pipeline().remove(this);
         ctx.fireChannelRead(req);
     }
 

@@ -1,43 +1,20 @@
 package dev.khameleon.server;
 
 import dev.khameleon.server.spi.WebSocketPeer;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.DefaultEventLoopGroup;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
-import io.netty.handler.ssl.SslContext;
-import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.event.Level;
 
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 
 /**
  * A Khameleon server: a WebSocket endpoint per {@link Application}, where each connected client
@@ -88,22 +65,16 @@ public final class KhameleonServer implements AutoCloseable {
     private volatile State state = State.NEW;
     /** What {@link #drain} returned, once called. */
     private CompletableFuture<Void> drained;
-    private EventLoopGroup bossGroup;
-    private EventLoopGroup workerGroup;
-    private Channel serverChannel;
+    /** The port of a started server; under {@code lock}. */
+    private ListeningPort port;
+    /** Known once started; under {@code lock}. */
     private Transport transport;
-    private final Object attachLock = new Object();
-    /** Event loops of attached connections ({@link #attach}), made at the first one; under attachLock. */
-    private EventLoopGroup attachedGroup;
-    /** Set by {@link #close()}: no attached group is made from then on; under attachLock. */
-    private volatile boolean attachClosed;
-    /** Attached channels that are registered and open: close() closes the ones no session knew of yet. */
-    private final Set<Channel> attachedChannels = ConcurrentHashMap.newKeySet();
-    private final AtomicLong attachedCounter = new AtomicLong();
+    private final AttachedConnections attached;
 
     private KhameleonServer(ServerConfig config) {
         this.config = config;
         this.runtime = new ServerRuntime(config);
+        this.attached = new AttachedConnections(runtime);
     }
 
     /** Starts a builder with every setting at its default. */
@@ -126,35 +97,16 @@ public final class KhameleonServer implements AutoCloseable {
             }
             Transports.Choice t = Transports.choose(config.transport());
             transport = t.transport();
-            bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("khameleon-accept", true),
-                    t.ioHandlerFactory());
-            workerGroup = new MultiThreadIoEventLoopGroup(config.ioThreads(),
-                    new DefaultThreadFactory("khameleon-io", true), t.ioHandlerFactory());
-            ServerBootstrap b = new ServerBootstrap()
-                    .group(bossGroup, workerGroup)
-                    .channel(t.serverChannelClass())
-                    .option(ChannelOption.SO_BACKLOG, 1024)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                            new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes()))
-                    .childHandler(new ServerInitializer(runtime));
-            if (config.sendBufferBytes() > 0) {
-                b.childOption(ChannelOption.SO_SNDBUF, config.sendBufferBytes());
-            }
             try {
-                serverChannel = b.bind(config.host(), config.port()).syncUninterruptibly().channel();
-            } catch (Exception e) { // bind failures arrive as checked exceptions thrown sneakily
-                shutdownGroupsAndExecutors();
+                port = ListeningPort.bind(config, t, new ServerInitializer(runtime));
+            } catch (RuntimeException e) {
                 state = State.CLOSED;
-                if (e instanceof RuntimeException re) {
-                    throw re;
-                }
-                throw new UncheckedIOException("cannot bind " + config.host() + ":" + config.port(),
-                        e instanceof java.io.IOException io ? io : new java.io.IOException(e));
+                shutdownThreads();
+                throw e;
             }
             state = State.STARTED;
             log.info("Khameleon server listening on {} ({} transport{}), applications {}",
-                    serverChannel.localAddress(), transport, config.sslContext().isPresent() ? ", TLS" : "",
+                    port.localAddress(), transport, config.sslContext().isPresent() ? ", TLS" : "",
                     config.applicationsByPath().keySet());
             return this;
         }
@@ -243,84 +195,7 @@ public final class KhameleonServer implements AutoCloseable {
         if (state == State.NEW) {
             throw new IllegalStateException("call mount() or start() before attach()");
         }
-        EventLoopGroup loops;
-        synchronized (attachLock) { // not the server's lock: close() holds that while sessions close
-            if (attachedGroup == null && !attachClosed) {
-                attachedGroup = new DefaultEventLoopGroup(config.ioThreads() > 0 ? config.ioThreads()
-                        : Runtime.getRuntime().availableProcessors(), new DefaultThreadFactory("khameleon-attached", true));
-            }
-            loops = attachClosed ? null : attachedGroup;
-        }
-        SocketAddress remote = peer.remoteAddress().orElseGet(
-                () -> new AttachedChannel.PeerAddress("attached-" + attachedCounter.incrementAndGet()));
-        AddressLimits.Admission admission = runtime.addressLimits.tryOpen(remote);
-        if (admission.ticket() == null) {
-            return refuseAttached(peer, remote, 1008, admission.refusal().code, "per-address limit reached");
-        }
-        String origin = peer.origin().orElse(null);
-        if (loops == null || runtime.draining) {
-            admission.ticket().close();
-            return refuseAttached(peer, remote, 1013, "draining", "the server is draining");
-        }
-        if (origin != null && !HandshakeGate.originAllowed(config, origin, peer.host().orElse(null))) {
-            admission.ticket().close();
-            return refuseAttached(peer, remote, 1008, "forbidden_origin", "origin " + origin + " is not allowed");
-        }
-        AttachedChannel ch = new AttachedChannel(peer, remote,
-                new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes()));
-        AddressLimits.Ticket ticket = admission.ticket();
-        ch.attr(AddressLimits.TICKET).set(ticket);
-        ch.closeFuture().addListener(f -> ticket.close());
-        if (config.readIdleTimeoutMillis() > 0) {
-            ch.pipeline().addLast("ws-idle", new IdleStateHandler(config.readIdleTimeoutMillis(), 0, 0,
-                    TimeUnit.MILLISECONDS));
-        }
-        ch.pipeline().addLast("ws-session", new SessionHandler(runtime, app, null));
-        // Registered, and its listener added, under the lock that close() takes before it shuts the
-        // group down: a registration is either refused here or queued (with its listener) before
-        // the shutdown, which runs queued tasks; a listener added after a terminated loop had
-        // completed the registration would never run and leave the peer open.
-        synchronized (attachLock) {
-            if (attachClosed) {
-                ticket.close();
-                return refuseAttached(peer, remote, 1001, "shutdown", "the server is shutting down");
-            }
-            loops.next().register(ch).addListener(f -> onAttachedRegistered(f, ch, ticket, peer, app));
-        }
-        return ch.connection();
-    }
-
-    /** On the channel's loop: starts the session, or closes a channel the server no longer wants. */
-    private void onAttachedRegistered(Future<? super Void> f, AttachedChannel ch, AddressLimits.Ticket ticket,
-                                      WebSocketPeer peer, ServerRuntime.App app) {
-        if (!f.isSuccess()) {
-            ticket.close();
-            peer.close(1011, "internal_error");
-            return;
-        }
-        attachedChannels.add(ch);
-        ch.closeFuture().addListener(c -> attachedChannels.remove(ch));
-        // Added before the check, and close() sets the flag before it closes the set's channels:
-        // a channel registered while the server closes is closed either way.
-        if (attachClosed) {
-            ch.close();
-            return;
-        }
-        // The handshake is done (by the other stack): start the session as the protocol handler would.
-        ch.pipeline().fireUserEventTriggered(new WebSocketServerProtocolHandler.HandshakeComplete(
-                app.application().path(), EmptyHttpHeaders.INSTANCE, null));
-    }
-
-    private AttachedConnection refuseAttached(WebSocketPeer peer, SocketAddress remote, int status, String code,
-                                              String reason) {
-        runtime.handshakesRefused.increment();
-        runtime.refusals.log(Level.INFO, "refused connection from " + remote, code, "close " + status + ", " + reason);
-        try {
-            peer.close(status, code);
-        } catch (RuntimeException e) {
-            log.debug("refused attached connection from {}: the adapter failed to close: {}", remote, e.toString());
-        }
-        return AttachedChannel.CLOSED;
+        return attached.attach(app, peer);
     }
 
     /**
@@ -330,12 +205,12 @@ public final class KhameleonServer implements AutoCloseable {
      */
     public InetSocketAddress localAddress() {
         synchronized (lock) {
-            if (serverChannel == null) {
+            if (port == null) {
                 throw new IllegalStateException(state == State.MOUNTED
                         ? "the server is mounted: it serves on your server's port, not one of its own"
                         : "the server is not started");
             }
-            return (InetSocketAddress) serverChannel.localAddress();
+            return port.localAddress();
         }
     }
 
@@ -443,12 +318,12 @@ public final class KhameleonServer implements AutoCloseable {
             // Mounted handlers live on in the user's pipelines: from now on they refuse upgrades with 503.
             runtime.draining = true;
             if (!running) {
-                shutdownGroupsAndExecutors();
+                shutdownThreads();
                 return;
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.shutdownTimeoutMillis());
-            if (serverChannel != null) {
-                serverChannel.close().awaitUninterruptibly(config.shutdownTimeoutMillis());
+            if (port != null) {
+                port.stopAccepting();
             }
             List<Session> open = runtime.sessions();
             log.info("Khameleon server closing {} sessions", open.size());
@@ -464,37 +339,25 @@ public final class KhameleonServer implements AutoCloseable {
                     break;
                 }
             }
-            shutdownGroupsAndExecutors();
+            shutdownThreads();
             log.info("Khameleon server closed");
         }
     }
 
-    private void shutdownGroupsAndExecutors() {
-        if (bossGroup != null) {
-            bossGroup.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
+    /**
+     * Stops every thread the server made: the event loops each get up to the shutdown timeout for
+     * their queued tasks, the scheduler and fetch executors are interrupted at once.
+     */
+    private void shutdownThreads() {
+        if (port != null) {
+            port.shutdownGracefully();
         }
-        if (workerGroup != null) {
-            workerGroup.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
-        }
-        EventLoopGroup attached;
-        synchronized (attachLock) {
-            attachClosed = true;
-            attached = attachedGroup;
-        }
-        if (attached != null) {
-            for (Channel c : attachedChannels) {
-                c.close();
-            }
-            attached.shutdownGracefully(0, config.shutdownTimeoutMillis(), TimeUnit.MILLISECONDS);
-        }
+        attached.shutdown();
         runtime.schedulerExecutor.shutdownNow();
         runtime.fetchExecutor.shutdownNow();
-        if (attached != null) {
-            attached.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
-        }
-        if (bossGroup != null) {
-            bossGroup.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
-            workerGroup.terminationFuture().awaitUninterruptibly(config.shutdownTimeoutMillis());
+        attached.awaitTermination();
+        if (port != null) {
+            port.awaitTermination();
         }
     }
 
@@ -502,413 +365,9 @@ public final class KhameleonServer implements AutoCloseable {
      * Collects and validates a server's settings: each setter rejects a bad value at once with an
      * {@link IllegalArgumentException} naming the setting and the value. Not thread-safe.
      */
-    public static final class Builder {
-        private String host = "127.0.0.1";
-        private int port = 8080;
-        private final Map<String, Application> applications = new LinkedHashMap<>();
-        private int maxSessions = 10_000;
-        private Set<String> allowedOrigins = Set.of();
-        private boolean allowAnyOrigin;
-        private int maxConnectionsPerAddress = 64;
-        private int maxHandshakesPerAddress = 16;
-        private long helloTimeoutMillis = 5_000;
-        private int maxFramePayloadBytes = 64 * 1024;
-        private long handshakeTimeoutMillis = 10_000;
-        private long readIdleTimeoutMillis = 60_000;
-        private long writeStallTimeoutMillis = 30_000;
-        private int maxPingsPerSecond = 16;
-        private int maxInboundBytesPerSecond = 1 << 20;
-        private int writeBufferLowBytes = 32 * 1024;
-        private int writeBufferHighBytes = 64 * 1024;
-        private int sendBufferBytes;
-        private double initialBytesPerSecond = 1_000_000;
-        private double maxBytesPerSecond = Double.POSITIVE_INFINITY;
-        private double fixedBytesPerSecond;
-        private double pacingGain = 1.25;
-        private int fetchWindow = 16;
-        private long fetchTimeoutMillis = 5_000;
-        private int fetchThreads = 4;
-        private int schedulerThreads = Runtime.getRuntime().availableProcessors();
-        private int ioThreads;
-        private int maxCacheBlocks = 16_384;
-        private long maxTotalCacheBlocks = 1L << 21;
-        private long stateIntervalMillis = 10;
-        private Transport transport = Transport.AUTO;
-        private SslContext sslContext;
-        private long shutdownTimeoutMillis = 5_000;
-        private long closeTimeoutMillis = 2_000;
-        private LongSupplier clock = System::nanoTime;
-        private Long seed;
-        private byte[] resumeKey;
-        private long resumeTtlMillis = 600_000;
-        private LongSupplier resumeClock = System::currentTimeMillis;
-
+    public static final class Builder extends ServerSettings {
+        // The setters, their defaults and their checks are ServerSettings'; this adds the build step.
         private Builder() {
-        }
-
-        /**
-         * The address to bind (default {@code "127.0.0.1"}: this machine only, e.g. behind a
-         * reverse proxy); {@code "0.0.0.0"} binds every interface.
-         */
-        public Builder host(String host) {
-            if (host == null || host.isBlank()) {
-                throw new IllegalArgumentException("host must be non-blank, was " + host);
-            }
-            this.host = host;
-            return this;
-        }
-
-        /** The TCP port, in {@code [0, 65535]}; 0 picks a free one (default 8080). */
-        public Builder port(int port) {
-            if (port < 0 || port > 65_535) {
-                throw new IllegalArgumentException("port must be in [0, 65535], was " + port);
-            }
-            this.port = port;
-            return this;
-        }
-
-        /** Mounts {@code application} at its path; at least one is required, paths must differ. */
-        public Builder application(Application application) {
-            Objects.requireNonNull(application, "application");
-            Application previous = applications.putIfAbsent(application.path(), application);
-            if (previous != null) {
-                throw new IllegalArgumentException("application " + application.name() + ": path "
-                        + application.path() + " is already taken by application " + previous.name());
-            }
-            return this;
-        }
-
-        /** The most sessions open at once, in {@code [1, 1000000]} (default 10,000); more are closed with 1013. */
-        public Builder maxSessions(int maxSessions) {
-            this.maxSessions = range("maxSessions", maxSessions, 1, 1_000_000);
-            return this;
-        }
-
-        /**
-         * Browser origins allowed to connect besides the server's own, e.g.
-         * {@code "https://example.com"} (scheme, host and port, as browsers send them in the
-         * {@code Origin} header). By default only same-origin requests (the {@code Origin}'s
-         * host and port equal the request's {@code Host}) and requests without an {@code Origin}
-         * (non-browser clients; protect those with an authenticator) are allowed; any other
-         * origin gets HTTP 403. Each call replaces the previous list.
-         */
-        public Builder allowedOrigins(String... origins) {
-            for (String o : origins) {
-                if (o == null || o.isBlank()) {
-                    throw new IllegalArgumentException("allowedOrigins must be non-blank, were " + Arrays.toString(origins));
-                }
-            }
-            this.allowedOrigins = Set.of(origins);
-            return this;
-        }
-
-        /**
-         * Allows WebSocket connections from pages of any origin (default false). Only for servers
-         * whose every application checks a token: otherwise any web page a user visits can
-         * open sessions in the user's name.
-         */
-        public Builder allowAnyOrigin(boolean allow) {
-            this.allowAnyOrigin = allow;
-            return this;
-        }
-
-        /**
-         * The most connections one client address (an IPv6 /64) may hold open, in
-         * {@code [1, 1000000]} (default 64); more are closed at once. Behind a reverse proxy every
-         * connection comes from the proxy: raise this to {@code maxSessions}.
-         */
-        public Builder maxConnectionsPerAddress(int connections) {
-            this.maxConnectionsPerAddress = range("maxConnectionsPerAddress", connections, 1, 1_000_000);
-            return this;
-        }
-
-        /**
-         * The most connections one client address (an IPv6 /64) may have in their handshake at
-         * once, from accepting the connection to accepting its hello, in {@code [1, 1000000]}
-         * (default 16); more are closed at once. Behind a reverse proxy raise it too.
-         */
-        public Builder maxHandshakesPerAddress(int handshakes) {
-            this.maxHandshakesPerAddress = range("maxHandshakesPerAddress", handshakes, 1, 1_000_000);
-            return this;
-        }
-
-        /**
-         * Time from the WebSocket handshake to the client's hello, in {@code [1 ms, 5 min]}
-         * (default 5 s); without a hello by then the connection is closed with {@code missing_hello}.
-         */
-        public Builder helloTimeout(Duration timeout) {
-            this.helloTimeoutMillis = millis("helloTimeout", timeout, 1, 300_000);
-            return this;
-        }
-
-        /** The largest client frame, in bytes, in {@code [256, 16777216]} (default 65,536); larger closes with 1009. */
-        public Builder maxFramePayloadBytes(int bytes) {
-            if (bytes < 256 || bytes > 16 << 20) {
-                throw new IllegalArgumentException("maxFramePayloadBytes must be in [256, 16777216], was " + bytes);
-            }
-            this.maxFramePayloadBytes = bytes;
-            return this;
-        }
-
-        /**
-         * Time from accepting a connection to a completed WebSocket handshake, in
-         * {@code [1 ms, 5 min]} (default 10 s); then the connection is closed (with HTTP 408 if no
-         * upgrade request came).
-         */
-        public Builder handshakeTimeout(Duration timeout) {
-            this.handshakeTimeoutMillis = millis("handshakeTimeout", timeout, 1, 300_000);
-            return this;
-        }
-
-        /**
-         * A session that receives nothing (no message, no ping) for this long is closed with
-         * {@code idle_timeout}; in {@code [0, 1 day]}, 0 disabling it (default 60 s).
-         */
-        public Builder readIdleTimeout(Duration timeout) {
-            this.readIdleTimeoutMillis = millis("readIdleTimeout", timeout, 0, 86_400_000);
-            return this;
-        }
-
-        /**
-         * A session that cannot write anything for this long (the client stopped reading) is closed
-         * with {@code slow_consumer}; in {@code [1 ms, 1 hour]} (default 30 s).
-         */
-        public Builder writeStallTimeout(Duration timeout) {
-            this.writeStallTimeoutMillis = millis("writeStallTimeout", timeout, 1, 3_600_000);
-            return this;
-        }
-
-        /**
-         * The most pings a client may send within a second, in {@code [1, 1 000 000]} (default 16):
-         * one more closes the connection with {@code limit_exceeded} (1008), and nothing more is read
-         * from it meanwhile, so a ping flood costs the server little more than the pings up to the limit.
-         */
-        public Builder maxPingsPerSecond(int pings) {
-            this.maxPingsPerSecond = range("maxPingsPerSecond", pings, 1, 1_000_000);
-            return this;
-        }
-
-        /**
-         * The most a client may send in messages per second, in bytes, in {@code [1024, 2^30]}
-         * (default 1 MiB): each data frame counts as its payload plus 1,024 bytes, for the work of
-         * decoding any message.
-         * A client over it is not refused but read no faster, so a flood of cheap messages costs
-         * the event loop it shares with other sessions a bounded share (a client sends a few
-         * states and one rate report per second).
-         */
-        public Builder maxInboundBytesPerSecond(int bytes) {
-            this.maxInboundBytesPerSecond = range("maxInboundBytesPerSecond", bytes, 1024, 1 << 30);
-            return this;
-        }
-
-        /**
-         * Netty's write-buffer water marks per connection: the sender stops when more than
-         * {@code highBytes} are queued and resumes below {@code lowBytes};
-         * {@code 1 <= low <= high <= 64 MiB} (default 32 KiB and 64 KiB). Small values make a
-         * new prediction take effect within a few blocks.
-         */
-        public Builder writeBufferWaterMark(int lowBytes, int highBytes) {
-            if (lowBytes < 1 || highBytes < lowBytes || highBytes > 64 << 20) {
-                throw new IllegalArgumentException("writeBufferWaterMark must satisfy 1 <= low <= high <= 67108864, was low="
-                        + lowBytes + ", high=" + highBytes);
-            }
-            this.writeBufferLowBytes = lowBytes;
-            this.writeBufferHighBytes = highBytes;
-            return this;
-        }
-
-        /** The socket send buffer ({@code SO_SNDBUF}) in bytes, in {@code [0, 64 MiB]}; 0 leaves the OS default (the default). */
-        public Builder sendBufferBytes(int bytes) {
-            if (bytes < 0 || bytes > 64 << 20) {
-                throw new IllegalArgumentException("sendBufferBytes must be in [0, 67108864], was " + bytes);
-            }
-            this.sendBufferBytes = bytes;
-            return this;
-        }
-
-        /** The bandwidth estimate before a session's first rate report, bytes/s, in {@code [1000, 1e12]} (default 1e6). */
-        public Builder initialBytesPerSecond(double rate) {
-            this.initialBytesPerSecond = rate("initialBytesPerSecond", rate);
-            return this;
-        }
-
-        /**
-         * A per-session rate cap, bytes/s, in {@code [1000, 1e12]} (default none): it bounds each
-         * session's bandwidth estimate and the pace of its sender (the pacing gain does not take
-         * the pace above it).
-         */
-        public Builder maxBytesPerSecond(double rate) {
-            this.maxBytesPerSecond = rate("maxBytesPerSecond", rate);
-            return this;
-        }
-
-        /** A fixed bandwidth for every session that ignores rate reports, bytes/s, in {@code [1000, 1e12]} (default: use reports). */
-        public Builder fixedBytesPerSecond(double rate) {
-            this.fixedBytesPerSecond = rate("fixedBytesPerSecond", rate);
-            return this;
-        }
-
-        /**
-         * The sender paces at the bandwidth estimate times this gain, in {@code [1, 4]} (default
-         * 1.25). A gain above 1 lets the estimate (which is measured from what the server sends)
-         * grow to the link's capacity; write-buffer back-pressure bounds what queues meanwhile.
-         */
-        public Builder pacingGain(double gain) {
-            if (!(gain >= 1 && gain <= 4)) {
-                throw new IllegalArgumentException("pacingGain must be in [1, 4], was " + gain);
-            }
-            this.pacingGain = gain;
-            return this;
-        }
-
-        /**
-         * The most planned blocks per session fetched ahead of the sender, in {@code [1, 1024]} (default 16); a
-         * session fetches fewer when its pace and its source's fetch time say fewer are sent soon.
-         */
-        public Builder fetchWindow(int blocks) {
-            this.fetchWindow = range("fetchWindow", blocks, 1, 1024);
-            return this;
-        }
-
-        /** A fetch not done after this long is skipped, in {@code [1 ms, 10 min]} (default 5 s). */
-        public Builder fetchTimeout(Duration timeout) {
-            this.fetchTimeoutMillis = millis("fetchTimeout", timeout, 1, 600_000);
-            return this;
-        }
-
-        /** Threads that start block fetches, in {@code [1, 1024]} (default 4). */
-        public Builder fetchThreads(int threads) {
-            this.fetchThreads = threads("fetchThreads", threads, 1);
-            return this;
-        }
-
-        /** Threads that run schedulers, shared by all sessions, in {@code [1, 1024]} (default: available processors). */
-        public Builder schedulerThreads(int threads) {
-            this.schedulerThreads = threads("schedulerThreads", threads, 1);
-            return this;
-        }
-
-        /** Event-loop threads for connections, in {@code [0, 1024]}; 0 (the default) lets Netty choose (2 × processors). */
-        public Builder ioThreads(int threads) {
-            this.ioThreads = threads("ioThreads", threads, 0);
-            return this;
-        }
-
-        /**
-         * The largest client cache a hello may announce, in blocks, in {@code [1, 2^31-1]}
-         * (default 16,384); a bigger one is refused with {@code limit_exceeded}. A session's
-         * scheduler state and planning time grow with its cache, so this bounds what one client
-         * can make the server spend.
-         */
-        public Builder maxCacheBlocks(int blocks) {
-            if (blocks < 1) {
-                throw new IllegalArgumentException("maxCacheBlocks must be >= 1, was " + blocks);
-            }
-            this.maxCacheBlocks = blocks;
-            return this;
-        }
-
-        /**
-         * The most cache blocks all open sessions may announce together, in
-         * {@code [1, 2^40]} (default 2,097,152): the server's budget for scheduler state, which
-         * grows with each session's cache. A hello that would exceed it is refused with
-         * {@code too_many_sessions} (try again later). Must be at least {@link #maxCacheBlocks}.
-         */
-        public Builder maxTotalCacheBlocks(long blocks) {
-            if (blocks < 1 || blocks > 1L << 40) {
-                throw new IllegalArgumentException("maxTotalCacheBlocks must be in [1, 2^40], was " + blocks);
-            }
-            this.maxTotalCacheBlocks = blocks;
-            return this;
-        }
-
-        /**
-         * The least time between two re-plans of one session for new states, in
-         * {@code [0, 10 s]} (default 10 ms). States that arrive faster are merged: only the newest
-         * is planned, so a client flooding states costs at most one re-plan per interval.
-         */
-        public Builder stateInterval(Duration interval) {
-            this.stateIntervalMillis = millis("stateInterval", interval, 0, 10_000);
-            return this;
-        }
-
-        /** The I/O transport (default {@link Transport#AUTO}). */
-        public Builder transport(Transport transport) {
-            this.transport = Objects.requireNonNull(transport, "transport");
-            return this;
-        }
-
-        /** Serves {@code wss://} with this server-side TLS context (from {@code SslContextBuilder.forServer}); default plain {@code ws://}. */
-        public Builder sslContext(SslContext sslContext) {
-            Objects.requireNonNull(sslContext, "sslContext");
-            if (!sslContext.isServer()) {
-                throw new IllegalArgumentException("sslContext must be a server context (SslContextBuilder.forServer)");
-            }
-            this.sslContext = sslContext;
-            return this;
-        }
-
-        /** How long {@link #close()} waits for sessions and threads, in {@code [0, 10 min]} (default 5 s). */
-        public Builder shutdownTimeout(Duration timeout) {
-            this.shutdownTimeoutMillis = millis("shutdownTimeout", timeout, 0, 600_000);
-            return this;
-        }
-
-        /** How long a closing session waits for its close frame to be written before dropping the connection, in {@code [1 ms, 1 min]} (default 2 s). */
-        public Builder closeTimeout(Duration timeout) {
-            this.closeTimeoutMillis = millis("closeTimeout", timeout, 1, 60_000);
-            return this;
-        }
-
-        /** The time source, in nanoseconds (default {@link System#nanoTime()}); for tests and simulations. */
-        public Builder clock(LongSupplier nanoTime) {
-            this.clock = Objects.requireNonNull(nanoTime, "clock");
-            return this;
-        }
-
-        /**
-         * The secret that signs resume tokens (HMAC-SHA256), at least 32 bytes; copied. Give every
-         * node behind one load balancer the same key, so that a client whose node died or was
-         * drained resumes its session, cache included, on another ({@code docs/scale-out.md}).
-         * Default: a random key per server process, so sessions resume only on the same process.
-         * Keep the key as secret as a session cookie's: whoever holds it can forge tokens (which
-         * only ever let a client describe its own cache, never read another session's data).
-         */
-        public Builder resumeKey(byte[] key) {
-            Objects.requireNonNull(key, "resumeKey");
-            if (key.length < ResumeTokens.MIN_KEY_BYTES) {
-                throw new IllegalArgumentException("resumeKey must have at least " + ResumeTokens.MIN_KEY_BYTES
-                        + " bytes, had " + key.length);
-            }
-            this.resumeKey = key.clone();
-            return this;
-        }
-
-        /**
-         * How long a resume token is accepted after it was issued, in {@code [1 s, 24 h]} (default
-         * 10 min). Clients that asked for it get a fresh token every half of this, so only a
-         * client that has been away longer than this (or whose clock-distant node issued it)
-         * starts afresh.
-         */
-        public Builder resumeTtl(Duration ttl) {
-            this.resumeTtlMillis = millis("resumeTtl", ttl, 1_000, 86_400_000);
-            return this;
-        }
-
-        /**
-         * The wall clock that dates resume tokens, in milliseconds since the epoch (default
-         * {@link System#currentTimeMillis()}); nodes sharing a key must agree on it within a
-         * minute. For tests.
-         */
-        public Builder resumeClock(LongSupplier epochMillis) {
-            this.resumeClock = Objects.requireNonNull(epochMillis, "resumeClock");
-            return this;
-        }
-
-        /** Seeds session ids and each session's scheduler (default: a random seed per server). */
-        public Builder seed(long seed) {
-            this.seed = seed;
-            return this;
         }
 
         /**
@@ -918,63 +377,7 @@ public final class KhameleonServer implements AutoCloseable {
          *     exceeds {@code maxTotalCacheBlocks}
          */
         public KhameleonServer build() {
-            if (applications.isEmpty()) {
-                throw new IllegalArgumentException("at least one application is required");
-            }
-            if (maxCacheBlocks > maxTotalCacheBlocks) {
-                throw new IllegalArgumentException("maxCacheBlocks (" + maxCacheBlocks
-                        + ") must not exceed maxTotalCacheBlocks (" + maxTotalCacheBlocks + ")");
-            }
-            long s = seed != null ? seed : new SecureRandom().nextLong();
-            byte[] key = resumeKey;
-            if (key == null) {
-                key = new byte[ResumeTokens.MIN_KEY_BYTES];
-                new SecureRandom().nextBytes(key);
-            }
-            return new KhameleonServer(new ServerConfig(host, port,
-                    Collections.unmodifiableMap(new LinkedHashMap<>(applications)), maxSessions,
-                    allowedOrigins, allowAnyOrigin, maxConnectionsPerAddress, maxHandshakesPerAddress,
-                    helloTimeoutMillis, maxFramePayloadBytes, handshakeTimeoutMillis, readIdleTimeoutMillis,
-                    writeStallTimeoutMillis, maxPingsPerSecond, maxInboundBytesPerSecond, writeBufferLowBytes,
-                    writeBufferHighBytes, sendBufferBytes,
-                    initialBytesPerSecond, maxBytesPerSecond, fixedBytesPerSecond, pacingGain, fetchWindow,
-                    fetchTimeoutMillis, fetchThreads, schedulerThreads, ioThreads, maxCacheBlocks, maxTotalCacheBlocks,
-                    stateIntervalMillis, transport,
-                    Optional.ofNullable(sslContext), shutdownTimeoutMillis, closeTimeoutMillis, clock, s,
-                    new ResumeTokens(key, resumeTtlMillis, resumeClock)));
-        }
-
-        private static long millis(String name, Duration d, long min, long max) {
-            Objects.requireNonNull(d, name);
-            long ms;
-            try {
-                ms = d.toMillis();
-            } catch (ArithmeticException e) {
-                ms = Long.MAX_VALUE;
-            }
-            if (d.isNegative() || ms < min || ms > max) {
-                throw new IllegalArgumentException(name + " must be in [" + min + " ms, " + max + " ms], was " + d);
-            }
-            return ms;
-        }
-
-        private static double rate(String name, double rate) {
-            if (!(rate >= BandwidthEstimator.MIN_BYTES_PER_SECOND && rate <= 1e12)) {
-                throw new IllegalArgumentException(name + " must be in [" + (long) BandwidthEstimator.MIN_BYTES_PER_SECOND
-                        + ", 1e12] bytes/s, was " + rate);
-            }
-            return rate;
-        }
-
-        private static int threads(String name, int threads, int min) {
-            return range(name, threads, min, 1024);
-        }
-
-        private static int range(String name, int value, int min, int max) {
-            if (value < min || value > max) {
-                throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], was " + value);
-            }
-            return value;
+            return new KhameleonServer(toConfig());
         }
     }
 }

@@ -53,10 +53,6 @@ final class SessionHandler extends SimpleChannelInboundHandler<Object> {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         session = new Session(server, app, ctx.channel());
-        // The session reads and writes messages; these turn them into WebSocket frames and back.
-        ctx.pipeline().addBefore(ctx.name(), "ws-block-encoder",
-                BlockFrameEncoder.of(app.application().requestScope().isPresent()));
-        ctx.pipeline().addBefore(ctx.name(), "ws-control-codec", ControlMessageCodec.INSTANCE);
     }
 
     @Override

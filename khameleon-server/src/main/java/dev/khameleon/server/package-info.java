@@ -8,7 +8,10 @@
  * {@link dev.khameleon.server.ServerMetrics} and {@link dev.khameleon.server.SessionMetrics}. The wire
  * protocol is specified in {@code docs/protocol.md}; operation in {@code docs/server.md}.
  *
- * <p>Inside (all package-private): a connection's pipeline ends with {@code ControlMessageCodec}
+ * <p>Inside (all package-private): {@code ServerSettings} holds and checks the builder's settings,
+ * {@code ListeningPort} a started server's port and event loops, {@code AttachedConnections} the
+ * connections other WebSocket stacks hand over. {@code WebSocketPipeline} adds a connection's
+ * {@code ws-*} handlers in protocol order, ending with {@code ControlMessageCodec}
  * and {@code BlockFrameEncoder}, which turn WebSocket frames into protocol messages and back, and
  * {@code SessionHandler}, which hands them to the connection's {@code Session} (protocol state,
  * fetches, the paced sender). A session's {@code Plan} keeps the planned slots and decides when

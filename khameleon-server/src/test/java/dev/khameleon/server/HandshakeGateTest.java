@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -54,7 +55,8 @@ class HandshakeGateTest {
         server.close();
     }
 
-    private static FullHttpRequest upgrade(String uri, String origin) {
+    /** A valid RFC 6455 upgrade request for {@code uri}, from {@code origin} if not null. */
+    static FullHttpRequest upgrade(String uri, String origin) {
         FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, uri);
         req.headers().set(HttpHeaderNames.HOST, "localhost")
                 .set(HttpHeaderNames.UPGRADE, "websocket")
@@ -221,5 +223,15 @@ class HandshakeGateTest {
         assertNotNull(ch.pipeline().get("ws-protocol"));
         assertNotNull(ch.pipeline().get("ws-session"));
         assertTrue(ch.isOpen());
+    }
+
+    @Test
+    void acceptedUpgrade_installsTheWebSocketHandlersInProtocolOrder() {
+        assertAccepted(upgrade("/gallery", null));
+        List<String> names = ch.pipeline().names();
+        assertEquals(WebSocketPipelineTest.UPGRADE_ORDER, names.stream().filter(n -> n.startsWith("ws-")).toList());
+        // Netty's frame codec replaced the HTTP codec; nothing sits between the codecs and the session.
+        assertEquals(WebSocketPipelineTest.UPGRADE_ORDER.subList(5, 8), names.subList(names.size() - 4, names.size() - 1));
+        assertInstanceOf(SessionHandler.class, ch.pipeline().get("ws-session"));
     }
 }

@@ -58,7 +58,10 @@ class SessionHandlerTest {
     /** A connection whose WebSocket handshake is done, on a frozen clock. */
     private EmbeddedChannel connect() {
         ServerRuntime rt = server.runtime();
-        EmbeddedChannel c = new EmbeddedChannel(new SessionHandler(rt, rt.appAt("/app"), null));
+        EmbeddedChannel c = new EmbeddedChannel();
+        // The message codecs and the session handler, as on an attached connection, without the idle handler.
+        new WebSocketPipeline(0, 64 * 1024, 10_000, 2_000).addAttached(c.pipeline(), false,
+                () -> new SessionHandler(rt, rt.appAt("/app"), null));
         c.freezeTime();
         c.pipeline().fireUserEventTriggered(
                 new WebSocketServerProtocolHandler.HandshakeComplete("/app", new DefaultHttpHeaders(), null));
