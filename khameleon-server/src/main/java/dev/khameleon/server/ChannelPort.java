@@ -2,16 +2,20 @@ package dev.khameleon.server;
 
 import dev.khameleon.core.Block;
 import dev.khameleon.core.protocol.BlockFrame;
+import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.server.SessionScheduler.Job;
 import dev.khameleon.server.SessionScheduler.Result;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -85,6 +89,52 @@ final class ChannelPort implements PushController.Port {
         } else if (!closing) {
             armStallTimer();
         }
+    }
+
+    /**
+     * Logs and counts the session's close with {@code code}: by the WebSocket layer (a protocol
+     * violation it has answered itself) or by the session.
+     */
+    void logClosed(ErrorCode code, String message, boolean byWebSocketLayer) {
+        Level level = !byWebSocketLayer && (code == ErrorCode.SHUTDOWN || code == ErrorCode.IDLE_TIMEOUT)
+                ? Level.INFO : Level.WARN;
+        server.refusals.log(level, "session " + id + " from " + channel.remoteAddress(), code.wireName(),
+                (byWebSocketLayer ? "closed by the WebSocket layer (" : "closing (") + code.closeStatus() + "): "
+                        + message);
+        server.countError(code);
+    }
+
+    /**
+     * Closes the connection: an error message and a close frame with {@code code}, or (code null) a
+     * normal close frame with {@code reason}; nothing if the channel is already inactive.
+     */
+    void sendClose(ErrorCode code, String reason) {
+        if (!channel.isActive()) {
+            return;
+        }
+        if (code == null) {
+            sendClose(new CloseWebSocketFrame(1000, reason));
+        } else {
+            channel.write(ControlMessage.ErrorMessage.of(code, reason));
+            sendClose(new CloseWebSocketFrame(code.closeStatus(), code.wireName()));
+        }
+    }
+
+    /**
+     * Writes the close frame; on a socket, {@link CloseHandshakeHandler} closes the connection when the
+     * client answers it (see there why not sooner), elsewhere it is closed once the frame is written.
+     * Either way, a client that neither reads nor answers is closed after the close timeout.
+     */
+    private void sendClose(CloseWebSocketFrame frame) {
+        ChannelFuture written = channel.writeAndFlush(frame);
+        if (channel.pipeline().get(CloseHandshakeHandler.class) == null) {
+            written.addListener(ChannelFutureListener.CLOSE);
+        } else {
+            written.addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+        }
+        loop.schedule(() -> {
+            channel.close();
+        }, server.config.closeTimeoutMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** The session stops: no timer of this port fires any more. */

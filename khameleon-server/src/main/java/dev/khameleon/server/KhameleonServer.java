@@ -330,7 +330,7 @@ public final class KhameleonServer implements AutoCloseable {
             List<Future<?>> closing = new ArrayList<>();
             for (Session s : open) {
                 closing.add(s.closeFuture());
-                s.requestShutdown();
+                s.requestShutdown("the server is shutting down");
             }
             for (Future<?> f : closing) {
                 long left = deadline - System.nanoTime();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Block;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.protocol.ControlCodec;
+import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.protocol.Protocol;
 import dev.khameleon.server.Plan.Slot;
@@ -226,6 +227,27 @@ final class PushController implements SlotFetcher.Listener {
     }
 
     // ---------------------------------------------------------------- client messages
+
+    /**
+     * Applies a client message meant for the push policy (a state, a rate report, a request event,
+     * a scope); while the session is being set up, a state is kept for {@link #start}.
+     *
+     * @return false if {@code m} is not one of those
+     */
+    boolean onMessage(ControlMessage m) {
+        if (m instanceof ControlMessage.PredictionState s) {
+            onState(s.timeMillis(), s.state());
+        } else if (m instanceof ControlMessage.RateReport r) {
+            onRate(r.bytesPerSecond());
+        } else if (m instanceof ControlMessage.RequestEvent r) {
+            onRequest(r.timeMillis(), r.requestId());
+        } else if (m instanceof ControlMessage.Scope sc) {
+            onScope(sc.scope());
+        } else {
+            return false;
+        }
+        return true;
+    }
 
     /** A prediction state made at the client's {@code timeMillis}; an older one than the last is ignored. */
     void onState(long timeMillis, JsonNode state) {

@@ -22,9 +22,9 @@ import java.io.IOException;
 
 /**
  * The last handler of a WebSocket connection: hands control messages and channel events to the
- * connection's {@link Session}. The handlers before it own ping, pong and close frames; when added,
- * it puts {@link ControlMessageCodec} and {@link BlockFrameEncoder} right before itself, so the
- * session reads and writes messages, not frames.
+ * connection's {@link Session}. The handlers before it own ping, pong and close frames, and
+ * {@link ControlMessageCodec} and {@link BlockFrameEncoder} right before it (see
+ * {@link WebSocketPipeline}) let the session read and write messages, not frames.
  * Runs on the channel's event loop; releases every frame it receives.
  *
  * <p>Errors caused by the client (corrupt or oversized frames, a new message started inside a
