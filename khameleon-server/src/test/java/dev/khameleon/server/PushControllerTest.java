@@ -13,6 +13,7 @@ import dev.khameleon.core.Distribution;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.core.testkit.LazyCountBlockSource;
 import dev.khameleon.server.SessionScheduler.Job;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -333,6 +334,24 @@ class PushControllerTest {
         h.controller.start();
         assertEquals(1, h.jobs.size());
         assertEquals(4, h.jobs.peekFirst().state().tree().get("cell").asInt());
+    }
+
+    @Test
+    void lazilyCountedRequests_neverGetABlockPastTheCountTheirFirstBlockTold() {
+        // Bound 4, exact counts 1..4 by request: the plan is made on the bound; the first block of
+        // each request tells its count, and nothing past it is fetched or written.
+        int bound = 4;
+        LazyCountBlockSource source = new LazyCountBlockSource(N, bound, BLOCK_SIZE, id -> 1 + id % bound, true);
+        Application lazy = Application.builder("push").path("/push").blockSource(source).build();
+        Harness h = new Harness(lazy, b -> b.fixedBytesPerSecond(100e6).maxBytesPerSecond(100e6));
+        h.controller.start();
+        h.runUntil(20 * MS);
+        assertTrue(h.written.size() > N, "the uniform plan was pushed: " + h.written.size() + " blocks");
+        for (int k = 0; k < h.written.size(); k++) {
+            assertEquals(k, (long) h.written.get(k), "consecutive sequence numbers");
+        }
+        assertEquals(0, source.fetchesPastTheEnd(), "no block past a response's end was asked for");
+        assertNull(h.closedWith);
     }
 
     @Test
