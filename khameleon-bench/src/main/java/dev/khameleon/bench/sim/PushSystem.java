@@ -157,18 +157,8 @@ final class PushSystem implements SimSystem {
         GridLayout layout = w.layout();
         switch (predictor) {
             case KALMAN -> {
-                KalmanPredictor.Builder kb = KalmanPredictor.builder().horizons(horizons);
-                if (!Double.isNaN(context.config().kalmanProcessNoise())) {
-                    kb.processNoise(context.config().kalmanProcessNoise());
-                }
-                if (!Double.isNaN(context.config().kalmanVelocityDecayMillis())) {
-                    kb.velocityDecayMillis(context.config().kalmanVelocityDecayMillis());
-                }
-                this.kalman = kb.build();
-                GaussianGridPredictor.Builder gb = GaussianGridPredictor.builder(layout).horizons(horizons);
-                gb.tail(context.config().tailWeight(), context.config().tailWiden(), context.config().tailMinSigma())
-                        .tailRestFadeMillis(context.config().tailRestFadeMillis()).sigmaScale(context.config().sigmaScale());
-                this.gaussian = gb.build();
+                this.kalman = context.config().kalmanPredictor();
+                this.gaussian = context.config().gaussianPredictor(layout);
                 context.loop().at(0, this::predictTick);
             }
             case ORACLE -> context.loop().at(0, this::predictTick);

@@ -3,6 +3,7 @@ package dev.khameleon.bench.sim.cli;
 import dev.khameleon.bench.GridSize;
 import dev.khameleon.bench.sim.SimConfig;
 import dev.khameleon.bench.sim.net.MahimahiTrace;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Mixin;
@@ -80,8 +81,9 @@ public final class SimOptions {
     /**
      * The configurations these options name, one per request mode, in the order given.
      *
-     * @throws IllegalArgumentException if a value is out of range, a request mode unknown, or
-     *     {@code --min-rtt-ms} given without {@code --network-trace}
+     * @throws IllegalArgumentException if a value is out of range, a request mode unknown, the
+     *     network trace unreadable or malformed, or {@code --min-rtt-ms} given without
+     *     {@code --network-trace}
      */
     public List<SimConfig> configs() {
         SimConfig.Builder b = SimConfig.builder().bandwidthMBps(bandwidthMBps).latencyMillis(latencyMillis)
@@ -95,6 +97,9 @@ public final class SimOptions {
         b.mosaic(grid.rows(), grid.cols());
         prefetch.apply(b);
         if (networkTrace != null) {
+            if (!Files.isRegularFile(networkTrace) || !Files.isReadable(networkTrace)) {
+                throw new IllegalArgumentException("--network-trace " + networkTrace + ": not a readable file");
+            }
             b.networkTrace(MahimahiTrace.read(networkTrace))
                     .latencyMillis(minRttMillis == null ? DEFAULTS.latencyMillis() : minRttMillis);
         } else if (minRttMillis != null) {

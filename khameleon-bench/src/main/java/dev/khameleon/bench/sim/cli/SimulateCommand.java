@@ -90,7 +90,12 @@ public final class SimulateCommand implements Callable<Integer> {
         return modes;
     }
 
-    static void write(Path file, String content) {
+    /**
+     * Writes {@code content} to {@code file} in UTF-8, creating its directory.
+     *
+     * @throws UncheckedIOException naming the file if it cannot be written
+     */
+    public static void write(Path file, String content) {
         try {
             Path parent = file.toAbsolutePath().getParent();
             if (parent != null) {
