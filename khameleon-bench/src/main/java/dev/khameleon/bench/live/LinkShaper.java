@@ -26,6 +26,7 @@ import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * A user-space link between a client and a server on this machine: a TCP relay on
@@ -62,7 +63,8 @@ public final class LinkShaper implements AutoCloseable {
     }
 
     /**
-     * Starts a shaper on {@code 127.0.0.1:port} (0 picks a free port) in front of {@code target}.
+     * Starts a shaper on {@code 127.0.0.1:port} (0 picks a free port) in front of {@code target},
+     * which is asked for the server's address at each connection (so the shaper can bind first).
      *
      * @param down        the downstream delivery schedule
      * @param oneWayNanos the delay in each direction
@@ -70,7 +72,7 @@ public final class LinkShaper implements AutoCloseable {
      * @param clock       nanoseconds, monotonic (e.g. {@code System::nanoTime})
      * @throws UncheckedIOException if the port cannot be bound (e.g. in use)
      */
-    public static LinkShaper start(int port, InetSocketAddress target, DeliverySchedule down, long oneWayNanos,
+    public static LinkShaper start(int port, Supplier<InetSocketAddress> target, DeliverySchedule down, long oneWayNanos,
                                    long queueBytes, LongSupplier clock) {
         new Bottleneck(down, queueBytes); // validates the bound before anything starts
         new DelayLine<>(oneWayNanos);
@@ -121,7 +123,7 @@ public final class LinkShaper implements AutoCloseable {
 
     /** One relayed connection; every method runs on the event loop. */
     private final class Relay {
-        private final InetSocketAddress target;
+        private final Supplier<InetSocketAddress> target;
         private final LongSupplier clock;
         private final Bottleneck bottleneck;
         private final ArrayDeque<ByteBuf> queue = new ArrayDeque<>();
@@ -137,7 +139,7 @@ public final class LinkShaper implements AutoCloseable {
         private boolean serverGone;
         private boolean released;
 
-        Relay(InetSocketAddress target, DeliverySchedule schedule, long oneWayNanos, long queueBytes,
+        Relay(Supplier<InetSocketAddress> target, DeliverySchedule schedule, long oneWayNanos, long queueBytes,
               LongSupplier clock) {
             this.target = target;
             this.clock = clock;
@@ -169,7 +171,7 @@ public final class LinkShaper implements AutoCloseable {
                         .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(READ_BYTES))
                         .option(ChannelOption.SO_RCVBUF, 64 * 1024)
                         .handler(new ServerSide())
-                        .connect(target).addListener((ChannelFutureListener) f -> {
+                        .connect(target.get()).addListener((ChannelFutureListener) f -> {
                             if (!f.isSuccess()) {
                                 clientCh.close();
                                 return;

@@ -11,7 +11,6 @@ import dev.khameleon.bench.sim.trace.TraceOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -66,10 +65,8 @@ public final class LiveCommand implements Callable<Integer> {
         List<Simulator.Result> results = new ArrayList<>();
         for (SimConfig config : configs) {
             for (PointerTrace trace : traces) {
-                System.err.printf(Locale.ROOT, "live run %d/%d: %s, %s, about %.0f s%n", results.size() + 1,
-                        configs.size() * traces.size(), trace.name(), config.requestMode().label(),
-                        (config.warmupMillis() + trace.durationMillis()) / 1e3 / pace);
-                results.add(LiveRun.run(config, trace, settings));
+                String label = "live run " + (results.size() + 1) + "/" + configs.size() * traces.size();
+                results.add(LiveRun.run(config, trace, settings, System.err, label));
             }
         }
         System.out.print(TableReporter.text(results));

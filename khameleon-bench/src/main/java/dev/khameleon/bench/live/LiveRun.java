@@ -11,16 +11,20 @@ import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.protocol.ControlMessage.Welcome;
 import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * One live replay: the real {@link KhameleonServer} serving the simulator's workload, the real
@@ -69,12 +73,15 @@ final class LiveRun {
 
     /**
      * Runs {@code trace} live under {@code config} and returns the result, with the
-     * simulator's metrics, for system {@value #SYSTEM}.
+     * simulator's metrics, for system {@value #SYSTEM}. Once the link is bound (bad input has been
+     * ruled out) prints one line to {@code progress}: {@code label}, the trace, the mode and how
+     * long the run will take.
      *
      * @throws IllegalArgumentException if the cache holds no block or the port cannot be bound
      * @throws IllegalStateException if the session cannot be opened or breaks during the run
      */
-    static Simulator.Result run(SimConfig config, PointerTrace trace, Settings settings) {
+    static Simulator.Result run(SimConfig config, PointerTrace trace, Settings settings, PrintStream progress,
+                                String label) {
         if (config.alignHorizons()) {
             throw new IllegalArgumentException("--align-horizons is a simulator experiment; the live server does not "
                     + "shift horizons");
@@ -102,21 +109,24 @@ final class LiveRun {
                 .minBlockGain(cfg.minBlockGain())
                 .blockGainShare(cfg.blockGainShare())
                 .build();
-        // The server's bandwidth settings stay at their defaults: it learns the link from the
-        // client's rate reports, as a deployment would.
-        KhameleonServer server = KhameleonServer.builder().host("127.0.0.1").port(0).application(app)
-                .maxCacheBlocks((int) Math.max(16_384, cacheBlocks))
-                .maxTotalCacheBlocks(Math.max(2_097_152L, cacheBlocks))
-                .seed(seed).build().start();
+        // The link binds first: a port in use fails before anything else starts.
+        KhameleonServer[] server = new KhameleonServer[1];
+        LinkShaper shaper = startShaper(cfg, settings, () -> server[0].localAddress());
+        progress.printf(Locale.ROOT, "%s: %s, %s, about %.0f s%n", label, trace.name(), cfg.requestMode().label(),
+                plan.endNanos() / 1e9);
+        KhameleonClient<PointerEvent> client = null;
         ScheduledExecutorService replay = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "khameleon-live-replay");
             t.setDaemon(true);
             return t;
         });
-        LinkShaper shaper = null;
-        KhameleonClient<PointerEvent> client = null;
         try {
-            shaper = startShaper(cfg, settings, server);
+            // The server's bandwidth settings stay at their defaults: it learns the link from the
+            // client's rate reports, as a deployment would.
+            server[0] = KhameleonServer.builder().host("127.0.0.1").port(0).application(app)
+                    .maxCacheBlocks((int) Math.max(16_384, cacheBlocks))
+                    .maxTotalCacheBlocks(Math.max(2_097_152L, cacheBlocks))
+                    .seed(seed).build().start();
             CompletableFuture<Void> done = new CompletableFuture<>();
             WallTimeline timeline = new WallTimeline(replay, System::nanoTime, done);
             Recorder recorder = new Recorder(timeline::nowNanos, plan.requests().size(), workload.requestCount());
@@ -159,20 +169,20 @@ final class LiveRun {
             if (client != null) {
                 client.close();
             }
-            server.close();
-            if (shaper != null) {
-                shaper.close();
+            if (server[0] != null) {
+                server[0].close();
             }
+            shaper.close();
             replay.shutdownNow();
         }
     }
 
-    private static LinkShaper startShaper(SimConfig cfg, Settings settings, KhameleonServer server) {
+    private static LinkShaper startShaper(SimConfig cfg, Settings settings, Supplier<InetSocketAddress> server) {
         DeliverySchedule down = cfg.networkTrace() != null ? DeliverySchedule.mahimahi(cfg.networkTrace())
                 : DeliverySchedule.fixed(cfg.bandwidthMBps() * 1e6);
         long queue = settings.queueBytes() > 0 ? settings.queueBytes() : defaultQueueBytes(cfg);
         try {
-            return LinkShaper.start(settings.port(), server.localAddress(), down, cfg.oneWayNanos(), queue,
+            return LinkShaper.start(settings.port(), server, down, cfg.oneWayNanos(), queue,
                     System::nanoTime);
         } catch (UncheckedIOException e) {
             throw new IllegalArgumentException("--port " + settings.port() + ": cannot listen on 127.0.0.1:"

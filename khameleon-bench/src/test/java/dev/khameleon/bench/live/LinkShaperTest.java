@@ -26,7 +26,7 @@ class LinkShaperTest {
     void relay_deliversEverythingInOrder_boundsItsQueue_andDelaysBothWays() throws Exception {
         try (ServerSocket target = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             CompletableFuture<Long> sentBack = CompletableFuture.supplyAsync(() -> serveOnce(target));
-            try (LinkShaper shaper = LinkShaper.start(0, new InetSocketAddress("127.0.0.1", target.getLocalPort()),
+            try (LinkShaper shaper = LinkShaper.start(0, () -> new InetSocketAddress("127.0.0.1", target.getLocalPort()),
                     DeliverySchedule.fixed(20e6), ONE_WAY_NANOS, QUEUE, System::nanoTime);
                  Socket client = new Socket("127.0.0.1", shaper.port())) {
                 OutputStream out = client.getOutputStream();
