@@ -48,7 +48,7 @@ import java.util.function.Supplier;
  * timers (Netty's scheduler; nothing sleeps). {@link #start}, {@link #port()}, the counters and
  * {@link #close()} may be called from any thread.
  */
-public final class LinkShaper implements AutoCloseable {
+final class LinkShaper implements AutoCloseable {
     /** Bytes read from the server at a time: the queue is never overfilled by more than a read. */
     static final int READ_BYTES = 16 * 1024;
 
@@ -72,7 +72,7 @@ public final class LinkShaper implements AutoCloseable {
      * @param clock       nanoseconds, monotonic (e.g. {@code System::nanoTime})
      * @throws UncheckedIOException if the port cannot be bound (e.g. in use)
      */
-    public static LinkShaper start(int port, Supplier<InetSocketAddress> target, DeliverySchedule down, long oneWayNanos,
+    static LinkShaper start(int port, Supplier<InetSocketAddress> target, DeliverySchedule down, long oneWayNanos,
                                    long queueBytes, LongSupplier clock) {
         new Bottleneck(down, queueBytes); // validates the bound before anything starts
         new DelayLine<>(oneWayNanos);
@@ -100,17 +100,17 @@ public final class LinkShaper implements AutoCloseable {
     }
 
     /** The port clients connect to. */
-    public int port() {
+    int port() {
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
 
     /** The most bytes the bottleneck of any connection ever held. */
-    public long maxQueuedBytes() {
+    long maxQueuedBytes() {
         return maxQueued.get();
     }
 
     /** Bytes delivered to clients so far. */
-    public long deliveredBytes() {
+    long deliveredBytes() {
         return delivered.get();
     }
 

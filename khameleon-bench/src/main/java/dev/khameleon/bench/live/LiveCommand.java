@@ -4,8 +4,6 @@ import dev.khameleon.bench.sim.SimConfig;
 import dev.khameleon.bench.sim.Simulator;
 import dev.khameleon.bench.sim.cli.SimOptions;
 import dev.khameleon.bench.sim.cli.SimulateCommand;
-import dev.khameleon.bench.sim.report.CsvReporter;
-import dev.khameleon.bench.sim.report.TableReporter;
 import dev.khameleon.bench.sim.trace.PointerTrace;
 import dev.khameleon.bench.sim.trace.TraceOptions;
 import java.nio.file.Path;
@@ -69,9 +67,7 @@ public final class LiveCommand implements Callable<Integer> {
                 results.add(LiveRun.run(config, trace, settings, System.err, label));
             }
         }
-        System.out.print(TableReporter.text(results));
-        SimulateCommand.write(out.resolve("results.csv"), CsvReporter.csv(results));
-        System.err.println("wrote " + out.resolve("results.csv"));
+        SimulateCommand.printAndWrite(results, out);
         return 0;
     }
 
