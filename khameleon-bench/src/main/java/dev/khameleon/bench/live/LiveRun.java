@@ -75,7 +75,8 @@ final class LiveRun {
      * Runs {@code trace} live under {@code config} and returns the result, with the
      * simulator's metrics, for system {@value #SYSTEM}. Once the link is bound (bad input has been
      * ruled out) prints one line to {@code progress}: {@code label}, the trace, the mode and how
-     * long the run will take.
+     * long the run will take; at the end another: the bytes the link delivered, its mean rate
+     * over the run and the most its queue held.
      *
      * @throws IllegalArgumentException if the cache holds no block or the port cannot be bound
      * @throws IllegalStateException if the session cannot be opened or breaks during the run
@@ -131,6 +132,7 @@ final class LiveRun {
             WallTimeline timeline = new WallTimeline(replay, System::nanoTime, done);
             Recorder recorder = new Recorder(timeline::nowNanos, plan.requests().size(), workload.requestCount());
             LiveSystem[] system = new LiveSystem[1];
+            long[] openedAt = {System.nanoTime()};
             client = KhameleonClient.builder()
                     .predictor(cfg.kalmanPredictor())
                     .uri(URI.create("ws://127.0.0.1:" + shaper.port() + app.path()))
@@ -146,6 +148,7 @@ final class LiveRun {
                     .listener(new ClientListener() {
                         @Override
                         public void onConnected(Welcome welcome) {
+                            openedAt[0] = System.nanoTime();
                             timeline.start();
                             recorder.probeCache(system[0]::hasAnswer);
                             recorder.onLastConverged(() -> done.complete(null));
@@ -163,8 +166,13 @@ final class LiveRun {
             system[0] = new LiveSystem(client, recorder, workload);
             await(client.connect(), CONNECT_TIMEOUT.toMillis(), "opening the session through the link");
             await(done, plan.endNanos() / 1_000_000 + 60_000, "the replay");
-            return await(CompletableFuture.supplyAsync(() -> Simulator.result(SYSTEM, cfg, trace, plan, recorder),
-                    replay), 60_000, "the result");
+            Simulator.Result result = await(CompletableFuture.supplyAsync(
+                    () -> Simulator.result(SYSTEM, cfg, trace, plan, recorder), replay), 60_000, "the result");
+            double seconds = (System.nanoTime() - openedAt[0]) / 1e9;
+            progress.printf(Locale.ROOT, "%s: the link delivered %.1f MB in %.1f s (%.3f MB/s of %.3f), its queue "
+                    + "held at most %.0f KB%n", label, shaper.deliveredBytes() / 1e6, seconds,
+                    shaper.deliveredBytes() / 1e6 / seconds, cfg.effectiveBandwidthMBps(), shaper.maxQueuedBytes() / 1e3);
+            return result;
         } finally {
             if (client != null) {
                 client.close();
