@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
         description = "Khameleon simulator and evaluation harness.",
         subcommands = {SimulateCommand.class, ExperimentCommand.class, UtilityCommand.class, StoreBench.class,
                 dev.khameleon.bench.predict.ForecastCommand.class, dev.khameleon.bench.fleet.FleetCommand.class,
+                dev.khameleon.bench.live.LiveCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Cli implements Runnable {
 

@@ -47,7 +47,7 @@ class ToolHelpTest {
 
     @Test
     void theCommandListIsComplete() {
-        assertEquals(List.of("", "simulate", "experiment", "utility", "store", "forecast", "fleet", "help"),
+        assertEquals(List.of("", "simulate", "experiment", "utility", "store", "forecast", "fleet", "live", "help"),
                 commands().toList());
     }
 

@@ -10,7 +10,7 @@ import java.util.PriorityQueue;
  * events, or before {@link #runUntil}). Time never goes backwards; scheduling in the past is an
  * error.
  */
-public final class EventLoop {
+public final class EventLoop implements Timeline {
     private record Event(long atNanos, long order, Runnable action) implements Comparable<Event> {
         @Override
         public int compareTo(Event o) {
@@ -25,6 +25,7 @@ public final class EventLoop {
     private boolean stopped;
 
     /** The current virtual time in nanoseconds. */
+    @Override
     public long nowNanos() {
         return now;
     }
@@ -34,6 +35,7 @@ public final class EventLoop {
      *
      * @throws IllegalArgumentException if {@code atNanos} is before now
      */
+    @Override
     public void at(long atNanos, Runnable action) {
         if (atNanos < now) {
             throw new IllegalArgumentException("cannot schedule at " + atNanos + " ns, before now (" + now + " ns)");

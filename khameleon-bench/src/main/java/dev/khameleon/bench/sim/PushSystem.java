@@ -186,22 +186,10 @@ final class PushSystem implements SimSystem {
 
     /** The client's Kalman filter and the server's Gaussian predictor, as the simulator configures them. */
     private void buildPredictors(SimContext context) {
-        if (predictor != Predictor.KALMAN) {
-            return;
+        if (predictor == Predictor.KALMAN) {
+            this.kalman = context.config().kalmanPredictor();
+            this.gaussian = context.config().gaussianPredictor(context.workload().layout());
         }
-        long[] horizons = context.config().horizonsMillis();
-        KalmanPredictor.Builder kb = KalmanPredictor.builder().horizons(horizons);
-        if (!Double.isNaN(context.config().kalmanProcessNoise())) {
-            kb.processNoise(context.config().kalmanProcessNoise());
-        }
-        if (!Double.isNaN(context.config().kalmanVelocityDecayMillis())) {
-            kb.velocityDecayMillis(context.config().kalmanVelocityDecayMillis());
-        }
-        this.kalman = kb.build();
-        GaussianGridPredictor.Builder gb = GaussianGridPredictor.builder(context.workload().layout()).horizons(horizons);
-        gb.tail(context.config().tailWeight(), context.config().tailWiden(), context.config().tailMinSigma())
-                .tailRestFadeMillis(context.config().tailRestFadeMillis()).sigmaScale(context.config().sigmaScale());
-        this.gaussian = gb.build();
     }
 
     /**

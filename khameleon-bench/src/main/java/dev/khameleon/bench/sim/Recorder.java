@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntPredicate;
+import java.util.function.LongSupplier;
 
 /**
  * Collects the paper's metrics for one run, applying the same rules to every system.
@@ -27,10 +28,11 @@ import java.util.function.IntPredicate;
  *       {@link #probeCache}, again after every arrival), over the whole hover time.</li>
  * </ul>
  *
- * <p>Single-threaded, driven from the {@link EventLoop}.
+ * <p>Single-threaded: every method must be called from one thread (the simulator's
+ * {@link EventLoop}, or a live replay's one replay thread), and the clock read on it.
  */
 public final class Recorder {
-    private final EventLoop loop;
+    private final LongSupplier clock;
     private final int[] ids;
     private final long[] registeredAt;
     private final long[] firstUpcallAt;
@@ -56,12 +58,12 @@ public final class Recorder {
     /**
      * Creates a recorder for one run.
      *
-     * @param loop         the virtual clock
+     * @param clock        the time in nanoseconds (the simulator's {@code loop::nowNanos})
      * @param requestCount the number of requests the trace will register
      * @param idCount      the size of the request space
      */
-    public Recorder(EventLoop loop, int requestCount, int idCount) {
-        this.loop = loop;
+    public Recorder(LongSupplier clock, int requestCount, int idCount) {
+        this.clock = clock;
         this.ids = new int[requestCount];
         this.registeredAt = new long[requestCount];
         this.firstUpcallAt = new long[requestCount];
@@ -75,7 +77,7 @@ public final class Recorder {
     public int register(int requestId) {
         int seq = registered++;
         ids[seq] = requestId;
-        registeredAt[seq] = loop.nowNanos();
+        registeredAt[seq] = clock.getAsLong();
         current = seq;
         currentUtility = 0;
         if (seq == ids.length - 1) {
@@ -131,7 +133,7 @@ public final class Recorder {
     }
 
     private void closeHover() {
-        long now = loop.nowNanos();
+        long now = clock.getAsLong();
         if (hovered >= 0) {
             hoverNanos += now - hoverSince;
             if (hoveredStale) {
@@ -159,10 +161,10 @@ public final class Recorder {
             if (utility > currentUtility) {
                 currentUtility = utility;
                 if (current == ids.length - 1) {
-                    double elapsed = (loop.nowNanos() - registeredAt[current]) / 1e6;
+                    double elapsed = (clock.getAsLong() - registeredAt[current]) / 1e6;
                     lastCurve.add(new double[] {elapsed, utility});
                     if (utility >= 1.0 - 1e-9 && convergedAt < 0) {
-                        convergedAt = loop.nowNanos();
+                        convergedAt = clock.getAsLong();
                         onLastConverged.run();
                     }
                 }
@@ -186,7 +188,7 @@ public final class Recorder {
     }
 
     private void upcall(int seq, double utility) {
-        firstUpcallAt[seq] = loop.nowNanos();
+        firstUpcallAt[seq] = clock.getAsLong();
         firstUtility[seq] = utility;
         for (int older = oldestPending; older < seq; older++) {
             if (firstUpcallAt[older] < 0) {
@@ -200,7 +202,7 @@ public final class Recorder {
 
     /** The metrics of the run so far, never-answered requests counted up to now. */
     public Metrics metrics() {
-        return metrics(loop.nowNanos());
+        return metrics(clock.getAsLong());
     }
 
     /**

@@ -8,9 +8,9 @@ import java.util.Arrays;
  * The requests a replayed trace makes, in registration order: for each, its time (ms from the
  * trace's start), its request id, and the index of the last pointer sample at or before it (so
  * the replay feeds that sample to the predictor first). Immutable; built by {@link #perVisit}
- * or {@link #perSample}.
+ * or {@link #perSample}; a run gets its own from {@link Simulator#plan}. Thread-safe.
  */
-final class Requests {
+public final class Requests {
     private final double[] timesMillis;
     private final int[] ids;
     private final int[] samples;
@@ -69,32 +69,32 @@ final class Requests {
     }
 
     /** The number of requests. */
-    int size() {
+    public int size() {
         return ids.length;
     }
 
     /** The time of request {@code k} in ms from the trace's start. */
-    double timeMillis(int k) {
+    public double timeMillis(int k) {
         return timesMillis[k];
     }
 
     /** The id of request {@code k}. */
-    int id(int k) {
+    public int id(int k) {
         return ids[k];
     }
 
     /** The index of the last pointer sample at or before request {@code k}. */
-    int sample(int k) {
+    public int sample(int k) {
         return samples[k];
     }
 
     /** A copy of the request times. */
-    double[] times() {
+    public double[] times() {
         return timesMillis.clone();
     }
 
     /** A copy of the request ids. */
-    int[] ids() {
+    public int[] ids() {
         return ids.clone();
     }
 

@@ -1,6 +1,8 @@
 package dev.khameleon.bench.sim;
 
 import dev.khameleon.bench.sim.net.Link;
+import dev.khameleon.client.KalmanPredictor;
+import dev.khameleon.core.GridLayout;
 import dev.khameleon.bench.sim.net.MahimahiTrace;
 import dev.khameleon.core.Horizons;
 import dev.khameleon.core.predict.GaussianGridPredictor;
@@ -100,6 +102,43 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
     /** The mean downlink capacity in MB/s (a network trace's mean rate, or the fixed bandwidth). */
     public double effectiveBandwidthMBps() {
         return networkTrace != null ? networkTrace.meanBytesPerSecond() / 1e6 : bandwidthMBps;
+    }
+
+    /** One-way latency in ns: half the configured request latency (round trip). */
+    public long oneWayNanos() {
+        return Math.round(latencyMillis * 1e6 / 2);
+    }
+
+    /** The client cache size in bytes. */
+    public long cacheBytes() {
+        return Math.round(cacheMB * 1e6);
+    }
+
+    /**
+     * The client half of the predictor as this configuration sets it: a {@link KalmanPredictor}
+     * at {@link #horizonsMillis()}, with the process noise and velocity decay given (the
+     * library's defaults where NaN). A new instance on every call.
+     */
+    public KalmanPredictor kalmanPredictor() {
+        KalmanPredictor.Builder kb = KalmanPredictor.builder().horizons(horizonsMillis);
+        if (!Double.isNaN(kalmanProcessNoise)) {
+            kb.processNoise(kalmanProcessNoise);
+        }
+        if (!Double.isNaN(kalmanVelocityDecayMillis)) {
+            kb.velocityDecayMillis(kalmanVelocityDecayMillis);
+        }
+        return kb.build();
+    }
+
+    /**
+     * The server half of the predictor over {@code layout} as this configuration sets it: a
+     * {@link GaussianGridPredictor} at {@link #horizonsMillis()} with the tail, its fade at rest
+     * and the sigma scale given.
+     */
+    public GaussianGridPredictor gaussianPredictor(GridLayout layout) {
+        return GaussianGridPredictor.builder(layout).horizons(horizonsMillis)
+                .tail(tailWeight, tailWiden, tailMinSigma)
+                .tailRestFadeMillis(tailRestFadeMillis).sigmaScale(sigmaScale).build();
     }
 
     /** A builder holding this configuration's values. */

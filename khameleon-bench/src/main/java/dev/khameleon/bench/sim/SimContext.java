@@ -24,12 +24,12 @@ public record SimContext(EventLoop loop, SimConfig config, Workload workload, Li
 
     /** One-way latency in ns: half the configured request latency (round trip). */
     public long oneWayNanos() {
-        return Math.round(config.latencyMillis() * 1e6 / 2);
+        return config.oneWayNanos();
     }
 
     /** The client cache size in bytes. */
     public long cacheBytes() {
-        return Math.round(config.cacheMB() * 1e6);
+        return config.cacheBytes();
     }
 
     /** The request the pointer is over at virtual time {@code nanos} (−1 outside the mosaic). */

@@ -39,33 +39,74 @@ public final class Simulator {
         }
     }
 
-    /** Runs {@code systemName} on {@code trace} under {@code config}. */
-    public static Result run(SimConfig config, PointerTrace trace, String systemName) {
-        SimSystem system = SystemRegistry.create(systemName);
+    /**
+     * What one replay of {@code trace} under a configuration feeds and registers: the workload
+     * (the mosaic over the trace's screen), the pointer samples at the run's pace, the requests
+     * timed on them, and when the replay starts and ends on the run's clock.
+     *
+     * @param workload   the application
+     * @param samples    the trace at the pace of the run (as recorded, or re-timed for a think time)
+     * @param requests   the requests, in registration order
+     * @param startNanos when the first sample is fed: the warm-up after the session opens
+     * @param endNanos   the end of the run: the last sample or request plus the drain
+     */
+    public record Plan(Workload workload, PointerTrace samples, Requests requests, long startNanos, long endNanos) {
+    }
+
+    /** The plan of a replay of {@code trace} under {@code config} (the same for every system). */
+    public static Plan plan(SimConfig config, PointerTrace trace) {
         GridLayout layout = Workload.mosaic(config.mosaicRows(), config.mosaicCols(), trace.screenWidth(),
                 trace.screenHeight());
         Workload workload = new Workload(layout, config.imageBytes(), config.blockBytes(), config.utility());
         PointerTrace samples = paced(config, trace, layout);
         Requests requests = requests(config, trace, samples, layout);
-        EventLoop loop = new EventLoop();
-        Recorder recorder = new Recorder(loop, requests.size(), layout.requestCount());
-        long seed = config.seed() * 0x9E3779B97F4A7C15L ^ (trace.name() + "|" + systemName).hashCode();
         long startNanos = Math.round(config.warmupMillis() * 1e6);
-        SimContext ctx = new SimContext(loop, config, workload, config.newLink(), recorder,
-                new SplittableRandom(seed), samples, requests.ids(), startNanos);
-        system.start(ctx);
-        recorder.probeCache(system::hasAnswer);
         double lastMillis = Math.max(samples.durationMillis(),
                 requests.size() == 0 ? 0 : requests.timeMillis(requests.size() - 1));
         long endNanos = startNanos + Math.round(lastMillis * 1e6) + Math.round(config.drainMillis() * 1e6);
+        return new Plan(workload, samples, requests, startNanos, endNanos);
+    }
+
+    /** Runs {@code systemName} on {@code trace} under {@code config}. */
+    public static Result run(SimConfig config, PointerTrace trace, String systemName) {
+        SimSystem system = SystemRegistry.create(systemName);
+        Plan plan = plan(config, trace);
+        Workload workload = plan.workload();
+        EventLoop loop = new EventLoop();
+        Recorder recorder = new Recorder(loop::nowNanos, plan.requests().size(), workload.requestCount());
+        long seed = config.seed() * 0x9E3779B97F4A7C15L ^ (trace.name() + "|" + systemName).hashCode();
+        SimContext ctx = new SimContext(loop, config, workload, config.newLink(), recorder,
+                new SplittableRandom(seed), plan.samples(), plan.requests().ids(), plan.startNanos());
+        system.start(ctx);
+        recorder.probeCache(system::hasAnswer);
         recorder.onLastConverged(loop::stop);
-        loop.at(startNanos, new Replay(loop, system, recorder, layout, samples, requests, startNanos));
-        loop.runUntil(endNanos);
+        replay(loop, system, recorder, plan);
+        loop.runUntil(plan.endNanos());
+        return result(systemName, config, trace, plan, recorder);
+    }
+
+    /**
+     * Schedules the replay of {@code plan} on {@code timeline}: from {@link Plan#startNanos()} on,
+     * each pointer sample goes to {@code system} and {@code recorder} (hover) at its time, and each
+     * request is registered with {@code recorder} and passed to {@code system}, right after the
+     * sample it is read from. Runs on the timeline's thread; returns at once.
+     */
+    public static void replay(Timeline timeline, SimSystem system, Recorder recorder, Plan plan) {
+        timeline.at(plan.startNanos(), new Replay(timeline, system, recorder, plan.workload().layout(), plan.samples(),
+                plan.requests(), plan.startNanos()));
+    }
+
+    /**
+     * The result of a finished replay of {@code plan}: {@code recorder}'s metrics with
+     * never-answered requests counted up to {@link Plan#endNanos()}, and the latency by phase.
+     * Call it on the thread that ran the replay.
+     */
+    public static Result result(String systemName, SimConfig config, PointerTrace trace, Plan plan, Recorder recorder) {
         // Phases are judged on the paced trace, the clock the requests were made on.
-        PhaseLatency byPhase = PhaseLatency.of(PointerPhase.classify(samples, requests.times()),
-                recorder.latenciesMillis(endNanos));
-        return new Result(systemName, trace.name(), config, recorder.metrics(endNanos), trace.medianIntervalMillis(),
-                byPhase);
+        PhaseLatency byPhase = PhaseLatency.of(PointerPhase.classify(plan.samples(), plan.requests().times()),
+                recorder.latenciesMillis(plan.endNanos()));
+        return new Result(systemName, trace.name(), config, recorder.metrics(plan.endNanos()),
+                trace.medianIntervalMillis(), byPhase);
     }
 
     /** The trace at the pace of the run: as recorded, or re-timed for a fixed think time. */
@@ -96,7 +137,7 @@ public final class Simulator {
      * queue stays small.
      */
     private static final class Replay implements Runnable {
-        private final EventLoop loop;
+        private final Timeline loop;
         private final SimSystem system;
         private final Recorder recorder;
         private final GridLayout layout;
@@ -106,7 +147,7 @@ public final class Simulator {
         private int i;
         private int k;
 
-        Replay(EventLoop loop, SimSystem system, Recorder recorder, GridLayout layout, PointerTrace samples,
+        Replay(Timeline loop, SimSystem system, Recorder recorder, GridLayout layout, PointerTrace samples,
                Requests requests, long startNanos) {
             this.loop = loop;
             this.system = system;

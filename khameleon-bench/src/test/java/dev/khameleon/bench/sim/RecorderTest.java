@@ -13,7 +13,7 @@ class RecorderTest {
     @Test
     void upcall_preemptsOlderPendingRequestsAndCountsHitsAtRegistration() {
         EventLoop loop = new EventLoop();
-        Recorder r = new Recorder(loop, 4, 10);
+        Recorder r = new Recorder(loop::nowNanos, 4, 10);
         int a = r.register(1);
         int b = r.register(2);
         loop.at(5_000_000, () -> {
@@ -42,7 +42,7 @@ class RecorderTest {
     @Test
     void overpush_countsBytesNeverPresentAtAnUpcallOfTheirRequest() {
         EventLoop loop = new EventLoop();
-        Recorder r = new Recorder(loop, 1, 10);
+        Recorder r = new Recorder(loop::nowNanos, 1, 10);
         r.received(7, 300); // pushed, never asked for
         r.received(2, 100);
         r.register(2);
@@ -53,7 +53,7 @@ class RecorderTest {
     @Test
     void convergence_isTimeForTheLastRequestToReachFullUtility() {
         EventLoop loop = new EventLoop();
-        Recorder r = new Recorder(loop, 1, 10);
+        Recorder r = new Recorder(loop::nowNanos, 1, 10);
         r.register(5);
         loop.at(3_000_000, () -> r.available(5, 0.6, 1));
         loop.at(7_000_000, () -> r.available(5, 1.0, 1));
@@ -67,7 +67,7 @@ class RecorderTest {
     @Test
     void neverAnswered_countsLatencyUpToTheEndOfTheRun() {
         EventLoop loop = new EventLoop();
-        Recorder r = new Recorder(loop, 2, 10);
+        Recorder r = new Recorder(loop::nowNanos, 2, 10);
         r.register(1);
         loop.at(5_000_000, () -> r.available(1, 0.5, 1)); // answered after 5 ms
         loop.at(10_000_000, () -> r.register(2)); // never answered
@@ -84,7 +84,7 @@ class RecorderTest {
     @Test
     void percentilesAndTailShare_onLatencies1To100Ms() {
         EventLoop loop = new EventLoop();
-        Recorder r = new Recorder(loop, 100, 200);
+        Recorder r = new Recorder(loop::nowNanos, 100, 200);
         // Request k (1..100) is registered at k seconds and answered k ms later: no overlap.
         for (int k = 1; k <= 100; k++) {
             int id = k;
@@ -105,7 +105,7 @@ class RecorderTest {
     @Test
     void tailShare_isUndefinedWhenEveryRequestHits() {
         EventLoop loop = new EventLoop();
-        Recorder r = new Recorder(loop, 1, 10);
+        Recorder r = new Recorder(loop::nowNanos, 1, 10);
         r.register(3);
         r.available(3, 1.0, 1);
         Metrics m = r.metrics();
@@ -116,7 +116,7 @@ class RecorderTest {
     @Test
     void staleHover_isTheShareOfHoverTimeWithoutAnAnswerForTheHoveredCell() {
         EventLoop loop = new EventLoop();
-        Recorder r = new Recorder(loop, 0, 10);
+        Recorder r = new Recorder(loop::nowNanos, 0, 10);
         Set<Integer> cached = new HashSet<>(Set.of(2));
         r.probeCache(cached::contains);
         loop.at(0, () -> r.hover(1)); // nothing for cell 1: stale
@@ -139,7 +139,7 @@ class RecorderTest {
     @Test
     void staleHover_isUndefinedWithoutAProbe() {
         EventLoop loop = new EventLoop();
-        Recorder r = new Recorder(loop, 0, 10);
+        Recorder r = new Recorder(loop::nowNanos, 0, 10);
         loop.at(0, () -> r.hover(1));
         loop.at(10_000_000, () -> r.hover(-1));
         loop.runUntil(Long.MAX_VALUE);

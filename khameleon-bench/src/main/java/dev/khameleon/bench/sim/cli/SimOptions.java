@@ -4,6 +4,7 @@ import dev.khameleon.bench.GridSize;
 import dev.khameleon.bench.sim.SchedulerTime;
 import dev.khameleon.bench.sim.SimConfig;
 import dev.khameleon.bench.sim.net.MahimahiTrace;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Mixin;
@@ -79,7 +80,7 @@ public final class SimOptions {
             + " (default: one bandwidth-delay product, at least 64 KiB).")
     Double linkQueueKB;
 
-    @Option(names = "--scheduler-time", description = "Virtual time of a push-engine scheduler job: model, measured"
+    @Option(names = "--scheduler-time", description = "simulate only: virtual time of a push-engine scheduler job: model, measured"
             + " or zero (default ${DEFAULT-VALUE}).")
     SchedulerTime schedulerTime = DEFAULTS.schedulerTime();
 
@@ -89,8 +90,9 @@ public final class SimOptions {
     /**
      * The configurations these options name, one per request mode, in the order given.
      *
-     * @throws IllegalArgumentException if a value is out of range, a request mode unknown, or
-     *     {@code --min-rtt-ms} given without {@code --network-trace}
+     * @throws IllegalArgumentException if a value is out of range, a request mode unknown, the
+     *     network trace unreadable or malformed, or {@code --min-rtt-ms} given without
+     *     {@code --network-trace}
      */
     public List<SimConfig> configs() {
         SimConfig.Builder b = SimConfig.builder().bandwidthMBps(bandwidthMBps).latencyMillis(latencyMillis)
@@ -105,6 +107,9 @@ public final class SimOptions {
         b.mosaic(grid.rows(), grid.cols());
         prefetch.apply(b);
         if (networkTrace != null) {
+            if (!Files.isRegularFile(networkTrace) || !Files.isReadable(networkTrace)) {
+                throw new IllegalArgumentException("--network-trace " + networkTrace + ": not a readable file");
+            }
             b.networkTrace(MahimahiTrace.read(networkTrace))
                     .latencyMillis(minRttMillis == null ? DEFAULTS.latencyMillis() : minRttMillis);
         } else if (minRttMillis != null) {

@@ -67,9 +67,7 @@ public final class SimulateCommand implements Callable<Integer> {
             }
         }
         List<Simulator.Result> results = Runner.runAll(jobs, threads, System.err, System.console() != null);
-        System.out.print(TableReporter.text(results));
-        write(out.resolve("results.csv"), CsvReporter.csv(results));
-        System.err.println("wrote " + out.resolve("results.csv"));
+        printAndWrite(results, out);
         if (latencyByPhase) {
             System.out.print(PhaseReporter.text(results));
             write(out.resolve("latency_by_phase.csv"), PhaseReporter.csv(results));
@@ -90,7 +88,24 @@ public final class SimulateCommand implements Callable<Integer> {
         return modes;
     }
 
-    static void write(Path file, String content) {
+    /**
+     * Prints {@code results} as a table on standard output and writes them to
+     * {@code out/results.csv}, saying so on standard error; {@code live} reports the same way.
+     *
+     * @throws UncheckedIOException naming the file if it cannot be written
+     */
+    public static void printAndWrite(List<Simulator.Result> results, Path out) {
+        System.out.print(TableReporter.text(results));
+        write(out.resolve("results.csv"), CsvReporter.csv(results));
+        System.err.println("wrote " + out.resolve("results.csv"));
+    }
+
+    /**
+     * Writes {@code content} to {@code file} in UTF-8, creating its directory.
+     *
+     * @throws UncheckedIOException naming the file if it cannot be written
+     */
+    public static void write(Path file, String content) {
         try {
             Path parent = file.toAbsolutePath().getParent();
             if (parent != null) {
