@@ -57,6 +57,9 @@ final class ListeningPort {
         if (config.sendBufferBytes() > 0) {
             b.childOption(ChannelOption.SO_SNDBUF, config.sendBufferBytes());
         }
+        if (config.notSentLowWaterBytes() > 0 && transport.transport() == KhameleonServer.Transport.EPOLL) {
+            Transports.notSentLowWater(b, config.notSentLowWaterBytes());
+        }
         try {
             Channel channel = b.bind(config.host(), config.port()).syncUninterruptibly().channel();
             return new ListeningPort(boss, workers, channel, config.shutdownTimeoutMillis());

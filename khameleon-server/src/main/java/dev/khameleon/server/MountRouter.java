@@ -69,6 +69,9 @@ final class MountRouter extends ChannelInboundHandlerAdapter {
             if (c.sendBufferBytes() > 0) {
                 socket.setSendBufferSize(c.sendBufferBytes());
             }
+            if (c.notSentLowWaterBytes() > 0) {
+                Transports.notSentLowWater(ch, c.notSentLowWaterBytes());
+            }
         }
         ChannelPipeline p = ctx.pipeline();
         p.addAfter(ctx.name(), "khameleon-http-aggregator", new HttpObjectAggregator(ServerInitializer.MAX_HANDSHAKE_BYTES));

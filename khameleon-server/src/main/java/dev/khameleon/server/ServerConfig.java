@@ -28,6 +28,7 @@ record ServerConfig(
         int writeBufferLowBytes,
         int writeBufferHighBytes,
         int sendBufferBytes,
+        int notSentLowWaterBytes,
         double initialBytesPerSecond,
         double maxBytesPerSecond,
         double fixedBytesPerSecond,

@@ -41,6 +41,7 @@ abstract sealed class ServerSettings permits KhameleonServer.Builder {
     private int writeBufferLowBytes = 32 * 1024;
     private int writeBufferHighBytes = 64 * 1024;
     private int sendBufferBytes;
+    private int notSentLowWaterBytes = 16 * 1024;
     private double initialBytesPerSecond = 1_000_000;
     private double maxBytesPerSecond = Double.POSITIVE_INFINITY;
     private double fixedBytesPerSecond;
@@ -238,6 +239,20 @@ abstract sealed class ServerSettings permits KhameleonServer.Builder {
     /** The socket send buffer ({@code SO_SNDBUF}) in bytes, in {@code [0, 64 MiB]}; 0 leaves the OS default (the default). */
     public KhameleonServer.Builder sendBufferBytes(int bytes) {
         this.sendBufferBytes = range("sendBufferBytes", bytes, 0, 64 << 20);
+        return self();
+    }
+
+    /**
+     * The most bytes a connection's kernel send buffer may hold that TCP has not sent yet
+     * ({@code TCP_NOTSENT_LOWAT}), in {@code [0, 64 MiB]}; 0 leaves the kernel's default, which on
+     * Linux is no limit (default 16 KiB). Unsent bytes are blocks the scheduler can no longer
+     * replace: without a limit the kernel grows its buffer to megabytes once the pacer runs ahead of
+     * the link, and every new state waits behind them (seconds on a slow link). The limit leaves the
+     * bytes in flight to TCP, so throughput is unchanged. Applied with the epoll transport only (NIO
+     * cannot set it); a connection mounted in another Netty server gets it if that server uses epoll.
+     */
+    public KhameleonServer.Builder notSentLowWaterBytes(int bytes) {
+        this.notSentLowWaterBytes = range("notSentLowWaterBytes", bytes, 0, 64 << 20);
         return self();
     }
 
@@ -451,7 +466,7 @@ abstract sealed class ServerSettings permits KhameleonServer.Builder {
                 allowedOrigins, allowAnyOrigin, maxConnectionsPerAddress, maxHandshakesPerAddress,
                 helloTimeoutMillis, maxFramePayloadBytes, handshakeTimeoutMillis, readIdleTimeoutMillis,
                 writeStallTimeoutMillis, maxPingsPerSecond, maxInboundBytesPerSecond, writeBufferLowBytes,
-                writeBufferHighBytes, sendBufferBytes,
+                writeBufferHighBytes, sendBufferBytes, notSentLowWaterBytes,
                 initialBytesPerSecond, maxBytesPerSecond, fixedBytesPerSecond, pacingGain, fetchWindow,
                 fetchTimeoutMillis, fetchThreads, schedulerThreads, ioThreads, maxCacheBlocks, maxTotalCacheBlocks,
                 stateIntervalMillis, transport,

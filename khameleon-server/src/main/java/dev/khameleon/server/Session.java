@@ -219,6 +219,11 @@ final class Session implements ResumeFlow.Outcome {
         }
     }
 
+    /** The session's connection; for tests. */
+    Channel channel() {
+        return channel;
+    }
+
     /** Completes when the connection is closed. */
     io.netty.util.concurrent.Future<Void> closeFuture() {
         return channel.closeFuture();

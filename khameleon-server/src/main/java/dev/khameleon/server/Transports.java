@@ -36,6 +36,20 @@ final class Transports {
         return new Choice(KhameleonServer.Transport.NIO, NioIoHandler.newFactory(), NioServerSocketChannel.class);
     }
 
+    /** Sets {@code TCP_NOTSENT_LOWAT} on the connections {@code b} accepts; epoll transport only. */
+    static void notSentLowWater(io.netty.bootstrap.ServerBootstrap b, int bytes) {
+        Epolls.notSentLowWater(b, bytes);
+    }
+
+    /** Sets {@code TCP_NOTSENT_LOWAT} on {@code ch} if it is an epoll socket; nothing otherwise. */
+    static void notSentLowWater(io.netty.channel.Channel ch, int bytes) {
+        try {
+            Epolls.notSentLowWater(ch, bytes);
+        } catch (LinkageError e) {
+            // No epoll classes on the class path: the channel is not an epoll socket either.
+        }
+    }
+
     /** Isolates the optional epoll classes. */
     private static final class Epolls {
         static boolean available() {
@@ -44,6 +58,16 @@ final class Transports {
 
         static Throwable unavailabilityCause() {
             return io.netty.channel.epoll.Epoll.unavailabilityCause();
+        }
+
+        static void notSentLowWater(io.netty.bootstrap.ServerBootstrap b, int bytes) {
+            b.childOption(io.netty.channel.epoll.EpollChannelOption.TCP_NOTSENT_LOWAT, (long) bytes);
+        }
+
+        static void notSentLowWater(io.netty.channel.Channel ch, int bytes) {
+            if (ch instanceof io.netty.channel.epoll.EpollSocketChannel) {
+                ch.config().setOption(io.netty.channel.epoll.EpollChannelOption.TCP_NOTSENT_LOWAT, (long) bytes);
+            }
         }
 
         static Choice choice() {
