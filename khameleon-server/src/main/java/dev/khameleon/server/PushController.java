@@ -32,7 +32,7 @@ import java.util.function.LongSupplier;
  * plan {@link #replanMargin()} slots past the sender and the next job re-plans from the cut (states
  * faster than {@code stateInterval} are merged, the newest winning); a queued job that has not
  * started is withdrawn for the newer state and its re-plan's queue turn passes on; the blocks of
- * the first few planned slots are fetched ahead ({@link #fetchWindow()}); a block of a request whose
+ * the first few planned slots are fetched ahead ({@link FetchAhead}), and a block of a request whose
  * count is told lazily waits for that count; the head block is written while the port is writable
  * and the {@link Pacer} allows, the first block of a state's plan and those before it on credit.
  *
@@ -43,12 +43,7 @@ final class PushController implements SlotFetcher.Listener {
     private static final Logger log = LoggerFactory.getLogger(PushController.class);
 
     static final int MAX_REPLAN_MARGIN = 16;
-    /** The least time of sending that fetched blocks cover ahead of the sender. */
-    private static final long MIN_FETCH_LEAD_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-    /** The fewest planned blocks fetched ahead of the sender (the head and the next). */
-    private static final int MIN_FETCH_WINDOW = 2;
     private static final double EWMA = 0.2;
-    private static final long[] NO_COUNTS = new long[0];
 
     /** {@link Port#withdraw()}: the job had started, ended or was never queued. */
     static final long NOT_WITHDRAWN = -2;
@@ -111,12 +106,9 @@ final class PushController implements SlotFetcher.Listener {
     private final Port port;
     private final int frameBytes;
     private final boolean scoped;
-    private final BandwidthEstimator bandwidth;
-    private final Pacer pacer;
+    private final SessionPace pace;
     private final Plan plan;
-    private final SlotFetcher fetcher;
-    /** The exact counts of lazily counted requests; null when the application has none. */
-    private final LazyCountTable lazyCounts;
+    private final FetchAhead fetches;
 
     private boolean active;
     private boolean stopped;
@@ -152,14 +144,12 @@ final class PushController implements SlotFetcher.Listener {
         GuardedBlockSource source = application.guardedSource();
         this.scoped = application.guardedScope() != null;
         this.frameBytes = BlockFrameEncoder.frameBytes(scoped, source.blockSize());
-        this.bandwidth = new BandwidthEstimator(config.initialBytesPerSecond(), config.maxBytesPerSecond(),
-                config.fixedBytesPerSecond());
-        this.pacer = new Pacer(paceFor(bandwidth.bytesPerSecond()), 2 * frameBytes, now());
-        counters.rates(bandwidth.bytesPerSecond(), pacer.rate());
-        this.lazyCounts = application.hasLazyCounts() ? new LazyCountTable() : null;
-        this.fetcher = new SlotFetcher(app, port, config.fetchTimeoutMillis(), clock, id, this, lazyCounts);
+        this.pace = new SessionPace(config, frameBytes, counters, now());
+        LazyCountTable lazyCounts = application.hasLazyCounts() ? new LazyCountTable() : null;
+        SlotFetcher fetcher = new SlotFetcher(app, port, config.fetchTimeoutMillis(), clock, id, this, lazyCounts);
         this.plan = new Plan(cacheBlocks, application.chunkSize(),
                 TimeUnit.MILLISECONDS.toNanos(config.stateIntervalMillis()), fetcher::abandon);
+        this.fetches = new FetchAhead(application, plan, fetcher, lazyCounts, config.fetchWindow());
     }
 
     private long now() {
@@ -178,7 +168,7 @@ final class PushController implements SlotFetcher.Listener {
 
     /** The pacer's smallest burst, in bytes; for tests. */
     int minBurstBytes() {
-        return pacer.minBurstBytes();
+        return pace.minBurstBytes();
     }
 
     /** A resumed session: the client's ring already holds the frames before {@code seq}. Before {@link #start}. */
@@ -219,11 +209,6 @@ final class PushController implements SlotFetcher.Listener {
         if (queuedJob != null && port.withdraw() != NOT_WITHDRAWN) {
             queuedJob = null;
         }
-    }
-
-    /** The pace for a bandwidth estimate: estimate × gain, but never above the per-session cap. */
-    private double paceFor(double estimate) {
-        return Math.min(estimate * config.pacingGain(), config.maxBytesPerSecond());
     }
 
     // ---------------------------------------------------------------- client messages
@@ -301,10 +286,7 @@ final class PushController implements SlotFetcher.Listener {
         if (stopped) {
             return;
         }
-        bandwidth.report(bytesPerSecond);
-        double estimate = bandwidth.bytesPerSecond();
-        pacer.setRate(paceFor(estimate), now());
-        counters.rates(estimate, pacer.rate());
+        pace.report(bytesPerSecond, now());
     }
 
     /**
@@ -365,9 +347,8 @@ final class PushController implements SlotFetcher.Listener {
         }
         boolean appended = plan.apply(r.chunk(), r.replanFrom(), r.job().maxBlocks(), r.job().stateArrivalNanos(),
                 r.annotation(), now());
-        if (appended && lazyCounts != null) {
-            // Planned while a count was being learned: its blocks past that count do not exist.
-            plan.replanFromFirst(r.chunk().firstSeq(), this::beyondCount);
+        if (appended) {
+            fetches.appended(r.chunk().firstSeq());
         }
         pump();
     }
@@ -397,15 +378,6 @@ final class PushController implements SlotFetcher.Listener {
 
     // ---------------------------------------------------------------- decisions
 
-    /** How long one frame takes at the pacer's current rate, in nanoseconds. */
-    private double pacedSlotNanos() {
-        return frameBytes / pacer.rate() * 1e9;
-    }
-
-    private double slotMillis() {
-        return frameBytes / bandwidth.bytesPerSecond() * 1e3;
-    }
-
     /**
      * Slots the sender will still write from the old plan while a re-plan is computed: enough to
      * cover a job's recent turnaround, so the sender rarely waits, and few, so that a new
@@ -414,23 +386,13 @@ final class PushController implements SlotFetcher.Listener {
     int replanMargin() {
         // The slots a job's turnaround (executor queue, job, hand-back) covers keep the link busy while
         // it runs; they cost the state no delay, as they go out on credit once the new plan is ready.
-        long m = (long) Math.ceil(ewmaTurnaroundNanos / pacedSlotNanos());
+        long m = (long) Math.ceil(ewmaTurnaroundNanos / pace.slotNanos());
         return (int) Math.max(0, Math.min(MAX_REPLAN_MARGIN, m));
     }
 
-    /**
-     * How many planned blocks to fetch ahead of the sender: those it will write within twice the
-     * source's mean fetch time (at least {@link #MIN_FETCH_LEAD_NANOS}) at the current pace, and at
-     * least up to the first block a re-plan can place (so that a new state's first block is fetched
-     * while the margin's old blocks wait), within {@code [MIN_FETCH_WINDOW, fetchWindow]}. Fetching
-     * further ahead fetches blocks that the next state's re-plan mostly drops: with the whole window
-     * fetched a session read several blocks from its source for every block it sent.
-     */
+    /** How many planned blocks to fetch ahead of the sender now (see {@link FetchAhead#window}). */
     int fetchWindow() {
-        double slotNanos = pacedSlotNanos();
-        double lead = Math.max(MIN_FETCH_LEAD_NANOS, 2 * fetcher.meanFetchNanos());
-        long w = Math.max(1 + (long) Math.ceil(lead / slotNanos), replanMargin() + 2L);
-        return (int) Math.min(config.fetchWindow(), Math.max(MIN_FETCH_WINDOW, w));
+        return fetches.window(pace.slotNanos(), replanMargin());
     }
 
     /**
@@ -454,9 +416,7 @@ final class PushController implements SlotFetcher.Listener {
         }
         Job withdrawn = queuedJob;
         queuedJob = null;
-        if (lazyCounts != null) {
-            lazyCounts.restore(withdrawn.toldCounts());
-        }
+        fetches.restoreTold(withdrawn.toldCounts());
         if (pendingState == null && withdrawn.state() != null) {
             pendingState = withdrawn.state();
         }
@@ -484,15 +444,15 @@ final class PushController implements SlotFetcher.Listener {
             }
             return;
         }
-        long[] told = lazyCounts == null ? NO_COUNTS : lazyCounts.drainTold();
+        long[] told = fetches.drainTold();
         Job job;
         if (d.kind() == Plan.JobKind.REPLAN) {
-            job = new Job(pendingState, distribution, d.replanFrom(), slotMillis(), d.maxBlocks(), d.arrivalNanos(),
+            job = new Job(pendingState, distribution, d.replanFrom(), pace.estimatedSlotMillis(), d.maxBlocks(), d.arrivalNanos(),
                     d.arrivalSeq(), pendingScope, told);
             pendingState = null;
             pendingScope = null;
         } else {
-            job = new Job(null, distribution, d.replanFrom(), slotMillis(), d.maxBlocks(), -1, -1, null, told);
+            job = new Job(null, distribution, d.replanFrom(), pace.estimatedSlotMillis(), d.maxBlocks(), -1, -1, null, told);
         }
         jobSubmittedNanos = t;
         boolean replan = job.replanFrom() >= 0;
@@ -508,36 +468,7 @@ final class PushController implements SlotFetcher.Listener {
     }
 
     private void startFetches() {
-        int window = fetchWindow();
-        if (lazyCounts == null) {
-            plan.forEachToFetch(window, fetcher::start);
-            return;
-        }
-        plan.forEachToFetch(window, this::startCounted);
-        // Learned while the plan was walked (a fetch may end within start): cut only now.
-        if (lazyCounts.takeCapsPending()) {
-            plan.replanFromFirst(Long.MIN_VALUE, this::beyondCount);
-        }
-    }
-
-    /**
-     * Starts fetching {@code s} unless its request's count is told lazily and not known yet (only
-     * block 0 goes first, and tells it; the plan's head is always fetched, so nothing waits for
-     * ever) or known to end before it (a re-plan takes the slot back).
-     */
-    private boolean startCounted(Slot s) {
-        if (application.isBlockCountBound(s.requestId)) {
-            int known = lazyCounts.known(s.requestId);
-            boolean hold = known >= 0 ? s.blockIndex >= known : s.blockIndex > 0 && s.seq != plan.nextSeq();
-            if (hold) {
-                return true;
-            }
-        }
-        return fetcher.start(s);
-    }
-
-    private boolean beyondCount(Slot s) {
-        return lazyCounts.beyondCount(s.requestId, s.blockIndex);
+        fetches.start(fetchWindow());
     }
 
     /** Writes ready blocks in order while the port is writable and the pacer allows, then plans if due. */
@@ -564,8 +495,8 @@ final class PushController implements SlotFetcher.Listener {
             // Plan#sendsOnCredit); the debt (at most the re-plan margin and one frame) is repaid by
             // the next blocks' waits.
             long wait = plan.sendsOnCredit(s)
-                    ? pacer.acquireOnCredit(frameBytes, (double) (MAX_REPLAN_MARGIN + 1) * frameBytes, now())
-                    : pacer.tryAcquire(frameBytes, now());
+                    ? pace.acquireOnCredit((double) (MAX_REPLAN_MARGIN + 1) * frameBytes, now())
+                    : pace.acquire(now());
             if (wait > 0) {
                 port.wakeAt(now() + wait);
                 break;

@@ -60,7 +60,7 @@ class LiveCommandTest {
         assertOneLineError("--drain-ms must be finite and >= 0, was -1.0", "live", "--trace", t, "--drain-ms", "-1",
                 "--out", o);
         assertOneLineError("--pace must be finite and > 0, was 0.0", "live", "--trace", t, "--pace", "0", "--out", o);
-        assertOneLineError("--link-queue-KB must be finite and hold one 1500-byte packet (>= 1.5), was 1.0", "live",
+        assertOneLineError("--link-queue-KB must hold one 1500-byte packet (>= 1.5) for a live run, was 1.0", "live",
                 "--trace", t, "--link-queue-KB", "1", "--out", o);
         assertOneLineError("--port must be in [0, 65535], was 70000", "live", "--trace", t, "--port", "70000",
                 "--out", o);
