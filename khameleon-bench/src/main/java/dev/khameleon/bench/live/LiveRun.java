@@ -4,6 +4,7 @@ import dev.khameleon.bench.sim.Recorder;
 import dev.khameleon.bench.sim.SimConfig;
 import dev.khameleon.bench.sim.Simulator;
 import dev.khameleon.bench.sim.Workload;
+import dev.khameleon.bench.sim.ZeroBlockSource;
 import dev.khameleon.bench.sim.trace.PointerTrace;
 import dev.khameleon.client.ClientListener;
 import dev.khameleon.client.KhameleonClient;

@@ -2,16 +2,12 @@ package dev.khameleon.bench.sim;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Block;
-import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.protocol.ErrorCode;
-import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.core.spi.UtilityFunction;
 import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
 import dev.khameleon.server.VirtualSession;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
  * The server side of the simulator's push systems: the library's own {@link KhameleonServer}
@@ -56,7 +52,8 @@ final class EngineServer implements VirtualSession.Host {
         int n = ctx.workload().requestCount();
         SimConfig c = ctx.config();
         Application app = Application.builder("sim").path(PATH)
-                .blockSource(new SizedBlocks(n, unitBytes, blocksPerResponse))
+                .blockSource(blocksPerResponse == 1 ? new ZeroBlockSource(n, unitBytes, 1, 0)
+                        : new ZeroBlockSource(ctx.workload()))
                 .predictor(predictor)
                 .utility(utility)
                 .horizons(c.horizonsMillis())
@@ -131,50 +128,5 @@ final class EngineServer implements VirtualSession.Host {
     public void closed(ErrorCode code, String message) {
         throw new IllegalStateException("the server closed the simulated session (" + code.wireName() + "): "
                 + message);
-    }
-
-    /** Every response of {@code blocksPerResponse} blocks of {@code blockBytes}; the content is not simulated. */
-    private static final class SizedBlocks implements BlockSource {
-        private final int n;
-        private final int blockBytes;
-        private final int blocks;
-        /** Shared by every block: blocks are never written into. */
-        private final byte[] payload;
-
-        SizedBlocks(int n, int blockBytes, int blocks) {
-            this.n = n;
-            this.blockBytes = blockBytes;
-            this.blocks = blocks;
-            this.payload = new byte[blockBytes];
-        }
-
-        @Override
-        public int requestCount() {
-            return n;
-        }
-
-        @Override
-        public int blockSize() {
-            return blockBytes;
-        }
-
-        @Override
-        public int blockCount(int requestId) {
-            return blocks;
-        }
-
-        @Override
-        public CompletionStage<Block> fetch(int requestId, int blockIndex) {
-            return CompletableFuture.completedFuture(Block.wrap(requestId, blockIndex, blocks, payload, 0));
-        }
-
-        @Override
-        public boolean fetchesImmediately() {
-            return true;
-        }
-
-        @Override
-        public void prefetch(ScheduleChunk chunk) {
-        }
     }
 }
