@@ -80,7 +80,7 @@ final class AttachedConnections {
         ch.attr(AddressLimits.TICKET).set(ticket);
         ch.closeFuture().addListener(f -> ticket.close());
         WebSocketPipeline.of(config).addAttached(ch.pipeline(), app.application().requestScope().isPresent(),
-                () -> new SessionHandler(runtime, app, null));
+                () -> new HelloHandler(runtime, app, null));
         // Registered, and its listener added, under the lock that shutdown() takes before it shuts the
         // group down: a registration is either refused here or queued (with its listener) before
         // the shutdown, which runs queued tasks; a listener added after a terminated loop had

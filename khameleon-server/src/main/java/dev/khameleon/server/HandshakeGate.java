@@ -106,7 +106,7 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
         }
         WebSocketPipeline.of(server.config).addAfterUpgrade(ctx.pipeline(), ctx.name(), app.application().path(),
                 new ControlFrameHandler(server), app.application().requestScope().isPresent(),
-                () -> new SessionHandler(server, app, timeout));
+                () -> new HelloHandler(server, app, timeout));
         handedOver = true;
         ctx.pipeline().remove(this);
         ctx.fireChannelRead(req);

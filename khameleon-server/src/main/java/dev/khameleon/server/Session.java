@@ -3,19 +3,18 @@ package dev.khameleon.server;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.protocol.Protocol;
-import dev.khameleon.core.protocol.ResumeRequest;
 import io.netty.channel.Channel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
- * One client's session as its channel sees it: the hello, a resume's manifest and the welcome,
- * then the messages that drive its {@link PushController}, whose decisions {@link ChannelPort}
- * carries out on the channel (writes, the stall and wake timers, the close) and the shared executors.
+ * One client's session: what its connection's handlers share from the hello to the close — its
+ * registration with the server, its {@link PushController} and the {@link ChannelPort} that carries
+ * the controller's decisions out on the channel, its counters, and the close. {@link HelloHandler}
+ * drives it until the welcome, {@link PushHandler} afterwards.
  *
  * <p><b>Threading.</b> Everything is confined to the channel's event loop except the jobs, which
  * {@link SessionScheduler} runs on the shared scheduler executor, one job per session at a time,
@@ -23,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * Counters read by {@link #metrics()} are in {@link SessionCounters}, with the event loop as their
  * only writer.
  */
-final class Session implements ResumeFlow.Outcome {
+final class Session {
     private static final Logger log = LoggerFactory.getLogger(Session.class);
 
     /**
@@ -31,108 +30,77 @@ final class Session implements ResumeFlow.Outcome {
      * (while its manifest's {@code resumePart} messages arrive) and {@code RESUMING} (while the
      * scheduler is seeded) before the welcome makes it {@code ACTIVE}.
      */
-    private enum Phase { AWAITING_HELLO, AWAITING_RESUME_PARTS, RESUMING, ACTIVE, CLOSING, CLOSED }
+    enum Phase { AWAITING_HELLO, AWAITING_RESUME_PARTS, RESUMING, ACTIVE, CLOSING, CLOSED }
 
     private final String id;
     private final ServerRuntime server;
     private final ServerRuntime.App app;
     private final Application application;
-    private final ServerConfig config;
     private final Channel channel;
     private final ChannelPort port;
+    private final SessionCounters counters;
 
     private Phase phase = Phase.AWAITING_HELLO;
     private boolean registered;
     /** The push policy; created by the hello, which gives the ring size. */
     private PushController controller;
-    private final LoopTimer helloTimer;
     /** The resume tokens after the welcome; null before. */
     private ResumeTokenRefresh tokens;
-    /** The accepted hello; null before. */
-    private ControlMessage.Hello hello;
-    /** The resume being collected or checked; null if none. */
-    private ResumeFlow resume;
-
-    private final SessionCounters counters;
+    /** Stopped with the session: the hello's timer and resume. */
+    private Runnable onStop = () -> { };
 
     Session(ServerRuntime server, ServerRuntime.App app, Channel channel) {
         this.id = server.newSessionId();
         this.server = server;
         this.app = app;
         this.application = app.application();
-        this.config = server.config;
         this.channel = channel;
         this.counters = new SessionCounters(server);
         this.port = new ChannelPort(id, server, channel, counters, this::closeWithError);
-        this.helloTimer = new LoopTimer(channel.eventLoop(), server::nanoTime, () -> {
-            if (phase == Phase.AWAITING_HELLO) {
-                closeWithError(ErrorCode.MISSING_HELLO, "no hello within " + config.helloTimeoutMillis() + " ms");
-            } else if (phase == Phase.AWAITING_RESUME_PARTS) {
-                closeWithError(ErrorCode.MISSING_HELLO, "the hello's resume manifest was not complete within "
-                        + config.helloTimeoutMillis() + " ms");
-            }
-        });
     }
 
     String id() {
         return id;
     }
 
-    /** The WebSocket handshake is done: the hello must come within the hello timeout. */
-    void onHandshakeComplete() {
-        if (phase != Phase.AWAITING_HELLO) {
-            return;
-        }
-        helloTimer.armIn(TimeUnit.MILLISECONDS.toNanos(config.helloTimeoutMillis()));
-        log.debug("session {}: WebSocket open from {} on {}", id, channel.remoteAddress(), application.path());
+    Phase phase() {
+        return phase;
     }
 
-    /** A control message from the client, decoded by {@link ControlMessageCodec}. */
-    void onMessage(ControlMessage m) {
-        if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
-            return;
-        }
-        if (phase == Phase.AWAITING_HELLO) {
-            if (m instanceof ControlMessage.Hello h) {
-                onHello(h);
-            } else {
-                closeWithError(ErrorCode.MISSING_HELLO, "the first message must be hello, was " + m.type());
-            }
-            return;
-        }
-        if (m instanceof ControlMessage.Hello) {
-            closeWithError(ErrorCode.DUPLICATE_HELLO, "hello was already received");
-        } else if (m instanceof ControlMessage.ResumePart p) {
-            if (phase == Phase.AWAITING_RESUME_PARTS) {
-                // After the welcome (a resume refused before its parts came) a part is ignored, so
-                // that a refusal never turns into an error.
-                resume.onPart(p);
-            }
-        } else if (phase == Phase.AWAITING_RESUME_PARTS) {
-            closeWithError(ErrorCode.INVALID_MESSAGE, "the hello announced more resumePart messages, got " + m.type());
-        } else if (controller.onMessage(m)) {
-            return;
-        } else if (m instanceof ControlMessage.Bye) {
-            log.debug("session {}: client said bye", id);
-            closeNormally();
-        }
+    /** Whether the session is closing or closed: nothing the client sends matters any more. */
+    boolean isClosing() {
+        return phase == Phase.CLOSING || phase == Phase.CLOSED;
     }
 
-    void onBinary() {
-        closeWithError(ErrorCode.UNSUPPORTED_DATA, "clients must not send binary frames");
+    /** The hello's resume awaits its parts, or is being seeded. */
+    void setPhase(Phase p) {
+        phase = p;
     }
 
-    private void onHello(ControlMessage.Hello h) {
-        Hellos.Refusal refusal = Hellos.check(h, application, config, id);
-        if (refusal == null) {
-            refusal = Hellos.registration(server.tryRegister(this, h.cacheBlocks()), config, h.cacheBlocks());
-        }
+    /** Runs {@code stop} when the session stops, whatever the phase. */
+    void onStop(Runnable stop) {
+        this.onStop = stop;
+    }
+
+    /** The push controller; null before {@link #register}. */
+    PushController controller() {
+        return controller;
+    }
+
+    /**
+     * The hello passed its checks: takes the session's place under the server's session cap and
+     * cache budget and makes its scheduler and controller.
+     *
+     * @return the session's scheduler, or null if the server refused it (the session is closing)
+     */
+    SessionScheduler register(ControlMessage.Hello h) {
+        Hellos.Refusal refusal = Hellos.registration(server.tryRegister(this, h.cacheBlocks()), server.config,
+                h.cacheBlocks());
         if (refusal != null) {
             closeWithError(refusal.code(), refusal.message());
-            return;
+            return null;
         }
         registered = true;
-        hello = h;
         AddressLimits.Ticket ticket = channel.attr(AddressLimits.TICKET).get();
         if (ticket != null) {
             ticket.handshakeDone();
@@ -140,26 +108,17 @@ final class Session implements ResumeFlow.Outcome {
         int cacheBlocks = h.cacheBlocks();
         counters.cacheBlocks(cacheBlocks);
         SessionScheduler jobs = new SessionScheduler(server, app, id, cacheBlocks);
-        controller = new PushController(id, app, config, counters, cacheBlocks, port);
+        controller = new PushController(id, app, server.config, counters, cacheBlocks, port);
         port.attach(jobs, controller);
-        if (h.resume().isPresent()) {
-            startResume(h.resume().get(), jobs);
-        } else {
-            welcome(0, Optional.empty(), Optional.empty());
-        }
+        return jobs;
     }
 
-    /** Sends the welcome and starts the session at {@code firstSeq}. */
-    private void welcome(long firstSeq, Optional<Boolean> resumed, Optional<String> refused) {
-        helloTimer.cancel();
+    /** Sends the welcome for {@code h}, starting the ring at {@code firstSeq}, and starts pushing. */
+    void welcome(ControlMessage.Hello h, long firstSeq, Optional<Boolean> resumed, Optional<String> refused) {
         phase = Phase.ACTIVE;
-        if (resume != null) {
-            resume.stop();
-            resume = null;
-        }
-        int cacheBlocks = hello.cacheBlocks();
+        int cacheBlocks = h.cacheBlocks();
         tokens = new ResumeTokenRefresh(server, channel, id, application, cacheBlocks);
-        Optional<String> token = tokens.first(hello.supports(Protocol.FEATURE_RESUME) || hello.resume().isPresent());
+        Optional<String> token = tokens.first(h.supports(Protocol.FEATURE_RESUME) || h.resume().isPresent());
         channel.writeAndFlush(Hellos.welcome(application, id, cacheBlocks, firstSeq, token, resumed, refused));
         log.info("session {}: {} opened by {}, cache {} blocks{}", id, application.name(), channel.remoteAddress(),
                 cacheBlocks, resumed.isEmpty() ? "" : resumed.get() ? ", resumed at sequence number " + firstSeq
@@ -167,33 +126,8 @@ final class Session implements ResumeFlow.Outcome {
         controller.start();
     }
 
-    /** The hello asks to resume: a {@link ResumeFlow} collects and checks its manifest, then welcomes. */
-    private void startResume(ResumeRequest r, SessionScheduler jobs) {
-        resume = new ResumeFlow(id, server, application, hello.cacheBlocks(), jobs, channel.eventLoop(), this);
-        if (resume.start(r)) {
-            phase = Phase.AWAITING_RESUME_PARTS;
-        }
-    }
-
-    @Override
-    public void resuming() {
-        phase = Phase.RESUMING;
-    }
-
-    @Override
-    public void resumed(long nextSeq) {
-        controller.startAt(nextSeq);
-        welcome(nextSeq, Optional.of(true), Optional.empty());
-    }
-
-    @Override
-    public void refused(String refusal) {
-        welcome(0, Optional.of(false), Optional.of(refusal));
-    }
-
-    @Override
-    public void close(ErrorCode code, String message) {
-        closeWithError(code, message);
+    void onBinary() {
+        closeWithError(ErrorCode.UNSUPPORTED_DATA, "clients must not send binary frames");
     }
 
     /**
@@ -202,12 +136,12 @@ final class Session implements ResumeFlow.Outcome {
      * closed.
      */
     void onWritabilityChanged() {
-        port.onWritabilityChanged(phase == Phase.CLOSING || phase == Phase.CLOSED);
+        port.onWritabilityChanged(isClosing());
     }
 
     void onIdle() {
-        closeWithError(ErrorCode.IDLE_TIMEOUT, "no message from the client for " + config.readIdleTimeoutMillis()
-                + " ms");
+        closeWithError(ErrorCode.IDLE_TIMEOUT, "no message from the client for "
+                + server.config.readIdleTimeoutMillis() + " ms");
     }
 
     /** Closes this session with {@code shutdown} and {@code reason}, from any thread. */
@@ -231,7 +165,7 @@ final class Session implements ResumeFlow.Outcome {
 
     /** The WebSocket layer closed the connection for a protocol violation (e.g. an oversized frame). */
     void onProtocolViolation(ErrorCode code, String message) {
-        if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
+        if (isClosing()) {
             return;
         }
         port.logClosed(code, message, true);
@@ -240,7 +174,7 @@ final class Session implements ResumeFlow.Outcome {
 
     /** Logs and closes the session with {@code code}: an error message, then a close frame. */
     void closeWithError(ErrorCode code, String message) {
-        if (phase == Phase.CLOSING || phase == Phase.CLOSED) {
+        if (isClosing()) {
             return;
         }
         port.logClosed(code, message, false);
@@ -248,7 +182,8 @@ final class Session implements ResumeFlow.Outcome {
         port.sendClose(code, message);
     }
 
-    private void closeNormally() {
+    /** The client said bye: a normal close. */
+    void closeNormally() {
         stop(Phase.CLOSING);
         port.sendClose(null, "bye");
     }
@@ -269,15 +204,12 @@ final class Session implements ResumeFlow.Outcome {
     private void stop(Phase next) {
         phase = next;
         port.stop();
-        helloTimer.cancel();
+        onStop.run();
         if (tokens != null) {
             tokens.stop();
         }
         if (controller != null) {
             controller.stop();
-        }
-        if (resume != null) {
-            resume.stop();
         }
     }
 

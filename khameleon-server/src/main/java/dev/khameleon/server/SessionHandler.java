@@ -12,17 +12,16 @@ import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 
 /**
- * The last handler of a WebSocket connection: hands control messages and channel events to the
- * connection's {@link Session}. The handlers before it own ping, pong and close frames, and
+ * The last handler of a WebSocket connection, in one of its two phases: {@link HelloHandler} until
+ * the welcome, then {@link PushHandler}, which replaces it. Both hand channel events to the
+ * connection's {@link Session}, and control messages to their own {@link #onMessage}. The handlers before it own ping, pong and close frames, and
  * {@link ControlMessageCodec} and {@link BlockFrameEncoder} right before it (see
  * {@link WebSocketPipeline}) let the session read and write messages, not frames.
  * Runs on the channel's event loop; releases every frame it receives.
@@ -32,35 +31,18 @@ import java.io.IOException;
  * no stack trace; anything else is a server bug, logged with its stack trace and closed as
  * {@code internal_error}.
  */
-final class SessionHandler extends SimpleChannelInboundHandler<Object> {
+abstract class SessionHandler extends SimpleChannelInboundHandler<Object> {
     private static final Logger log = LoggerFactory.getLogger(SessionHandler.class);
 
-    private final ServerRuntime server;
-    private final ServerRuntime.App app;
-    private final ScheduledFuture<?> handshakeTimer;
-    private Session session;
+    /** The connection's session; set when the handler is added. */
+    protected Session session;
 
-    /**
-     * @param handshakeTimer the gate's handshake timer, cancelled when the handshake completes;
-     *                       null if there is none (tests)
-     */
-    SessionHandler(ServerRuntime server, ServerRuntime.App app, ScheduledFuture<?> handshakeTimer) {
-        this.server = server;
-        this.app = app;
-        this.handshakeTimer = handshakeTimer;
-    }
-
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        session = new Session(server, app, ctx.channel());
-    }
+    /** A control message from the client, decoded by {@link ControlMessageCodec}. */
+    abstract void onMessage(ChannelHandlerContext ctx, ControlMessage m);
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-        if (evt instanceof WebSocketServerProtocolHandler.HandshakeComplete) {
-            cancelHandshakeTimer();
-            session.onHandshakeComplete();
-        } else if (evt instanceof IdleStateEvent) {
+        if (evt instanceof IdleStateEvent) {
             session.onIdle();
         } else if (evt instanceof ControlFrameHandler.PingLimitExceeded e) {
             session.closeWithError(ErrorCode.LIMIT_EXCEEDED, "more than " + e.limit() + " pings within a second");
@@ -71,7 +53,9 @@ final class SessionHandler extends SimpleChannelInboundHandler<Object> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof ControlMessage m) {
-            session.onMessage(m);
+            if (!session.isClosing()) {
+                onMessage(ctx, m);
+            }
         } else if (msg instanceof BinaryWebSocketFrame) {
             session.onBinary();
         }
@@ -85,15 +69,8 @@ final class SessionHandler extends SimpleChannelInboundHandler<Object> {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        cancelHandshakeTimer();
         session.onInactive();
         super.channelInactive(ctx);
-    }
-
-    private void cancelHandshakeTimer() {
-        if (handshakeTimer != null) {
-            handshakeTimer.cancel(false);
-        }
     }
 
     @Override

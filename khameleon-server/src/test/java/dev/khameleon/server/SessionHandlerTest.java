@@ -61,7 +61,7 @@ class SessionHandlerTest {
         EmbeddedChannel c = new EmbeddedChannel();
         // The message codecs and the session handler, as on an attached connection, without the idle handler.
         new WebSocketPipeline(0, 64 * 1024, 10_000, 2_000).addAttached(c.pipeline(), false,
-                () -> new SessionHandler(rt, rt.appAt("/app"), null));
+                () -> new HelloHandler(rt, rt.appAt("/app"), null));
         c.freezeTime();
         c.pipeline().fireUserEventTriggered(
                 new WebSocketServerProtocolHandler.HandshakeComplete("/app", new DefaultHttpHeaders(), null));
@@ -123,6 +123,18 @@ class SessionHandlerTest {
     void binaryFrame_isUnsupportedData1003() {
         ch.writeInbound(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(new byte[] {1})));
         assertErrorThenClose("unsupported_data", 1003);
+    }
+
+    @Test
+    void theHelloHandler_replacesItselfWithThePushHandler_atTheWelcome() {
+        assertInstanceOf(HelloHandler.class, ch.pipeline().last(), "before the hello");
+        hello(ch, 7);
+        assertInstanceOf(ControlMessage.Welcome.class, readControl());
+        assertInstanceOf(PushHandler.class, ch.pipeline().last(), "after the welcome");
+        assertEquals(1, ch.pipeline().names().stream().filter(n -> ch.pipeline().get(n) instanceof SessionHandler)
+                .count(), "one session handler: " + ch.pipeline().names());
+        ch.writeInbound(new TextWebSocketFrame(ControlCodec.encode(ControlMessage.Hello.of("app", 7))));
+        assertErrorThenClose("duplicate_hello", 1002);
     }
 
     @Test
