@@ -12,17 +12,21 @@ import dev.khameleon.core.Block;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.spi.BlockSource;
+import dev.khameleon.core.scheduler.Schedulers;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.core.testkit.LazyCountBlockSource;
 import dev.khameleon.server.SessionScheduler.Job;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The push policy in memory: {@link PushController} on a fake clock, with a port that records its
@@ -49,15 +53,21 @@ class PushControllerTest {
         ErrorCode closedWith;
         String closeMessage;
         final SessionScheduler scheduler;
+        final SessionCounters counters;
         final PushController controller;
 
         Harness(Application app, Consumer<KhameleonServer.Builder> settings) {
-            KhameleonServer.Builder b = KhameleonServer.builder().application(app).clock(() -> now).seed(7);
+            this(app, settings, 100, 7);
+        }
+
+        Harness(Application app, Consumer<KhameleonServer.Builder> settings, int cacheBlocks, long seed) {
+            KhameleonServer.Builder b = KhameleonServer.builder().application(app).clock(() -> now).seed(seed);
             settings.accept(b);
             ServerRuntime rt = b.build().runtime();
             ServerRuntime.App a = rt.appAt(app.path());
-            scheduler = new SessionScheduler(rt, a, "test", 100);
-            controller = new PushController("test", a, rt.config, new SessionCounters(rt), 100, this);
+            scheduler = new SessionScheduler(rt, a, "test", cacheBlocks);
+            counters = new SessionCounters(rt);
+            controller = new PushController("test", a, rt.config, counters, cacheBlocks, this);
         }
 
         /** Runs the oldest submitted job now and applies its result. */
@@ -307,6 +317,53 @@ class PushControllerTest {
         assertEquals(1, h.jobs.size(), "a retry from the skipped slot");
         assertEquals(0, h.jobs.peekFirst().replanFrom(), "the skipped slot's sequence number is reused");
         assertNull(h.closedWith, "a failing block is never fatal");
+    }
+
+    /**
+     * Regression for "fromSeq 34 out of range [128, 200]": with a cache smaller than the chunk size,
+     * the session let the scheduler plan two chunks ahead of the sender, more than the {@code C}
+     * slots the scheduler can re-plan, so the next state or failed fetch asked for an impossible
+     * re-plan. A recording scheduler checks every call the controller makes; states come every
+     * third block, and every fetch of a request {@code ≡ 5 (mod 10)} fails.
+     */
+    @ParameterizedTest(name = "C {0}, chunk {1}, seed {2}")
+    @CsvSource({"64, 100, 1", "64, 100, 2", "16, 100, 3", "1, 7, 4", "500, 100, 5"})
+    void replan_smallCacheLargeChunkFastStatesAndFailedFetches_neverAsksForAnImpossibleReplan(
+            int cacheBlocks, int chunkSize, long seed) {
+        List<String> violations = new ArrayList<>();
+        int n = 200; // 800 blocks, more than the largest ring: the push never runs out of blocks
+        BlockSource healthy = TestApps.inMemory(n, BLOCKS, BLOCK_SIZE);
+        BlockSource failingFives = TestApps.withFetch(healthy, (id, index) -> id % 10 == 5
+                ? CompletableFuture.failedFuture(new IllegalStateException("unavailable")) : healthy.fetch(id, index),
+                true);
+        Application app = Application.builder("push").path("/push").blockSource(failingFives)
+                .predictor(ServerPredictor.pointDecaying(n, 100, 50, 150, 250, 500)).chunkSize(chunkSize)
+                .scheduler(c -> new RecordingScheduler(Schedulers.greedy(DefaultScheduler.config(c)), violations))
+                .build();
+        Harness h = new Harness(app, b -> b.fixedBytesPerSecond(5e6), cacheBlocks, seed);
+        SplittableRandom random = new SplittableRandom(seed);
+        h.controller.start();
+        long time = 0;
+        int states = 0;
+        while (h.written.size() < 600 && h.now < 10_000 * MS) {
+            if (h.written.size() >= 3 * states) {
+                int request = random.nextInt(n);
+                // States point at healthy requests; failures come from the decayed, spread mass.
+                h.controller.onState(++time, JsonNodeFactory.instance.objectNode()
+                        .put("request", request % 10 == 5 ? request + 1 : request));
+                states++;
+            }
+            h.runUntil(h.now + MS);
+        }
+        assertTrue(h.written.size() >= 600, "the push went on: " + h.written.size() + " blocks");
+        for (int k = 0; k < h.written.size(); k++) {
+            assertEquals(k, (long) h.written.get(k), "sequence numbers stay consecutive");
+            assertTrue(h.writtenIds.get(k) % 10 != 5, "a failed block was written at " + k);
+        }
+        assertEquals(List.of(), violations, "re-plans the scheduler cannot do");
+        assertTrue(h.counters.replans() > 1, "states were re-planned: " + h.counters.replans());
+        assertTrue(h.counters.blocksSkipped() > 0, "failed fetches were skipped");
+        assertNull(h.closedWith, h.closeMessage);
     }
 
     @Test

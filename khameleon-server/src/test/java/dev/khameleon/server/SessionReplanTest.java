@@ -1,7 +1,6 @@
 package dev.khameleon.server;
 
 import dev.khameleon.core.Distribution;
-import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.scheduler.Schedulers;
 import dev.khameleon.core.spi.BlockSource;
@@ -9,12 +8,10 @@ import dev.khameleon.core.spi.Scheduler;
 import dev.khameleon.core.spi.ServerPredictor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.URI;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -46,95 +43,6 @@ class SessionReplanTest {
         }
     }
 
-    /**
-     * Delegates to the greedy scheduler and records every re-plan that is not at least the highest
-     * slot ever planned minus {@code C} (the built-in schedulers' guarantee), and every chunk that
-     * ends more than {@code C} slots past the latest re-plan floor the session could still ask for.
-     */
-    private static class Recording implements Scheduler {
-        final Scheduler delegate;
-        final List<String> violations;
-        long highWater;
-
-        Recording(Scheduler delegate, List<String> violations) {
-            this.delegate = delegate;
-            this.violations = violations;
-        }
-
-        @Override
-        public void replan(Distribution distribution, long fromSeq, double slotMillis) {
-            if (fromSeq < highWater - delegate.cacheBlocks() || fromSeq > delegate.nextSeq()) {
-                violations.add("replan from " + fromSeq + " with " + highWater + " planned, nextSeq "
-                        + delegate.nextSeq() + ", C " + delegate.cacheBlocks());
-            }
-            delegate.replan(distribution, fromSeq, slotMillis);
-        }
-
-        @Override
-        public ScheduleChunk next(int maxBlocks) {
-            ScheduleChunk c = delegate.next(maxBlocks);
-            highWater = Math.max(highWater, c.endSeq());
-            return c;
-        }
-
-        @Override
-        public long nextSeq() {
-            return delegate.nextSeq();
-        }
-
-        @Override
-        public int cacheBlocks() {
-            return delegate.cacheBlocks();
-        }
-    }
-
-    /** Every fetch of a request {@code ≡ 5 (mod 10)} fails. */
-    private static BlockSource failingFives() {
-        BlockSource healthy = TestApps.inMemory(N, BLOCKS, BLOCK_SIZE);
-        return TestApps.withFetch(healthy, (requestId, blockIndex) -> {
-            if (requestId % 10 == 5) {
-                return CompletableFuture.failedFuture(new IllegalStateException("unavailable"));
-            }
-            return healthy.fetch(requestId, blockIndex);
-        });
-    }
-
-    @ParameterizedTest(name = "C {0}, chunk {1}, seed {2}")
-    @CsvSource({"64, 100, 1", "64, 100, 2", "16, 100, 3", "1, 7, 4", "500, 100, 5"})
-    void replan_smallCacheLargeChunkFastStatesAndFailedFetches_neverAsksForAnImpossibleReplan(
-            int cacheBlocks, int chunkSize, long seed) throws InterruptedException {
-        List<String> violations = new CopyOnWriteArrayList<>();
-        Application app = Application.builder("test")
-                .blockSource(failingFives())
-                .predictor(ServerPredictor.pointDecaying(N, 100, HORIZONS))
-                .horizons(HORIZONS)
-                .chunkSize(chunkSize)
-                .scheduler(c -> new Recording(Schedulers.greedy(DefaultScheduler.config(c)), violations))
-                .build();
-        server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(seed).fixedBytesPerSecond(5e6)
-                .application(app).build().start();
-        URI uri = URI.create("ws://127.0.0.1:" + server.port() + "/test");
-        SplittableRandom random = new SplittableRandom(seed);
-        try (TestClient c = TestClient.open(uri, "test", cacheBlocks)) {
-            long time = 0;
-            for (int k = 0; k < 600; k++) {
-                if (k % 3 == 0) {
-                    int request = random.nextInt(N);
-                    // States point at healthy requests; failures come from the decayed, spread mass.
-                    c.sendState(++time, "{\"request\": " + (request % 10 == 5 ? request + 1 : request) + "}");
-                }
-                TestClient.Received r = nextBlockOrError(c);
-                assertEquals(k, r.frame().seq(), "sequence numbers stay consecutive");
-                assertTrue(r.frame().block().requestId() % 10 != 5, "a failed block was written");
-            }
-            assertEquals(List.of(), violations, "re-plans the scheduler cannot do");
-            SessionMetrics m = server.sessionMetrics().get(0);
-            assertTrue(m.replans() > 1, "states were re-planned: " + m.replans());
-            assertTrue(m.blocksSkipped() > 0, "failed fetches were skipped");
-            assertEquals(java.util.Map.of(), server.metrics().errorsByCode());
-        }
-    }
-
     /** Regression (Error): only RuntimeException was caught, so a scheduler thread hit by an Error left its session hanging. */
     @ParameterizedTest
     @ValueSource(strings = {"runtime", "error"})
@@ -144,7 +52,7 @@ class SessionReplanTest {
                 .blockSource(TestApps.inMemory(N, BLOCKS, BLOCK_SIZE))
                 .predictor(ServerPredictor.pointDecaying(N, 100, HORIZONS))
                 .horizons(HORIZONS)
-                .scheduler(c -> new Recording(Schedulers.greedy(DefaultScheduler.config(c)), List.of()) {
+                .scheduler(c -> new RecordingScheduler(Schedulers.greedy(DefaultScheduler.config(c)), List.of()) {
                     private int replans;
 
                     @Override
@@ -183,42 +91,6 @@ class SessionReplanTest {
      * A burst of states while a re-plan runs costs one more re-plan, for the newest state only: the
      * predictor decodes the first state and the last, never the ones in between.
      */
-    @org.junit.jupiter.api.Test
-    void stateBurst_isMergedIntoOneReplanOfTheNewestState() throws InterruptedException {
-        List<Integer> decoded = new CopyOnWriteArrayList<>();
-        CountDownLatch release = new CountDownLatch(1);
-        ServerPredictor point = ServerPredictor.pointDecaying(N, 100, HORIZONS);
-        ServerPredictor gated = state -> {
-            decoded.add(state.get("request").asInt());
-            if (decoded.size() == 1) {
-                try {
-                    release.await(TestClient.TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return point.decode(state);
-        };
-        Application app = Application.builder("test").blockSource(TestApps.inMemory(N, BLOCKS, BLOCK_SIZE))
-                .predictor(gated).horizons(HORIZONS).waitForState(true).build();
-        server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(7).fixedBytesPerSecond(1e6)
-                .application(app).build().start();
-        URI uri = URI.create("ws://127.0.0.1:" + server.port() + "/test");
-        try (TestClient c = TestClient.open(uri, "test", 64)) {
-            for (int k = 1; k <= 50; k++) {
-                c.sendState(k, "{\"request\": " + k + "}");
-            }
-            TestClient.await(() -> server.sessionMetrics().get(0).statesReceived() == 50, "all states arrived");
-            release.countDown();
-            TestClient.await(() -> decoded.size() == 2, "the newest state is planned");
-            TestClient.Received r;
-            do {
-                r = nextBlockOrError(c);
-            } while (r.frame().block().requestId() != 50);
-            assertEquals(List.of(1, 50), decoded, "only the first and the newest state were decoded");
-        }
-    }
-
     /** The next block; fails at once with the server's error message if the session closes instead. */
     private static TestClient.Received nextBlockOrError(TestClient c) throws InterruptedException {
         long deadline = System.nanoTime() + TestClient.TIMEOUT.toNanos();
@@ -254,7 +126,7 @@ class SessionReplanTest {
                     return point.decode(state);
                 })
                 .horizons(HORIZONS)
-                .scheduler(c -> new Recording(Schedulers.greedy(DefaultScheduler.config(c)), List.of()) {
+                .scheduler(c -> new RecordingScheduler(Schedulers.greedy(DefaultScheduler.config(c)), List.of()) {
                     @Override
                     public void replan(Distribution distribution, long fromSeq, double slotMillis) {
                         // The session with a 64-block cache holds the only scheduler thread once armed.
