@@ -16,6 +16,7 @@ import dev.khameleon.core.scheduler.Schedulers;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.core.testkit.LazyCountBlockSource;
 import dev.khameleon.server.SessionScheduler.Job;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -300,6 +301,34 @@ class PushControllerTest {
         double sent = h.written.size() * frame;
         assertTrue(sent <= allowed + frame, sent + " bytes sent, at most " + allowed + " allowed");
         assertTrue(sent >= pace * 0.1 * 0.8, sent + " bytes sent: the pace is kept, not just bounded");
+    }
+
+    /**
+     * On a frozen clock the pacer never earns a token after its initial burst of two frames, so
+     * every later block can only be one a state's plan takes on credit: the state's first block goes
+     * out at once, and no old block is let out before it.
+     */
+    @Test
+    void aStatesFirstBlock_isWrittenAtOnce_evenWhenThePacerHasNoTokens() {
+        Application app = Application.builder("push").path("/push").blockSource(TestApps.inMemory(N, BLOCKS,
+                BLOCK_SIZE)).predictor(CELL).build();
+        // 1 MB/s: a slot of about 1 ms, so the whole plan lies within the forecast's horizons.
+        Harness h = new Harness(app, b -> b.fixedBytesPerSecond(1e6).pacingGain(1).stateInterval(Duration.ZERO));
+        h.controller.start();
+        h.runJob();
+        assertEquals(List.of(0L, 1L), h.written, "the pacer's initial burst");
+        int[] requests = {17, 23, 42};
+        for (int k = 0; k < requests.length; k++) {
+            h.controller.onState(k + 1, cell(requests[k]));
+            h.runJob();
+            assertEquals(3 + k, h.written.size(), "one block on credit for state " + k);
+            assertEquals(2L + k, (long) h.written.get(2 + k), "no old block is let out first");
+            assertEquals(requests[k], (int) h.writtenIds.get(2 + k), "the state's request comes first: " + h.writtenIds);
+            while (!h.jobs.isEmpty()) {
+                h.runJob();
+            }
+        }
+        assertEquals(requests.length, h.counters.replans() - 1, "one re-plan per state, after the first plan");
     }
 
     @Test

@@ -134,45 +134,6 @@ class ServerPushTest {
     }
 
     @Test
-    void pace_followsTheReportedRate() {
-        double rate = 300_000;
-        URI uri = start(KhameleonServer.builder().pacingGain(1.0).initialBytesPerSecond(50_000)
-                .application(app().build()));
-        try (TestClient c = TestClient.open(uri, "test", 500)) {
-            for (int k = 0; k < BandwidthEstimator.WINDOW; k++) {
-                c.send(new ControlMessage.RateReport(k, rate));
-            }
-            TestClient.await(() -> server.sessionMetrics().get(0).bandwidthBytesPerSecond() == rate,
-                    "the server takes the rate reports in");
-            assertEquals(rate, server.sessionMetrics().get(0).bandwidthBytesPerSecond(), 1e-6,
-                    "harmonic mean of equal reports");
-            Session session = server.runtime().sessions().get(0);
-            // Lower bound, exact whatever the machine's load: the pacer now allows the reported rate
-            // (gain 1), not the initial 50 000 B/s. That a token bucket admits its rate is PacingTest's.
-            assertEquals(rate, session.pacingBytesPerSecond(), 1e-6, "the pace follows the estimate");
-
-            // Upper bound from the server's own counter: a token bucket admits at most its burst plus
-            // rate × T in any interval T, so a slow machine can only make this smaller; over 1.2 s the
-            // burst and a frame are about 1 % of it, so pacing even 5 % fast would fail. One frame more
-            // for a write whose tokens were taken just before the window opened. Reading the clock
-            // before the first count and after the last one makes the window contain every counted write.
-            int frame = BlockFrame.HEADER_LENGTH + BLOCK_SIZE;
-            long t0 = System.nanoTime();
-            long b0 = session.metrics().bytesPushed();
-            long target = (long) (1.2 * rate);
-            TestClient.await(() -> {
-                c.blocks.clear();
-                return session.metrics().bytesPushed() - b0 >= target;
-            }, "the server pushes " + target + " bytes at the reported rate");
-            long pushed = session.metrics().bytesPushed() - b0;
-            long t1 = System.nanoTime();
-            double allowed = session.pacingBurstBytes(rate) + frame + rate * (t1 - t0) / 1e9;
-            assertTrue(pushed <= allowed, "pushed " + pushed + " bytes in " + (t1 - t0) / 1e6
-                    + " ms, more than the pacer allows at " + rate + " B/s (" + allowed + ")");
-        }
-    }
-
-    @Test
     void failedAndTimedOutFetches_areSkippedWithoutUsingSequenceNumbers() {
         BlockSource healthy = TestApps.inMemory(N, BLOCKS, BLOCK_SIZE);
         BlockSource flaky = TestApps.withFetch(healthy, (requestId, blockIndex) -> {
@@ -301,37 +262,6 @@ class ServerPushTest {
                 assertEquals(0, c.nextBlock().frame().seq());
             }
             server.close();
-        }
-    }
-
-    /**
-     * The first block of a state's plan is written as soon as it is ready, without waiting for the
-     * pace: on a link of a few blocks per second, waiting for the pacer's next token added up to a
-     * whole slot to every state's delay (and an old block let out after the state, another).
-     */
-    @Test
-    void stateFirstBlock_isWrittenAtOnce_evenWhenThePacerHasNoTokens() {
-        // A frozen clock: the pacer never earns a token after its initial burst of two frames, so
-        // every later block can only be one a state's plan takes on credit.
-        Application app = Application.builder("test").blockSource(TestApps.inMemory(N, BLOCKS, BLOCK_SIZE))
-                .predictor(ServerPredictor.point(N, HORIZONS)).horizons(HORIZONS).build();
-        server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(5).clock(() -> 0L)
-                .fixedBytesPerSecond(1000).pacingGain(1).stateInterval(Duration.ZERO)
-                .application(app).build().start();
-        URI uri = URI.create("ws://127.0.0.1:" + server.port() + "/test");
-        try (TestClient c = TestClient.open(uri, "test", 100)) {
-            assertEquals(0, c.nextBlock().frame().seq());
-            assertEquals(1, c.nextBlock().frame().seq(), "the pacer's initial burst");
-            long seq = 2;
-            int[] requests = {17, 123, 42};
-            for (int k = 0; k < requests.length; k++) {
-                c.sendState(k + 1, "{\"request\": " + requests[k] + "}");
-                TestClient.Received r = c.nextBlock();
-                assertEquals(seq++, r.frame().seq(), "no old block is let out first");
-                assertEquals(requests[k], r.frame().block().requestId(), "the state's request comes first");
-                assertEquals(0, r.frame().block().index());
-            }
-            assertEquals(requests.length, server.sessionMetrics().get(0).replans() - 1, "one re-plan per state");
         }
     }
 }
