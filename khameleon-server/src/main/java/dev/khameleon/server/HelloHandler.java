@@ -101,9 +101,13 @@ final class HelloHandler extends SessionHandler implements ResumeFlow.Outcome {
                 session.closeWithError(ErrorCode.INVALID_MESSAGE, "the hello announced more resumePart messages, got "
                         + m.type());
             }
-        } else if (!(m instanceof ControlMessage.ResumePart) && !session.controller().onMessage(m)
-                && m instanceof ControlMessage.Bye) {
+        } else if (m instanceof ControlMessage.ResumePart) {
+            // The manifest is complete and being seeded: a late part is ignored.
+            return;
+        } else if (session.controller().onMessage(m)) {
             // While the resume is seeded the controller keeps the newest state for its start.
+            return;
+        } else if (m instanceof ControlMessage.Bye) {
             session.closeNormally();
         }
     }

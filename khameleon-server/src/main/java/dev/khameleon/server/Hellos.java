@@ -6,7 +6,6 @@ import dev.khameleon.core.protocol.Protocol;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -79,8 +78,7 @@ final class Hellos {
                                           Optional<String> token, Optional<Boolean> resumed,
                                           Optional<String> refused) {
         boolean scoped = application.guardedScope() != null;
-        List<String> features = new ArrayList<>(2);
-        features.add(scoped ? Protocol.FEATURE_SCOPE : Protocol.FEATURE_RESUME);
+        List<String> features = List.of(scoped ? Protocol.FEATURE_SCOPE : Protocol.FEATURE_RESUME);
         GuardedBlockSource source = application.guardedSource();
         return new ControlMessage.Welcome(Protocol.VERSION, sessionId, application.name(), source.blockSize(),
                 source.requestCount(), cacheBlocks, Arrays.stream(application.horizonsMillis()).boxed().toList(),

@@ -120,6 +120,16 @@ public final class VirtualSession implements AutoCloseable {
         return controller.frameBytes();
     }
 
+    /** The server's low water mark: a host models the channel writable again below it. */
+    public int writeBufferLowBytes() {
+        return runtime.config.writeBufferLowBytes();
+    }
+
+    /** The server's high water mark: a host models the channel unwritable above it. */
+    public int writeBufferHighBytes() {
+        return runtime.config.writeBufferHighBytes();
+    }
+
     /** Block frames written so far; the sequence number of the next one. */
     public long nextSeq() {
         return controller.nextSeq();

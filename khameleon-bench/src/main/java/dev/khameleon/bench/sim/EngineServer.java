@@ -26,9 +26,6 @@ final class EngineServer implements VirtualSession.Host {
     }
 
     private static final String PATH = "/sim";
-    /** The server's default water marks ({@code KhameleonServer.Builder.writeBufferWaterMark}). */
-    static final int WRITE_BUFFER_LOW = 32 * 1024;
-    static final int WRITE_BUFFER_HIGH = 64 * 1024;
 
     private final SimContext ctx;
     private final Client client;
@@ -48,7 +45,6 @@ final class EngineServer implements VirtualSession.Host {
         this.ctx = ctx;
         this.client = client;
         this.schedulerTime = schedulerTime;
-        this.window = new OutboundWindow(pathBytes, WRITE_BUFFER_LOW, WRITE_BUFFER_HIGH);
         int n = ctx.workload().requestCount();
         SimConfig c = ctx.config();
         Application app = Application.builder("sim").path(PATH)
@@ -69,6 +65,8 @@ final class EngineServer implements VirtualSession.Host {
                 .maxTotalCacheBlocks(Math.max(cacheBlocks, 1))
                 .build();
         this.session = VirtualSession.open(server, PATH, cacheBlocks, this);
+        // Opening only schedules events on the loop, so nothing asks the window before it exists.
+        this.window = new OutboundWindow(pathBytes, session.writeBufferLowBytes(), session.writeBufferHighBytes());
     }
 
     /** A state the client sent arrives at the server now. */

@@ -7,7 +7,6 @@ import dev.khameleon.client.PredictorManager;
 import dev.khameleon.client.RingBufferCache;
 import dev.khameleon.core.Block;
 import dev.khameleon.core.Distribution;
-import dev.khameleon.core.GridLayout;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.predict.GaussianGridPredictor;
@@ -151,14 +150,21 @@ final class PushSystem implements SimSystem {
             throw new IllegalArgumentException("system " + name + ": a cache of " + context.config().cacheMB()
                     + " MB holds no block of " + unitBytes + " bytes; push needs at least one");
         }
-        int n = w.requestCount();
+        int ring = (int) Math.min(Integer.MAX_VALUE, cacheBlocks);
+        this.manager = CacheManager.builder(new RingBufferCache(ring))
+                .utility(utility)
+                .upcallExecutor(Runnable::run)
+                .clock(context.loop()::nowNanos)
+                .build();
+        buildPredictors(context);
         if (!ideal) {
-            startEngine(context, (int) Math.min(Integer.MAX_VALUE, cacheBlocks));
+            startEngine(context, ring);
             return;
         }
+        // The idealised sender: only Kalman systems run on it (ideal-sender, stroke-end-oracle-*).
         this.scheduler = Schedulers.greedy(SchedulerConfig.builder()
-                .cacheBlocks((int) Math.min(Integer.MAX_VALUE, cacheBlocks))
-                .requestCount(n)
+                .cacheBlocks(ring)
+                .requestCount(w.requestCount())
                 .blocksPerRequest(blocksPerResponse)
                 .utility(utility)
                 .chunkSize(context.config().chunkSize())
@@ -166,22 +172,12 @@ final class PushSystem implements SimSystem {
                 .minBlockGain(context.config().minBlockGain())
                 .blockGainShare(context.config().blockGainShare())
                 .build());
-        this.manager = CacheManager.builder(new RingBufferCache(scheduler.cacheBlocks()))
-                .utility(utility)
-                .upcallExecutor(Runnable::run)
-                .clock(context.loop()::nowNanos)
-                .build();
         this.slotMillis = unitBytes * 1000.0 / context.link().meanBytesPerSecond();
         if (strokeEndMillis > 0) {
             this.strokeEnd = new StrokeEndForecast(context.trace(), w.layout(), strokeEndMillis, strokeEndErrorPx,
                     strokeEndShare, strokeEndErrorPx > 0 ? context.random().nextLong() : 0);
         }
-        long[] horizons = context.config().horizonsMillis();
-        buildPredictors(context);
-        switch (predictor) {
-            case KALMAN, ORACLE -> context.loop().at(0, this::predictTick);
-            case UNIFORM -> sendUp(Distribution.uniform(n, horizons));
-        }
+        context.loop().at(0, this::predictTick);
     }
 
     /** The client's Kalman filter and the server's Gaussian predictor, as the simulator configures them. */
@@ -200,12 +196,6 @@ final class PushSystem implements SimSystem {
     private void startEngine(SimContext context, int cacheBlocks) {
         SimConfig c = context.config();
         int n = context.workload().requestCount();
-        buildPredictors(context);
-        this.manager = CacheManager.builder(new RingBufferCache(cacheBlocks))
-                .utility(utility)
-                .upcallExecutor(Runnable::run)
-                .clock(context.loop()::nowNanos)
-                .build();
         this.engine = new EngineServer(context, (int) unitBytes, blocksPerResponse, utility, cacheBlocks,
                 new DistributionState(gaussian, n, c.horizonsMillis()), c.linkQueueBytes(), c.schedulerTime(),
                 this::arrive);
@@ -266,15 +256,11 @@ final class PushSystem implements SimSystem {
         return s instanceof Distribution d ? DistributionState.encode(d) : (JsonNode) s;
     }
 
-    /** The client sends its predictor state every interval; it reaches the server one way later. */
+    /** The idealised client sends its predictor state every interval; it reaches the server one way later. */
     private void predictTick() {
         long now = ctx.loop().nowNanos();
-        if (predictor == Predictor.KALMAN) {
-            lastStateAt = now;
-            sendUp(clientState(now));
-        } else {
-            sendUp(oracleDistribution(now));
-        }
+        lastStateAt = now;
+        sendUp(clientState(now));
         ctx.loop().after(ctx.config().predictionIntervalMillis() * 1_000_000L, this::predictTick);
     }
 
@@ -307,10 +293,8 @@ final class PushSystem implements SimSystem {
         return b.build();
     }
 
+    /** The idealised sender's path up: the state is decoded when it reaches the server. */
     private void sendUp(Object message) {
-        if (engine != null) {
-            return;
-        }
         long madeAt = ctx.loop().nowNanos();
         ctx.loop().after(ctx.oneWayNanos(), () -> {
             Distribution d = message instanceof Distribution dist ? dist : gaussian.decode((JsonNode) message);
