@@ -150,6 +150,10 @@ final class PushSystem implements SimSystem {
             throw new IllegalArgumentException("system " + name + ": a cache of " + context.config().cacheMB()
                     + " MB holds no block of " + unitBytes + " bytes; push needs at least one");
         }
+        if (!ideal && context.config().alignHorizons()) {
+            throw new IllegalArgumentException("system " + name + ": --align-horizons shifts only the idealised"
+                    + " sender's distributions (--systems ideal-sender); the server's push engine does not");
+        }
         int ring = (int) Math.min(Integer.MAX_VALUE, cacheBlocks);
         this.manager = CacheManager.builder(new RingBufferCache(ring))
                 .utility(utility)

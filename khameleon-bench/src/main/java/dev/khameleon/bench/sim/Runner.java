@@ -51,6 +51,10 @@ public final class Runner {
                 try {
                     results.add(futures.get(i).get());
                 } catch (ExecutionException e) {
+                    if (e.getCause() instanceof IllegalArgumentException bad) {
+                        // A setting the system cannot run with: the user's to fix, one line (see Cli).
+                        throw new IllegalArgumentException(bad.getMessage(), bad);
+                    }
                     throw new IllegalStateException("run " + job.system() + " on " + job.trace().name() + " ("
                             + job.config() + ") failed: " + e.getCause(), e.getCause());
                 } catch (InterruptedException e) {

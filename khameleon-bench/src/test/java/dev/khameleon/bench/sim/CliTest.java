@@ -50,6 +50,23 @@ class CliTest {
         assertTrue(out.contains("landing"), out);
     }
 
+    @Test
+    void alignHorizons_withThePushEngine_isOneLineNamingTheSystemToUse() {
+        String trace = SharedData.require("pointer/gallery/1M-10s.json").toString();
+        String out = captured(true, () -> assertEquals(2, Cli.run("simulate", "--trace", trace, "--trace-format",
+                "gallery", "--systems", "khameleon", "--align-horizons", "--out", tempOut())));
+        assertEquals("khameleon-bench simulate: system khameleon: --align-horizons shifts only the idealised sender's"
+                + " distributions (--systems ideal-sender); the server's push engine does not", out.strip());
+    }
+
+    private static String tempOut() {
+        try {
+            return Files.createTempDirectory("align").toString();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Runs {@code action} with standard error (or output) captured; returns what it printed. */
     private static String captured(boolean stderr, Runnable action) {
         PrintStream saved = stderr ? System.err : System.out;
