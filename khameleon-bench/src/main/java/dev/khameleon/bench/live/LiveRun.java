@@ -140,7 +140,7 @@ final class LiveRun {
                         public void onConnected(Welcome welcome) {
                             openedAt[0] = System.nanoTime();
                             timeline.start();
-                            recorder.probeCache(system[0]::hasAnswer);
+                            recorder.probeCache(system[0]::answerBlocks, workload::utilityOf);
                             recorder.onLastConverged(() -> done.complete(null));
                             Simulator.replay(timeline, system[0], recorder, plan);
                             timeline.at(plan.endNanos(), () -> done.complete(null));

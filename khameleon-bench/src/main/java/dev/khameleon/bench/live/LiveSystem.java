@@ -63,7 +63,7 @@ final class LiveSystem implements SimSystem {
     }
 
     @Override
-    public boolean hasAnswer(int requestId) {
-        return client.cache().prefixLength(requestId) > 0;
+    public int answerBlocks(int requestId) {
+        return client.cache().prefixLength(requestId);
     }
 }

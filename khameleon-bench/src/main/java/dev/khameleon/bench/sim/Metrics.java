@@ -22,14 +22,21 @@ import java.util.List;
  * @param meanUtility          mean utility at first upcall, over the answered, non-preempted requests
  * @param overpushRate         fraction of received bytes never present at an upcall of their request
  * @param staleHoverRate       share of the time the pointer is over a cell during which the client
- *                             cache has no usable answer for that cell
+ *                             cache has no usable answer for that cell (the headline: what a user sees)
+ * @param visits               stays of the pointer over one cell (see {@link Recorder})
+ * @param meanWaitAllMs        mean over every visit of entry → first usable answer in the cache,
+ *                             a visit left unanswered counting its whole duration
+ * @param firstUtilityAll      mean over every visit of the utility at its first answer, a visit
+ *                             left unanswered counting 0
  * @param convergenceMs        time for the last request to reach utility 1 after the pointer stopped
+ *                             (the time to full quality once the pointer rests)
  * @param receivedBytes        bytes delivered to the client
  * @param convergenceCurve     (elapsed ms, utility) points of the last request's upcalls
  */
 public record Metrics(int requests, double hitRate, double hitRateNonPreempted, double preemptedRate,
                       int neverAnswered, double meanLatencyMs, double p50LatencyMs, double p95LatencyMs,
                       double p99LatencyMs, double tailLatencyShare, double meanUtility, double overpushRate,
-                      double staleHoverRate, double convergenceMs, long receivedBytes,
+                      double staleHoverRate, int visits, double meanWaitAllMs, double firstUtilityAll,
+                      double convergenceMs, long receivedBytes,
                       List<double[]> convergenceCurve) {
 }

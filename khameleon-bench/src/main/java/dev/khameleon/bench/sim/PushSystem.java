@@ -423,8 +423,8 @@ final class PushSystem implements SimSystem {
     }
 
     @Override
-    public boolean hasAnswer(int requestId) {
-        return manager.cache().prefixLength(requestId) > 0;
+    public int answerBlocks(int requestId) {
+        return manager.cache().prefixLength(requestId);
     }
 
     @Override

@@ -3,7 +3,8 @@ package dev.khameleon.bench.sim;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.IntPredicate;
+import java.util.function.IntToDoubleFunction;
+import java.util.function.IntUnaryOperator;
 import java.util.function.LongSupplier;
 
 /**
@@ -26,6 +27,10 @@ import java.util.function.LongSupplier;
  *   <li><em>Stale hover</em>: while the pointer is over a cell ({@link #hover}), the time during
  *       which the system's cache holds no usable answer for it (asked through the probe given to
  *       {@link #probeCache}, again after every arrival), over the whole hover time.</li>
+ *   <li><em>Visits</em>: each stay of the pointer over one cell, from entering it to leaving it.
+ *       A visit's <em>wait</em> runs from the entry until the cache holds a usable answer for
+ *       the cell (0 if it already did); a visit that leaves unanswered waits its whole
+ *       duration and has utility 0. Nothing is dropped: every visit counts, preempted or not.</li>
  * </ul>
  *
  * <p>Single-threaded: every method must be called from one thread (the simulator's
@@ -48,12 +53,18 @@ public final class Recorder {
     private final List<double[]> lastCurve = new ArrayList<>();
     private long convergedAt = -1;
     private Runnable onLastConverged = () -> { };
-    private IntPredicate hasAnswer;
+    private IntUnaryOperator answerBlocks;
+    private IntToDoubleFunction utilityOf;
     private int hovered = -1;
     private boolean hoveredStale;
     private long hoverSince;
     private long hoverNanos;
     private long staleNanos;
+    private long visitSince;
+    private boolean visitAnswered;
+    private int visits;
+    private long waitNanos;
+    private double firstUtilitySum;
 
     /**
      * Creates a recorder for one run.
@@ -104,18 +115,34 @@ public final class Recorder {
     public void received(int requestId, long bytes) {
         receivedBytes += bytes;
         freshBytes[requestId] += bytes;
-        if (hovered >= 0 && hasAnswer != null && hoveredStale == hasAnswer.test(hovered)) {
+        if (hovered >= 0 && answerBlocks != null && hoveredStale == hasAnswer(hovered)) {
             closeHover();
             hoveredStale = !hoveredStale;
+            if (!hoveredStale && !visitAnswered) {
+                answerVisit();
+            }
         }
     }
 
     /**
-     * Sets how to ask the system whether its client cache holds a usable answer for a request
-     * now (without changing the cache). Without a probe the stale hover rate is NaN.
+     * Sets how to ask the system how many leading blocks of a request its client cache holds
+     * usable now (0: no answer; without changing the cache), and the utility of that many
+     * blocks. Without a probe the stale hover rate and the visit metrics are NaN.
      */
-    public void probeCache(IntPredicate hasAnswer) {
-        this.hasAnswer = hasAnswer;
+    public void probeCache(IntUnaryOperator answerBlocks, IntToDoubleFunction utilityOf) {
+        this.answerBlocks = answerBlocks;
+        this.utilityOf = utilityOf;
+    }
+
+    private boolean hasAnswer(int requestId) {
+        return answerBlocks.applyAsInt(requestId) > 0;
+    }
+
+    /** The hovered cell's visit gets its first answer now. */
+    private void answerVisit() {
+        visitAnswered = true;
+        waitNanos += clock.getAsLong() - visitSince;
+        firstUtilitySum += utilityOf.applyAsDouble(answerBlocks.applyAsInt(hovered));
     }
 
     /**
@@ -128,8 +155,19 @@ public final class Recorder {
             return;
         }
         closeHover();
+        if (hovered >= 0 && answerBlocks != null && !visitAnswered) {
+            waitNanos += clock.getAsLong() - visitSince;
+        }
         hovered = requestId;
-        hoveredStale = requestId >= 0 && hasAnswer != null && !hasAnswer.test(requestId);
+        hoveredStale = requestId >= 0 && answerBlocks != null && !hasAnswer(requestId);
+        if (requestId >= 0 && answerBlocks != null) {
+            visits++;
+            visitSince = clock.getAsLong();
+            visitAnswered = false;
+            if (!hoveredStale) {
+                answerVisit();
+            }
+        }
     }
 
     private void closeHover() {
@@ -247,14 +285,17 @@ public final class Recorder {
             tailSum += sorted[k];
         }
         double conv = convergedAt < 0 || n == 0 ? Double.NaN : (convergedAt - registeredAt[n - 1]) / 1e6;
-        double stale = hasAnswer == null || hoverNanos == 0 ? Double.NaN : (double) staleNanos / hoverNanos;
+        double stale = answerBlocks == null || hoverNanos == 0 ? Double.NaN : (double) staleNanos / hoverNanos;
+        long openWait = hovered >= 0 && answerBlocks != null && !visitAnswered ? clock.getAsLong() - visitSince : 0;
+        double meanWait = visits == 0 ? Double.NaN : (waitNanos + openWait) / 1e6 / visits;
+        double firstUtilityAll = visits == 0 ? Double.NaN : firstUtilitySum / visits;
         return new Metrics(n, ratio(hits, n), ratio(hits, n - pre), ratio(pre, n), never,
                 counted == 0 ? Double.NaN : sum / counted,
                 percentile(sorted, 0.50), percentile(sorted, 0.95), percentile(sorted, 0.99),
                 sum > 0 ? tailSum / sum : Double.NaN,
                 answered == 0 ? Double.NaN : utilSum / answered,
                 receivedBytes == 0 ? 0.0 : 1.0 - (double) usedBytes / receivedBytes,
-                stale, conv, receivedBytes, List.copyOf(lastCurve));
+                stale, visits, meanWait, firstUtilityAll, conv, receivedBytes, List.copyOf(lastCurve));
     }
 
     /**

@@ -25,9 +25,9 @@ public interface SimSystem {
     void onRequest(int seq, int requestId);
 
     /**
-     * Whether the client's cache holds a usable answer for {@code requestId} now (the data a
-     * request registered now would be answered from at once). Must not change the cache
-     * (no LRU touch); the {@link Recorder} asks it for its stale-hover metric.
+     * How many leading blocks of {@code requestId} the client's cache holds usable now (the
+     * answer a request registered now would get at once), 0 for none. Must not change the
+     * cache (no LRU touch); the {@link Recorder} asks it for stale hover and the visit metrics.
      */
-    boolean hasAnswer(int requestId);
+    int answerBlocks(int requestId);
 }

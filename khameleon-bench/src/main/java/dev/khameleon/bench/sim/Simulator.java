@@ -78,7 +78,7 @@ public final class Simulator {
         SimContext ctx = new SimContext(loop, config, workload, config.newLink(), recorder,
                 new SplittableRandom(seed), plan.samples(), plan.requests().ids(), plan.startNanos());
         system.start(ctx);
-        recorder.probeCache(system::hasAnswer);
+        recorder.probeCache(system::answerBlocks, workload::utilityOf);
         recorder.onLastConverged(loop::stop);
         replay(loop, system, recorder, plan);
         loop.runUntil(plan.endNanos());

@@ -118,7 +118,7 @@ class RecorderTest {
         EventLoop loop = new EventLoop();
         Recorder r = new Recorder(loop::nowNanos, 0, 10);
         Set<Integer> cached = new HashSet<>(Set.of(2));
-        r.probeCache(cached::contains);
+        r.probeCache(id -> cached.contains(id) ? 1 : 0, blocks -> 1.0);
         loop.at(0, () -> r.hover(1)); // nothing for cell 1: stale
         loop.at(30_000_000, () -> {
             cached.add(1);
@@ -144,5 +144,58 @@ class RecorderTest {
         loop.at(10_000_000, () -> r.hover(-1));
         loop.runUntil(Long.MAX_VALUE);
         assertTrue(Double.isNaN(r.metrics().staleHoverRate()));
+    }
+
+    @Test
+    void visits_waitUntilTheFirstAnswerOrTheirWholeStay_andUnansweredOnesCountUtilityZero() {
+        EventLoop loop = new EventLoop();
+        Recorder r = new Recorder(loop::nowNanos, 0, 10);
+        java.util.Map<Integer, Integer> blocks = new java.util.HashMap<>(java.util.Map.of(2, 2));
+        r.probeCache(id -> blocks.getOrDefault(id, 0), b -> b / 4.0);
+        loop.at(0, () -> r.hover(1)); // nothing for cell 1
+        loop.at(30_000_000, () -> {
+            blocks.put(1, 1);
+            r.received(1, 10); // cell 1's first block: waited 30 ms, utility 0.25
+        });
+        loop.at(40_000_000, () -> {
+            blocks.put(1, 3);
+            r.received(1, 10); // a later block does not change the first answer
+        });
+        loop.at(50_000_000, () -> r.hover(2)); // two blocks cached: waits 0, utility 0.5
+        loop.at(60_000_000, () -> r.hover(3)); // never answered: waits its 40 ms stay, utility 0
+        loop.at(100_000_000, () -> r.hover(-1));
+        loop.runUntil(Long.MAX_VALUE);
+        Metrics m = r.metrics();
+        assertEquals(3, m.visits());
+        assertEquals((30.0 + 0 + 40.0) / 3, m.meanWaitAllMs(), 1e-9);
+        assertEquals((0.25 + 0.5 + 0) / 3, m.firstUtilityAll(), 1e-12);
+    }
+
+    @Test
+    void visits_aRequestPreemptedByANewerOneStillCountsItsVisit() {
+        EventLoop loop = new EventLoop();
+        Recorder r = new Recorder(loop::nowNanos, 2, 10);
+        Set<Integer> cached = new HashSet<>();
+        r.probeCache(id -> cached.contains(id) ? 1 : 0, b -> 1.0);
+        loop.at(0, () -> {
+            r.hover(1);
+            r.register(1);
+        });
+        loop.at(10_000_000, () -> {
+            r.hover(2);
+            r.register(2);
+        });
+        loop.at(20_000_000, () -> {
+            cached.add(2);
+            r.received(2, 10);
+            r.available(2, 1.0, 10); // answers 2, preempts 1
+        });
+        loop.at(25_000_000, () -> r.hover(-1));
+        loop.runUntil(Long.MAX_VALUE);
+        Metrics m = r.metrics();
+        assertEquals(0.5, m.preemptedRate(), 1e-12, "request 1 is dropped from the latency statistics");
+        assertEquals(2, m.visits());
+        assertEquals((10.0 + 10.0) / 2, m.meanWaitAllMs(), 1e-9, "but its visit waited all its 10 ms");
+        assertEquals(0.5, m.firstUtilityAll(), 1e-12);
     }
 }

@@ -11,8 +11,8 @@ import java.util.List;
  */
 public final class TableReporter {
     private static final String[] COLUMNS = {"system", "trace", "mode", "kind", "MB/s", "lat ms", "cache MB",
-        "requests", "hit %", "hit % np", "preempt %", "never", "mean ms", "p50 ms", "p95 ms", "p99 ms", "tail5 %",
-        "utility", "overpush %", "stale hover %", "converge ms"};
+        "stale hover %", "wait all ms", "utility all", "requests", "hit %", "hit % np", "preempt %", "never", "mean ms", "p50 ms", "p95 ms", "p99 ms", "tail5 %",
+        "utility", "overpush %", "converge ms"};
 
     private TableReporter() {
     }
@@ -61,12 +61,13 @@ public final class TableReporter {
         return new String[] {r.system(), r.trace(), r.config().requestMode().label(), r.traceKind().label(),
             CsvReporter.num(r.config().effectiveBandwidthMBps(), 3),
             CsvReporter.num(r.config().latencyMillis(), 0), CsvReporter.num(r.config().cacheMB(), 0),
-            Integer.toString(m.requests()), CsvReporter.num(100 * m.hitRate(), 1),
+            CsvReporter.num(100 * m.staleHoverRate(), 1), CsvReporter.num(m.meanWaitAllMs(), 1),
+            CsvReporter.num(m.firstUtilityAll(), 3), Integer.toString(m.requests()), CsvReporter.num(100 * m.hitRate(), 1),
             CsvReporter.num(100 * m.hitRateNonPreempted(), 1), CsvReporter.num(100 * m.preemptedRate(), 1),
             Integer.toString(m.neverAnswered()), CsvReporter.num(m.meanLatencyMs(), 1),
             CsvReporter.num(m.p50LatencyMs(), 1), CsvReporter.num(m.p95LatencyMs(), 1),
             CsvReporter.num(m.p99LatencyMs(), 1), CsvReporter.num(100 * m.tailLatencyShare(), 1),
             CsvReporter.num(m.meanUtility(), 3), CsvReporter.num(100 * m.overpushRate(), 1),
-            CsvReporter.num(100 * m.staleHoverRate(), 1), CsvReporter.num(m.convergenceMs(), 0)};
+            CsvReporter.num(m.convergenceMs(), 0)};
     }
 }
