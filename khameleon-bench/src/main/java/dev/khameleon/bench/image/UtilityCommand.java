@@ -6,6 +6,9 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import dev.khameleon.bench.GridSize;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
@@ -43,6 +46,10 @@ public final class UtilityCommand implements Callable<Integer> {
     @Option(names = "--limit", description = "use at most this many images, in name order (default: all)")
     int limit = Integer.MAX_VALUE;
 
+    @Option(names = "--size", paramLabel = "WIDTHxHEIGHT",
+            description = "scale every image to this size first, e.g. 480x360 for the gallery's pictures (default: as stored)")
+    String size;
+
     @Override
     public Integer call() throws IOException {
         ProgressiveJpegEncoder encoder;
@@ -54,6 +61,12 @@ public final class UtilityCommand implements Callable<Integer> {
         if (!Files.isDirectory(images)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--images is not a directory: " + images);
         }
+        GridSize scale;
+        try {
+            scale = size == null ? null : GridSize.parse(size, "--size");
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
         List<BufferedImage> samples = new ArrayList<>();
         try (Stream<Path> files = Files.list(images)) {
             for (Path file : files.sorted().toList()) {
@@ -61,7 +74,7 @@ public final class UtilityCommand implements Callable<Integer> {
                 if (samples.size() < limit && (name.endsWith(".png") || name.endsWith(".jpg") || name.endsWith(".jpeg"))) {
                     BufferedImage image = ImageIO.read(file.toFile());
                     if (image != null) {
-                        samples.add(image);
+                        samples.add(scale == null ? image : scaled(image, scale.rows(), scale.cols()));
                     }
                 }
             }
@@ -77,8 +90,14 @@ public final class UtilityCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
-        System.out.printf(Locale.ROOT, "Mean SSIM of block prefixes, %d images from %s, %s%n%n",
-                samples.size(), images, encoder);
+        long blocks = 0;
+        for (int i = 0; i < samples.size(); i++) {
+            blocks += encoder.encode(i, samples.get(i)).size();
+        }
+        System.out.printf(Locale.ROOT, "Mean SSIM of block prefixes, %d images from %s%s, %s%n",
+                samples.size(), images, size == null ? "" : " scaled to " + size, encoder);
+        System.out.printf(Locale.ROOT, "mean blocks per image %.2f (%.0f bytes)%n%n",
+                (double) blocks / samples.size(), (double) blocks * encoder.blockSize() / samples.size());
         System.out.println("| fraction of blocks | utility (mean SSIM) |");
         System.out.println("|---:|---:|");
         double[] f = measured.fractions();
@@ -88,5 +107,18 @@ public final class UtilityCommand implements Callable<Integer> {
         }
         System.out.printf(Locale.ROOT, "%nmeasured in %.1f s%n", seconds);
         return 0;
+    }
+
+    /** {@code image} scaled to {@code width × height} with bilinear interpolation. */
+    static BufferedImage scaled(BufferedImage image, int width, int height) {
+        BufferedImage out = new BufferedImage(width, height, BufferedImage.TYPE_3BYTE_BGR);
+        Graphics2D g = out.createGraphics();
+        try {
+            g.setRenderingHint(RenderingHints.KEY_INTERPOLATION, RenderingHints.VALUE_INTERPOLATION_BILINEAR);
+            g.drawImage(image, 0, 0, width, height, null);
+        } finally {
+            g.dispose();
+        }
+        return out;
     }
 }

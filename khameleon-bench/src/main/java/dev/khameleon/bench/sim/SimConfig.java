@@ -61,6 +61,8 @@ import java.util.Objects;
  *                                 and the sockets' buffers; NaN for one bandwidth-delay product, at
  *                                 least 64 KiB (what the live replay's link shaper queues)
  * @param schedulerTime            how much virtual time a push-engine scheduler job takes
+ * @param profile                  the {@link Profile} the picture size, block size and utility
+ *                                 are from, or null when they were set one by one
  */
 public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blockBytes, UtilityFunction utility,
                         double bandwidthMBps, double latencyMillis, double cacheMB, double thinkTimeMillis,
@@ -69,13 +71,18 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
                         double kalmanProcessNoise, double kalmanVelocityDecayMillis, RequestMode requestMode,
                         double sampleMillis, double minBlockGain, double tailWeight, double tailWiden,
                         double tailMinSigma, double blockGainShare, double tailRestFadeMillis, double sigmaScale,
-                        double linkQueueKB, SchedulerTime schedulerTime) {
+                        double linkQueueKB, SchedulerTime schedulerTime, Profile profile) {
 
     /** Copies the horizons. */
     public SimConfig {
         horizonsMillis = horizonsMillis.clone();
         Objects.requireNonNull(requestMode, "requestMode");
         Objects.requireNonNull(schedulerTime, "schedulerTime");
+    }
+
+    /** The profile's name, or {@code custom} when the response was set one setting at a time. */
+    public String profileLabel() {
+        return profile == null ? "custom" : profile.label();
     }
 
     /** The path's buffer in front of the bottleneck in bytes: {@link #linkQueueKB()}, or its default rule. */
@@ -174,6 +181,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         b.sigmaScale = sigmaScale;
         b.linkQueueKB = linkQueueKB;
         b.schedulerTime = schedulerTime;
+        b.profile = profile;
         return b;
     }
 
@@ -184,8 +192,8 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
 
     @Override
     public String toString() {
-        return "SimConfig[" + mosaicRows + "x" + mosaicCols + " images of " + imageBytes + " B in blocks of "
-                + blockBytes + " B, " + (networkTrace != null ? networkTrace.name() : bandwidthMBps + " MB/s")
+        return "SimConfig[" + profileLabel() + ": " + mosaicRows + "x" + mosaicCols + " images of " + imageBytes
+                + " B in blocks of " + blockBytes + " B, " + (networkTrace != null ? networkTrace.name() : bandwidthMBps + " MB/s")
                 + ", " + latencyMillis + " ms, cache " + cacheMB + " MB, think " + thinkTimeMillis + " ms, seed "
                 + seed + ", horizons " + Arrays.toString(horizonsMillis) + ", " + requestMode.label()
                 + (requestMode == RequestMode.PER_SAMPLE ? " every " + sampleMillis + " ms" : "") + "]";
@@ -199,15 +207,12 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         // The paper's mosaic: 10,000 thumbnails covering the screen the trace was recorded on.
         private int mosaicRows = 100;
         private int mosaicCols = 100;
-        // The paper's images are 1.3-2 MB; 1.5 MB (10^6-byte MB, the paper's unit) is the middle.
-        private long imageBytes = 1_500_000;
-        // 100 KB blocks: 15 per image. At the default 5.625 MB/s one block takes 17.8 ms, just
-        // under the traces' ~20 ms think time, so the push can follow the pointer block by
-        // block; the first block (6.7 % of the bytes) already renders at SSIM ~0.6, and a 50 MB
-        // cache holds 500 blocks, a batch size the scheduler plans in well under a millisecond.
-        private int blockBytes = 100_000;
-        // Mean SSIM of progressive-JPEG prefixes (0.81 at 9 % of the bytes ... 1.0 at 100 %).
-        private UtilityFunction utility = Workload.ssimUtility();
+        // The setting docs/results was produced at (Profile.LEGACY_100K: 1.5 MB pictures in 100 KB
+        // blocks, SSIM utility); --profile paper-prototype and library-default are the others.
+        private Profile profile = Profile.LEGACY_100K;
+        private long imageBytes = profile.imageBytes();
+        private int blockBytes = profile.blockBytes();
+        private UtilityFunction utility = profile.utility();
         // The paper's default bandwidth (MB/s) and request latency (ms, round trip + backend).
         private double bandwidthMBps = 5.625;
         private double latencyMillis = 100;
@@ -268,26 +273,44 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
             return this;
         }
 
-        /** Sets the bytes of a full image; {@code >= 1}. */
+        /** Takes the picture size, block size and utility of {@code p} (default {@link Profile#PAPER_PROTOTYPE}). */
+        public Builder profile(Profile p) {
+            this.profile = Objects.requireNonNull(p, "profile");
+            this.imageBytes = p.imageBytes();
+            this.blockBytes = p.blockBytes();
+            this.utility = p.utility();
+            return this;
+        }
+
+        /** Sets the bytes of a full image; {@code >= 1}. A value other than the profile's leaves no profile. */
         public Builder imageBytes(long bytes) {
             if (bytes < 1) {
-                throw new IllegalArgumentException("imageBytes must be >= 1, was " + bytes);
+                throw new IllegalArgumentException("--image-bytes must be >= 1, was " + bytes);
+            }
+            if (bytes != imageBytes) {
+                profile = null;
             }
             this.imageBytes = bytes;
             return this;
         }
 
-        /** Sets the block size in bytes; {@code >= 1}. */
+        /** Sets the block size in bytes; {@code >= 1}. A value other than the profile's leaves no profile. */
         public Builder blockBytes(int bytes) {
             if (bytes < 1) {
-                throw new IllegalArgumentException("blockBytes must be >= 1, was " + bytes);
+                throw new IllegalArgumentException("--block-bytes must be >= 1, was " + bytes);
+            }
+            if (bytes != blockBytes) {
+                profile = null;
             }
             this.blockBytes = bytes;
             return this;
         }
 
-        /** Sets the utility function. */
+        /** Sets the utility function. Another function than the profile's leaves no profile. */
         public Builder utility(UtilityFunction utility) {
+            if (utility != this.utility) {
+                profile = null;
+            }
             this.utility = Objects.requireNonNull(utility, "utility");
             return this;
         }
@@ -497,7 +520,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
                     latencyMillis, cacheMB, thinkTimeMillis, networkTrace, seed, predictionIntervalMillis,
                     horizonsMillis, chunkSize, warmupMillis, drainMillis, alignHorizons, kalmanProcessNoise, kalmanVelocityDecayMillis,
                     requestMode, sampleMillis, minBlockGain, tailWeight, tailWiden, tailMinSigma, blockGainShare,
-                    tailRestFadeMillis, sigmaScale, linkQueueKB, schedulerTime);
+                    tailRestFadeMillis, sigmaScale, linkQueueKB, schedulerTime, profile);
         }
     }
 }

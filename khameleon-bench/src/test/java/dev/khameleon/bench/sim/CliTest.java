@@ -59,6 +59,34 @@ class CliTest {
                 + " distributions (--systems ideal-sender); the server's push engine does not", out.strip());
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"--profile=paper-prototyp", "--profile=paper-prototype --block-bytes=100000",
+        "--profile=legacy-100k --utility-vector=1:0.5,10:1.0", "--utility-vector=1:0.6,2:0.5,50:1.0"})
+    void profile_badInput_isOneLineNamingTheOptionWithStatus2(String options) {
+        String trace = SharedData.require("pointer/gallery/1M-10s.json").toString();
+        List<String> args = new java.util.ArrayList<>(List.of("simulate", "--trace", trace, "--trace-format", "gallery",
+                "--systems", "progressive", "--out", tempOut()));
+        args.addAll(List.of(options.split(" ")));
+        String out = captured(true, () -> assertEquals(2, Cli.run(args.toArray(String[]::new))));
+        assertEquals(1, out.strip().lines().count(), out);
+        String option = options.contains("--utility-vector") ? "--utility-vector"
+                : options.contains("--block-bytes") ? "--block-bytes" : "--profile";
+        assertTrue(out.contains(option), out);
+    }
+
+    @Test
+    void profile_setsTheResponseAndIsReportedInTheCsv(@TempDir Path dir) throws IOException {
+        String trace = SharedData.require("pointer/gallery/1M-10s.json").toString();
+        assertEquals(0, Cli.run("simulate", "--trace", trace, "--trace-format", "gallery", "--systems", "progressive",
+                "--profile", "library-default", "--block-bytes", "4096", "--out", dir.toString()));
+        List<String> lines = Files.readAllLines(dir.resolve("results.csv"));
+        int column = Arrays.asList(lines.get(0).split(",")).indexOf("profile");
+        assertEquals("library-default", lines.get(1).split(",")[column], "an explicit option equal to the profile's keeps it");
+        assertEquals(0, Cli.run("simulate", "--trace", trace, "--trace-format", "gallery", "--systems", "progressive",
+                "--block-bytes", "30000", "--out", dir.toString()));
+        assertEquals("custom", Files.readAllLines(dir.resolve("results.csv")).get(1).split(",")[column]);
+    }
+
     private static String tempOut() {
         try {
             return Files.createTempDirectory("align").toString();

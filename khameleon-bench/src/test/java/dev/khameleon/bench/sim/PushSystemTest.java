@@ -38,8 +38,8 @@ class PushSystemTest {
         // bandwidth-delay product queued, every block lands ~100 ms staler than with none. The
         // idealised sender never queues, so the queue cannot change its figures.
         PointerTrace trace = SimulatorTest.galleryTrace();
-        SimConfig none = SimConfig.builder().linkQueueKB(0).build();
-        SimConfig big = SimConfig.builder().linkQueueKB(2000).build();
+        SimConfig none = SimConfig.builder().profile(Profile.LEGACY_100K).linkQueueKB(0).build();
+        SimConfig big = SimConfig.builder().profile(Profile.LEGACY_100K).linkQueueKB(2000).build();
         Metrics k0 = Simulator.run(none, trace, "khameleon").metrics();
         Metrics k1 = Simulator.run(big, trace, "khameleon").metrics();
         assertTrue(k1.meanLatencyMs() > k0.meanLatencyMs(), k1.meanLatencyMs() + " ms with 2 MB queued, "
@@ -82,7 +82,7 @@ class PushSystemTest {
 
     @Test
     void push_rejectsACacheSmallerThanOneBlock() {
-        SimConfig config = SimConfig.builder().cacheMB(0.05).build();
+        SimConfig config = SimConfig.builder().profile(Profile.LEGACY_100K).cacheMB(0.05).build();
         PointerTrace trace = SimulatorTest.galleryTrace();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> Simulator.run(config, trace, "khameleon"));

@@ -111,7 +111,8 @@ class RequestModeTest {
         double[] t = {0, 2000, 4000};
         double[] x = {50, 150, 250};
         PointerTrace slow = PointerTrace.of("slow", t, x, new double[] {50, 50, 50}, 300, 100);
-        SimConfig config = SimConfig.builder().mosaic(1, 3).bandwidthMBps(15).latencyMillis(100).build();
+        SimConfig config = SimConfig.builder().profile(Profile.LEGACY_100K).mosaic(1, 3).bandwidthMBps(15).latencyMillis(100)
+                .build();
         Metrics m = Simulator.run(config, slow, "baseline").metrics();
         // Grid 0..4000 ms: 100 requests on cell 0, 100 on cell 1, 1 on cell 2.
         assertEquals(201, m.requests());

@@ -2,6 +2,7 @@ package dev.khameleon.bench.sim.cli;
 
 import dev.khameleon.bench.sim.Experiments;
 import dev.khameleon.bench.sim.Metrics;
+import dev.khameleon.bench.sim.Profile;
 import dev.khameleon.bench.sim.RequestMode;
 import dev.khameleon.bench.sim.Runner;
 import dev.khameleon.bench.sim.SimConfig;
@@ -75,6 +76,10 @@ public final class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--seed", description = "Random seed (default ${DEFAULT-VALUE}).")
     long seed = DEFAULTS.seed();
 
+    @Option(names = "--profile", paramLabel = "NAME",
+            description = "What a response is: paper-prototype, library-default or legacy-100k (default ${DEFAULT-VALUE}).")
+    String profile = DEFAULTS.profileLabel();
+
     @Option(names = "--threads", defaultValue = "1", description = "Runs in parallel (default ${DEFAULT-VALUE}).")
     int threads;
 
@@ -90,7 +95,8 @@ public final class ExperimentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        SimConfig base = prefetch.apply(SimConfig.builder().seed(seed).sampleMillis(sampleMillis)).build();
+        SimConfig base = prefetch.apply(SimConfig.builder().profile(Profile.parse(profile)).seed(seed)
+                .sampleMillis(sampleMillis)).build();
         Experiments.Experiment exp = Experiments.get(name, base, data);
         List<RequestMode> modes = SimulateCommand.parseModes(requestModes);
         List<String> specs = traces != null ? traces : defaultTraces();
@@ -121,7 +127,7 @@ public final class ExperimentCommand implements Callable<Integer> {
         }
         String command = "java -jar khameleon-bench/target/khameleon-bench.jar experiment " + name
                 + (traces != null ? " --trace " + String.join(",", traces) : " --users " + String.join(",", users))
-                + " --segment-s " + CsvReporter.num(segmentSeconds, 0) + (exp.convergence() ? " --pauses " + pauses : "")
+                + " --profile " + base.profileLabel() + " --segment-s " + CsvReporter.num(segmentSeconds, 0) + (exp.convergence() ? " --pauses " + pauses : "")
                 + (systems != null ? " --systems " + String.join(",", systems) : "")
                 + " --request-mode " + String.join(",", modes.stream().map(RequestMode::label).toList())
                 + (sampleMillis != DEFAULTS.sampleMillis() ? " --sample-ms " + CsvReporter.num(sampleMillis, 1) : "") + " --seed " + seed
@@ -244,6 +250,9 @@ public final class ExperimentCommand implements Callable<Integer> {
             Experiments.Setting setting = exp.settings().get(key.setting());
             rows.add(List.of(setting.group(), setting.label(), key.mode().label(), key.kind().label(), key.system(),
                     Integer.toString(c.size()),
+                    CsvReporter.num(100 * mean(c, Metrics::staleHoverRate), 1),
+                    CsvReporter.num(mean(c, Metrics::meanWaitAllMs), 1),
+                    CsvReporter.num(mean(c, Metrics::firstUtilityAll), 3),
                     CsvReporter.num(mean(c, Metrics::requests), 0),
                     CsvReporter.num(100 * mean(c, Metrics::hitRate), 1),
                     CsvReporter.num(100 * mean(c, Metrics::hitRateNonPreempted), 1),
@@ -254,14 +263,12 @@ public final class ExperimentCommand implements Callable<Integer> {
                     CsvReporter.num(mean(c, Metrics::p99LatencyMs), 1),
                     CsvReporter.num(100 * mean(c, Metrics::tailLatencyShare), 1),
                     CsvReporter.num(mean(c, Metrics::meanUtility), 3),
-                    CsvReporter.num(100 * mean(c, Metrics::overpushRate), 1),
-                    CsvReporter.num(100 * mean(c, Metrics::staleHoverRate), 1)));
+                    CsvReporter.num(100 * mean(c, Metrics::overpushRate), 1)));
         }
         return header(exp, traces, command)
                 + TableReporter.markdown(List.of("panel", exp.xAxis(), "requests as", "trace kind", "system", "traces",
-                "requests", "hit %", "hit % of non-preempted", "preempted %", "never answered", "mean latency ms",
-                "p95 latency ms", "p99 latency ms", "slowest 5 % share of latency %", "utility", "over-push %",
-                "stale hover %"), rows)
+                "stale hover %", "mean wait, all visits ms", "utility at first answer, all visits", "requests", "hit %", "hit % of non-preempted", "preempted %", "never answered", "mean latency ms",
+                "p95 latency ms", "p99 latency ms", "slowest 5 % share of latency %", "utility", "over-push %"), rows)
                 + "\n![" + exp.name() + "](" + exp.name() + ".svg)\n";
     }
 
@@ -287,7 +294,9 @@ public final class ExperimentCommand implements Callable<Integer> {
         List<SvgChart.Panel> panels = new ArrayList<>();
         record MetricView(String title, boolean log, ToDoubleFunction<Metrics> f) {
         }
-        List<MetricView> views = List.of(new MetricView("% cache hits", false, m -> 100 * m.hitRate()),
+        List<MetricView> views = List.of(new MetricView("% stale hover", false, m -> 100 * m.staleHoverRate()),
+                new MetricView("mean wait, all visits (ms, log)", true, Metrics::meanWaitAllMs),
+                new MetricView("% cache hits", false, m -> 100 * m.hitRate()),
                 new MetricView("% preempted", false, m -> 100 * m.preemptedRate()),
                 new MetricView("mean latency (ms, log)", true, Metrics::meanLatencyMs),
                 new MetricView("mean utility", false, Metrics::meanUtility));

@@ -1,8 +1,10 @@
 package dev.khameleon.bench.sim.cli;
 
 import dev.khameleon.bench.GridSize;
+import dev.khameleon.bench.sim.Profile;
 import dev.khameleon.bench.sim.SchedulerTime;
 import dev.khameleon.bench.sim.SimConfig;
+import dev.khameleon.bench.sim.UtilityVector;
 import dev.khameleon.bench.sim.net.MahimahiTrace;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,8 +55,22 @@ public final class SimOptions {
             description = "Thumbnails over the trace's screen (default ${DEFAULT-VALUE}, the paper's).")
     String mosaic = DEFAULTS.mosaicRows() + "x" + DEFAULTS.mosaicCols();
 
-    @Option(names = "--block-bytes", description = "Progressive block size (default ${DEFAULT-VALUE}).")
-    int blockBytes = DEFAULTS.blockBytes();
+    @Option(names = "--profile", paramLabel = "NAME",
+            description = "What a response is: paper-prototype (1,024,862 B pictures in 50 blocks of 20 KiB, the"
+                    + " prototype's utility vector), library-default (the gallery's 480x360 photographs in 4 KiB blocks,"
+                    + " measured SSIM) or legacy-100k (1.5 MB in 100 KB blocks, SSIM curve) (default legacy-100k, the setting of docs/results).")
+    String profile;
+
+    @Option(names = "--image-bytes", description = "Bytes of one full picture (default: the profile's).")
+    Long imageBytes;
+
+    @Option(names = "--block-bytes", description = "Progressive block size (default: the profile's).")
+    Integer blockBytes;
+
+    @Option(names = "--utility-vector", paramLabel = "B:U,...",
+            description = "Utility per block count, e.g. 1:0.537,2:0.599,10:0.726,25:0.849,50:1.0; the last count is"
+                    + " the whole picture (default: the profile's curve).")
+    String utilityVector;
 
     @Option(names = "--warmup-ms", description = "Session open before the first sample, ms (default ${DEFAULT-VALUE}).")
     double warmupMillis = DEFAULTS.warmupMillis();
@@ -88,6 +104,41 @@ public final class SimOptions {
     PrefetchOptions prefetch = new PrefetchOptions();
 
     /**
+     * Sets the response: the profile's, then each explicit option. With {@code --profile}, an
+     * explicit option that disagrees with it is refused rather than silently winning.
+     */
+    private void response(SimConfig.Builder b) {
+        Profile p = profile == null ? DEFAULTS.profile() : Profile.parse(profile);
+        b.profile(p);
+        UtilityVector vector = utilityVector == null ? null : UtilityVector.parse(utilityVector);
+        if (profile != null) {
+            if (imageBytes != null && imageBytes != p.imageBytes()) {
+                throw conflict("--image-bytes " + imageBytes, p, p.imageBytes() + " B");
+            }
+            if (blockBytes != null && blockBytes != p.blockBytes()) {
+                throw conflict("--block-bytes " + blockBytes, p, p.blockBytes() + " B");
+            }
+            if (vector != null) {
+                throw conflict("--utility-vector", p, "its own utility");
+            }
+        }
+        if (imageBytes != null) {
+            b.imageBytes(imageBytes);
+        }
+        if (blockBytes != null) {
+            b.blockBytes(blockBytes);
+        }
+        if (vector != null) {
+            b.utility(vector.toUtilityFunction());
+        }
+    }
+
+    private static IllegalArgumentException conflict(String option, Profile p, String profileValue) {
+        return new IllegalArgumentException(option + " conflicts with --profile " + p.label() + ", which sets "
+                + profileValue + "; give one of them");
+    }
+
+    /**
      * The configurations these options name, one per request mode, in the order given.
      *
      * @throws IllegalArgumentException if a value is out of range, a request mode unknown, the
@@ -96,13 +147,14 @@ public final class SimOptions {
      */
     public List<SimConfig> configs() {
         SimConfig.Builder b = SimConfig.builder().bandwidthMBps(bandwidthMBps).latencyMillis(latencyMillis)
-                .cacheMB(cacheMB).thinkTimeMillis(thinkTimeMillis).blockBytes(blockBytes).warmupMillis(warmupMillis)
+                .cacheMB(cacheMB).thinkTimeMillis(thinkTimeMillis).warmupMillis(warmupMillis)
                 .seed(seed).alignHorizons(alignHorizons).sampleMillis(sampleMillis)
                 .kalmanProcessNoise(kalmanQ == null ? DEFAULTS.kalmanProcessNoise() : kalmanQ)
                 .kalmanVelocityDecayMillis(kalmanDecayMillis == null ? DEFAULTS.kalmanVelocityDecayMillis()
                         : kalmanDecayMillis)
                 .predictionIntervalMillis(predictionIntervalMillis)
                 .linkQueueKB(linkQueueKB == null ? Double.NaN : linkQueueKB).schedulerTime(schedulerTime);
+        response(b);
         GridSize grid = GridSize.parse(mosaic, "--mosaic");
         b.mosaic(grid.rows(), grid.cols());
         prefetch.apply(b);

@@ -19,7 +19,7 @@ public final class CsvReporter {
     public static final String HEADER = "system,trace,bandwidth_MBps,latency_ms,cache_MB,requests,hit_rate,"
             + "preempted_rate,mean_latency_ms,p50_latency_ms,p95_latency_ms,mean_utility,overpush_rate,convergence_ms,"
             + "request_mode,trace_kind,median_sample_interval_ms,hit_rate_nonpreempted,never_answered,p99_latency_ms,"
-            + "tail5_latency_share,stale_hover_rate";
+            + "tail5_latency_share,stale_hover_rate,visits,mean_wait_all_ms,first_utility_all,profile";
 
     private CsvReporter() {
     }
@@ -43,7 +43,9 @@ public final class CsvReporter {
                 num(m.p95LatencyMs(), 3), num(m.meanUtility(), 4), num(m.overpushRate(), 4),
                 num(m.convergenceMs(), 3), r.config().requestMode().label(), r.traceKind().label(),
                 num(r.medianIntervalMillis(), 1), num(m.hitRateNonPreempted(), 4), Integer.toString(m.neverAnswered()),
-                num(m.p99LatencyMs(), 3), num(m.tailLatencyShare(), 4), num(m.staleHoverRate(), 4));
+                num(m.p99LatencyMs(), 3), num(m.tailLatencyShare(), 4), num(m.staleHoverRate(), 4),
+                Integer.toString(m.visits()), num(m.meanWaitAllMs(), 3), num(m.firstUtilityAll(), 4),
+                escape(r.config().profileLabel()));
     }
 
     /** A fixed-point number, or {@code NaN}. */
