@@ -1,21 +1,29 @@
 package dev.khameleon.bench.sim;
 
+import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.Set;
 
 /**
  * The paper's request/response baselines: a request that misses the LRU cache is sent to the
- * server, which queues its response on the shared downlink behind earlier ones (no
- * cancellation: that queue is the congestion the paper describes); the response lands in the
- * cache and answers every pending request for it. Variants:
+ * server, which sends responses one after the other on the shared downlink; a demand fetch waits
+ * behind earlier demand fetches (no cancellation: that queue is the congestion the paper
+ * describes); the response lands in the cache and answers every pending request for it. Variants:
  * <ul>
  *   <li>{@code baseline}: full responses, no prefetch;</li>
  *   <li>{@code progressive}: only the first block of each response, no prefetch;</li>
- *   <li>{@code acc-A-K}: full responses, and on each request a predictor of accuracy {@code A}
- *       prefetches {@code K} responses — the true next {@code K} distinct requests of the trace,
- *       each replaced by a uniformly random wrong one with probability {@code 1 − A}.</li>
+ *   <li>{@code acc-A-K}: full responses, and on each <em>new</em> request (a cell other than the
+ *       previous request's; the repeats of per-sample requests are not new) a predictor of
+ *       accuracy {@code A} guesses {@code K} requests once — the true next {@code K} distinct
+ *       requests of the trace, each replaced by a uniformly drawn other cell with probability
+ *       {@code 1 − A} — and the client asks for the guesses it does not hold with the demand
+ *       fetch. The server sends prefetches only when no demand fetch waits, and a new request
+ *       cancels the prefetches of earlier ones that have not started (the paper's ACC prefetches
+ *       {@code K} predicted requests per request; a guess about a past position is stale).</li>
  * </ul>
- * A request already in flight is not sent again. Single-use, single-threaded.
+ * The client does not ask again for a response it has demanded and not yet received; the server
+ * does not queue a response it is already sending or holds queued, and a queued prefetch that is
+ * then demanded moves to the demand queue. Single-use, single-threaded.
  */
 final class RequestResponseSystem implements SimSystem {
     private final boolean firstBlockOnly;
@@ -23,8 +31,16 @@ final class RequestResponseSystem implements SimSystem {
     private final int prefetch;
     private SimContext ctx;
     private LruCache cache;
-    private final Set<Integer> inFlight = new HashSet<>();
+    /** Client side: demanded and not yet received. */
+    private final Set<Integer> awaited = new HashSet<>();
+    /** Server side: queued or on the link. */
+    private final Set<Integer> queued = new HashSet<>();
+    private final ArrayDeque<Integer> demandQueue = new ArrayDeque<>();
+    private final ArrayDeque<Integer> prefetchQueue = new ArrayDeque<>();
+    private boolean sending;
+    private int lastRequestId = -1;
     private long responseBytes;
+    private int responseBlocks;
     private double responseUtility;
 
     RequestResponseSystem(boolean firstBlockOnly, double accuracy, int prefetch) {
@@ -39,29 +55,36 @@ final class RequestResponseSystem implements SimSystem {
         this.cache = new LruCache(context.cacheBytes());
         Workload w = context.workload();
         this.responseBytes = firstBlockOnly ? Math.min(w.blockBytes(), w.imageBytes()) : w.imageBytes();
-        this.responseUtility = firstBlockOnly ? w.utilityOf(1) : 1.0;
+        this.responseBlocks = firstBlockOnly ? 1 : w.blocksPerResponse();
+        this.responseUtility = w.utilityOf(responseBlocks);
     }
 
     @Override
     public void onRequest(int seq, int requestId) {
-        if (cache.touch(requestId)) {
+        boolean isNew = requestId != lastRequestId;
+        lastRequestId = requestId;
+        boolean hit = cache.touch(requestId);
+        if (hit) {
             ctx.recorder().available(requestId, responseUtility, responseBytes);
-        } else {
-            fetch(requestId);
         }
-        if (prefetch > 0) {
-            prefetchAfter(seq, requestId);
+        boolean demand = !hit && awaited.add(requestId);
+        int[] guesses = prefetch > 0 && isNew ? guessAfter(seq, requestId) : new int[0];
+        if (demand || guesses.length > 0) {
+            ctx.loop().at(ctx.loop().nowNanos() + ctx.oneWayNanos(),
+                    () -> serverReceives(demand ? requestId : -1, guesses, isNew));
         }
     }
 
     @Override
-    public boolean hasAnswer(int requestId) {
-        return cache.contains(requestId);
+    public int answerBlocks(int requestId) {
+        return cache.contains(requestId) ? responseBlocks : 0;
     }
 
-    private void prefetchAfter(int seq, int requestId) {
+    /** The next {@code prefetch} distinct requests after {@code seq}, each wrong with probability 1 − A, minus those held. */
+    private int[] guessAfter(int seq, int requestId) {
         int[] requests = ctx.requests();
         int n = ctx.workload().requestCount();
+        int[] guesses = new int[prefetch];
         int found = 0;
         int last = requestId;
         for (int k = seq + 1; k < requests.length && found < prefetch; k++) {
@@ -69,30 +92,67 @@ final class RequestResponseSystem implements SimSystem {
                 continue;
             }
             last = requests[k];
-            found++;
             int guess = requests[k];
             if (ctx.random().nextDouble() >= accuracy && n > 1) {
                 int wrong = ctx.random().nextInt(n - 1);
                 guess = wrong >= guess ? wrong + 1 : wrong;
             }
-            if (!cache.touch(guess)) {
-                fetch(guess);
+            if (!cache.touch(guess) && !awaited.contains(guess)) {
+                guesses[found++] = guess;
             }
         }
+        return java.util.Arrays.copyOf(guesses, found);
     }
 
-    private void fetch(int requestId) {
-        if (!inFlight.add(requestId)) {
+    /** A request's message reaches the server: a demand fetch (or -1) and its prefetches. */
+    private void serverReceives(int demand, int[] guesses, boolean isNew) {
+        if (isNew) {
+            for (int id : prefetchQueue) {
+                queued.remove(id);
+            }
+            prefetchQueue.clear();
+        }
+        if (demand >= 0) {
+            if (prefetchQueue.remove(demand)) {
+                queued.remove(demand);
+            }
+            if (queued.add(demand)) {
+                demandQueue.add(demand);
+            }
+        }
+        for (int id : guesses) {
+            if (queued.add(id)) {
+                prefetchQueue.add(id);
+            }
+        }
+        pump();
+    }
+
+    /** Starts the next response on the downlink when it is free: demand fetches first. */
+    private void pump() {
+        if (sending) {
             return;
         }
-        long oneWay = ctx.oneWayNanos();
-        long now = ctx.loop().nowNanos();
-        long sent = ctx.link().transmit(now + oneWay, responseBytes);
-        ctx.loop().at(sent + oneWay, () -> arrive(requestId));
+        Integer next = demandQueue.poll();
+        if (next == null) {
+            next = prefetchQueue.poll();
+        }
+        if (next == null) {
+            return;
+        }
+        int requestId = next;
+        sending = true;
+        long sent = ctx.link().transmit(ctx.loop().nowNanos(), responseBytes);
+        ctx.loop().at(sent, () -> {
+            sending = false;
+            queued.remove(requestId);
+            pump();
+        });
+        ctx.loop().at(sent + ctx.oneWayNanos(), () -> arrive(requestId));
     }
 
     private void arrive(int requestId) {
-        inFlight.remove(requestId);
+        awaited.remove(requestId);
         cache.put(requestId, responseBytes);
         ctx.recorder().received(requestId, responseBytes);
         ctx.recorder().available(requestId, responseUtility, responseBytes);

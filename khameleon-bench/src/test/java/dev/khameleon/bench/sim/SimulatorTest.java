@@ -70,14 +70,52 @@ class SimulatorTest {
     }
 
     @Test
+    void acc_guessesOncePerNewRequest_notOncePerSampleOfTheSameCell() {
+        // Three cells, a second each, sampled every 20 ms: 150 per-sample requests, 3 new ones.
+        int n = 150;
+        double[] t = new double[n];
+        double[] x = new double[n];
+        double[] y = new double[n];
+        for (int i = 0; i < n; i++) {
+            t[i] = i * 20.0;
+            x[i] = 50 + 100 * (i / 50);
+            y[i] = 50;
+        }
+        PointerTrace dwell = PointerTrace.of("dwell", t, x, y, 1000, 1000);
+        SimConfig config = SimConfig.builder().mosaic(10, 10).bandwidthMBps(15).build();
+        Metrics wrong = Simulator.run(config, dwell, "acc-0-1").metrics();
+        // Three demand fetches and at most one wrong guess for each of the two requests with a
+        // next one; a guess on every sample would fetch up to 97 others.
+        assertTrue(wrong.receivedBytes() <= 5 * config.imageBytes(), "received " + wrong.receivedBytes());
+        assertTrue(wrong.receivedBytes() >= 3 * config.imageBytes(), "received " + wrong.receivedBytes());
+        Metrics right = Simulator.run(config, dwell, "acc-1-1").metrics();
+        assertEquals(3 * config.imageBytes(), right.receivedBytes(), "the two right guesses are the next cells");
+        assertTrue(right.hitRate() > wrong.hitRate(), "the right guess answers the next cell at once");
+    }
+
+    @Test
+    void acc_aDemandFetchGoesBeforeQueuedPrefetches_whichANewRequestCancels() {
+        // Every 50 ms a new cell, 20 cells, on a link that sends one picture in 68 ms: with 5
+        // guesses per request the prefetches can never keep up, so unless demands overtake them
+        // and a new request drops the stale ones, demand latency grows with the queue.
+        SimConfig config = SimConfig.builder().mosaic(10, 10).bandwidthMBps(15).requestMode(RequestMode.PER_VISIT)
+                .build();
+        Metrics plain = Simulator.run(config, sweep(20), "baseline").metrics();
+        Metrics acc = Simulator.run(config, sweep(20), "acc-0-5").metrics();
+        assertTrue(acc.receivedBytes() < 20L * 6 * config.imageBytes(), "stale prefetches were cancelled");
+        assertTrue(acc.meanLatencyMs() <= plain.meanLatencyMs() + 68, "a demand waits at most one prefetch in "
+                + "transmission: " + acc.meanLatencyMs() + " vs baseline " + plain.meanLatencyMs());
+    }
+
+    @Test
     void baselineLatency_isRoundTripPlusTransmissionWhenUncongested() {
         // One request every 2 s: no queueing. 1.5 MB at 15 MB/s = 100 ms, plus 100 ms round trip.
         double[] t = {0, 2000, 4000};
         double[] x = {50, 150, 250};
         double[] y = {50, 50, 50};
         PointerTrace slow = PointerTrace.of("slow", t, x, y, 1000, 1000);
-        SimConfig config = SimConfig.builder().mosaic(10, 10).bandwidthMBps(15).latencyMillis(100)
-                .requestMode(RequestMode.PER_VISIT).build();
+        SimConfig config = SimConfig.builder().profile(Profile.LEGACY_100K).mosaic(10, 10).bandwidthMBps(15)
+                .latencyMillis(100).requestMode(RequestMode.PER_VISIT).build();
         Metrics m = Simulator.run(config, slow, "baseline").metrics();
         assertEquals(200.0, m.meanLatencyMs(), 1e-6);
         assertEquals(0.0, m.preemptedRate());
@@ -102,7 +140,7 @@ class SimulatorTest {
 
     @Test
     void thinkTime_spacesRequestsEvenly() {
-        SimConfig config = SimConfig.builder().mosaic(10, 10).thinkTimeMillis(200).bandwidthMBps(15)
+        SimConfig config = SimConfig.builder().profile(Profile.LEGACY_100K).mosaic(10, 10).thinkTimeMillis(200).bandwidthMBps(15)
                 .requestMode(RequestMode.PER_VISIT).build();
         Metrics m = Simulator.run(config, sweep(20), "baseline").metrics();
         // 200 ms apart, each response takes 100 ms + 100 ms round trip: exactly no queueing.
