@@ -82,7 +82,7 @@ class SimulatorTest {
             y[i] = 50;
         }
         PointerTrace dwell = PointerTrace.of("dwell", t, x, y, 1000, 1000);
-        SimConfig config = SimConfig.builder().mosaic(10, 10).bandwidthMBps(15).build();
+        SimConfig config = SimConfig.builder().profile(Profile.PAPER_PROTOTYPE).mosaic(10, 10).bandwidthMBps(15).build();
         Metrics wrong = Simulator.run(config, dwell, "acc-0-1").metrics();
         // Three demand fetches and at most one wrong guess for each of the two requests with a
         // next one; a guess on every sample would fetch up to 97 others.
@@ -98,8 +98,8 @@ class SimulatorTest {
         // Every 50 ms a new cell, 20 cells, on a link that sends one picture in 68 ms: with 5
         // guesses per request the prefetches can never keep up, so unless demands overtake them
         // and a new request drops the stale ones, demand latency grows with the queue.
-        SimConfig config = SimConfig.builder().mosaic(10, 10).bandwidthMBps(15).requestMode(RequestMode.PER_VISIT)
-                .build();
+        SimConfig config = SimConfig.builder().profile(Profile.PAPER_PROTOTYPE).mosaic(10, 10).bandwidthMBps(15)
+                .requestMode(RequestMode.PER_VISIT).build();
         Metrics plain = Simulator.run(config, sweep(20), "baseline").metrics();
         Metrics acc = Simulator.run(config, sweep(20), "acc-0-5").metrics();
         assertTrue(acc.receivedBytes() < 20L * 6 * config.imageBytes(), "stale prefetches were cancelled");
