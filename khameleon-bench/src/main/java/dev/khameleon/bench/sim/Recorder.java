@@ -138,6 +138,11 @@ public final class Recorder {
         return answerBlocks.applyAsInt(requestId) > 0;
     }
 
+    /** How long the visit in progress has waited so far if it is still unanswered, else 0. */
+    private long unansweredWait() {
+        return hovered >= 0 && answerBlocks != null && !visitAnswered ? clock.getAsLong() - visitSince : 0;
+    }
+
     /** The hovered cell's visit gets its first answer now. */
     private void answerVisit() {
         visitAnswered = true;
@@ -155,9 +160,7 @@ public final class Recorder {
             return;
         }
         closeHover();
-        if (hovered >= 0 && answerBlocks != null && !visitAnswered) {
-            waitNanos += clock.getAsLong() - visitSince;
-        }
+        waitNanos += unansweredWait();
         hovered = requestId;
         hoveredStale = requestId >= 0 && answerBlocks != null && !hasAnswer(requestId);
         if (requestId >= 0 && answerBlocks != null) {
@@ -286,8 +289,7 @@ public final class Recorder {
         }
         double conv = convergedAt < 0 || n == 0 ? Double.NaN : (convergedAt - registeredAt[n - 1]) / 1e6;
         double stale = answerBlocks == null || hoverNanos == 0 ? Double.NaN : (double) staleNanos / hoverNanos;
-        long openWait = hovered >= 0 && answerBlocks != null && !visitAnswered ? clock.getAsLong() - visitSince : 0;
-        double meanWait = visits == 0 ? Double.NaN : (waitNanos + openWait) / 1e6 / visits;
+        double meanWait = visits == 0 ? Double.NaN : (waitNanos + unansweredWait()) / 1e6 / visits;
         double firstUtilityAll = visits == 0 ? Double.NaN : firstUtilitySum / visits;
         return new Metrics(n, ratio(hits, n), ratio(hits, n - pre), ratio(pre, n), never,
                 counted == 0 ? Double.NaN : sum / counted,

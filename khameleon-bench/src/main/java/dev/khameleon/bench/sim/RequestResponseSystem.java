@@ -1,6 +1,7 @@
 package dev.khameleon.bench.sim;
 
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -26,6 +27,7 @@ import java.util.Set;
  * then demanded moves to the demand queue. Single-use, single-threaded.
  */
 final class RequestResponseSystem implements SimSystem {
+    private static final int[] NO_GUESSES = {};
     private final boolean firstBlockOnly;
     private final double accuracy;
     private final int prefetch;
@@ -68,7 +70,7 @@ final class RequestResponseSystem implements SimSystem {
             ctx.recorder().available(requestId, responseUtility, responseBytes);
         }
         boolean demand = !hit && awaited.add(requestId);
-        int[] guesses = prefetch > 0 && isNew ? guessAfter(seq, requestId) : new int[0];
+        int[] guesses = prefetch > 0 && isNew ? guessAfter(seq, requestId) : NO_GUESSES;
         if (demand || guesses.length > 0) {
             ctx.loop().at(ctx.loop().nowNanos() + ctx.oneWayNanos(),
                     () -> serverReceives(demand ? requestId : -1, guesses, isNew));
@@ -101,7 +103,7 @@ final class RequestResponseSystem implements SimSystem {
                 guesses[found++] = guess;
             }
         }
-        return java.util.Arrays.copyOf(guesses, found);
+        return Arrays.copyOf(guesses, found);
     }
 
     /** A request's message reaches the server: a demand fetch (or -1) and its prefetches. */

@@ -2,7 +2,6 @@ package dev.khameleon.bench.sim;
 
 import dev.khameleon.core.spi.UtilityFunction;
 import java.util.Arrays;
-import java.util.Locale;
 
 /**
  * A utility given per block count, as the paper's prototype gives it: {@code B:U} pairs such as
@@ -114,8 +113,7 @@ public record UtilityVector(int[] blocks, double[] utilities) {
     public String toString() {
         StringBuilder s = new StringBuilder();
         for (int i = 0; i < blocks.length; i++) {
-            s.append(i > 0 ? "," : "").append(blocks[i]).append(':')
-                    .append(String.format(Locale.ROOT, "%s", utilities[i]));
+            s.append(i > 0 ? "," : "").append(blocks[i]).append(':').append(utilities[i]);
         }
         return s.toString();
     }
