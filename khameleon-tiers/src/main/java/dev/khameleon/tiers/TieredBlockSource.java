@@ -20,14 +20,15 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * A {@link BlockSource} that answers from a stack of tiers in front of an origin source: this
@@ -77,7 +78,8 @@ public final class TieredBlockSource implements BlockSource, Closeable {
     private final long permitWaitNanos;
     private final LongSupplier nanoClock;
     private final ScheduledThreadPoolExecutor timer;
-    private final ConcurrentHashMap<Long, CompletableFuture<StoredResponse>> inFlight = new ConcurrentHashMap<>();
+    private final SingleFlight<StoredResponse> loads = new SingleFlight<>();
+    private final AtomicInteger writesInFlight = new AtomicInteger();
     private final AtomicLong sequence = new AtomicLong();
     private volatile boolean closed;
 
@@ -89,6 +91,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
     private final LongAdder originComputations = new LongAdder();
     private final LongAdder waitedForOtherNode = new LongAdder();
     private final LongAdder waitTimeouts = new LongAdder();
+    private final LongAdder uncoordinatedComputations = new LongAdder();
     private final LongAdder corruptValues = new LongAdder();
     private final LongAdder redisFailures = new LongAdder();
 
@@ -204,8 +207,9 @@ public final class TieredBlockSource implements BlockSource, Closeable {
     public TierStats stats() {
         long bytes = memory == null ? 0 : memory.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
         return new TierStats(memoryHits.sum(), fileHits.sum(), redisHits.sum(), objectStoreHits.sum(),
-                originComputations.sum(), waitedForOtherNode.sum(), waitTimeouts.sum(), corruptValues.sum(),
-                redisFailures.sum(), objectStoreFailures.sum(), bytes);
+                originComputations.sum(), uncoordinatedComputations.sum(), waitedForOtherNode.sum(), waitTimeouts.sum(),
+                corruptValues.sum(), redisFailures.sum(), objectStoreFailures.sum(), bytes, loads.running(),
+                writesInFlight.get());
     }
 
     /** Whether the shared tier is configured and currently answering. */
@@ -225,7 +229,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
         closed = true;
         timer.shutdownNow();
         IllegalStateException e = new IllegalStateException("tiered block source closed while loading");
-        inFlight.values().forEach(f -> f.completeExceptionally(e));
+        loads.failAll(e);
         if (redis != null) {
             redis.close();
         }
@@ -245,29 +249,11 @@ public final class TieredBlockSource implements BlockSource, Closeable {
 
     /** One load per content key on this node at a time; the result goes into memory before it is shared. */
     private CompletableFuture<StoredResponse> load(int requestId, long contentKey, int count) {
-        CompletableFuture<StoredResponse> mine = new CompletableFuture<>();
-        CompletableFuture<StoredResponse> running = inFlight.putIfAbsent(contentKey, mine);
-        if (running != null) {
-            return running;
-        }
-        CompletableFuture<StoredResponse> loaded;
-        try {
-            loaded = fromFile(requestId, contentKey, count);
-        } catch (RuntimeException e) {
-            loaded = CompletableFuture.failedFuture(e);
-        }
-        loaded.whenComplete((r, e) -> {
-            if (r != null && memory != null) {
+        return loads.load(contentKey, () -> fromFile(requestId, contentKey, count), r -> {
+            if (memory != null) {
                 memory.put(contentKey, r);
             }
-            inFlight.remove(contentKey, mine);
-            if (e != null) {
-                mine.completeExceptionally(e);
-            } else {
-                mine.complete(r);
-            }
         });
-        return mine;
     }
 
     private CompletableFuture<StoredResponse> fromFile(int requestId, long contentKey, int count) {
@@ -292,12 +278,12 @@ public final class TieredBlockSource implements BlockSource, Closeable {
 
     private CompletableFuture<StoredResponse> fromShared(int requestId, long contentKey, int count) {
         if (redis == null || !redis.usable()) {
-            return fromObjects(requestId, contentKey, count);
+            return fromObjects(requestId, contentKey, count, false);
         }
         return sharedValue(contentKey).handle((r, e) -> {
             if (e != null) {
                 redisFailed(e);
-                return fromObjects(requestId, contentKey, count);
+                return fromObjects(requestId, contentKey, count, false);
             }
             redis.succeeded();
             if (r != null) {
@@ -318,7 +304,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
         return redis.tryLock(lock, token, lockMillis).handle((got, e) -> {
             if (e != null) {
                 redisFailed(e);
-                return fromObjects(requestId, contentKey, count);
+                return fromObjects(requestId, contentKey, count, false);
             }
             if (got) {
                 return recheckThenCompute(requestId, contentKey, count, lock, token);
@@ -332,7 +318,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
             waitTimeouts.increment();
             LOG.debug("waited {} ms for another node to compute content {}; computing it here",
                     TimeUnit.NANOSECONDS.toMillis(maxWaitNanos), contentKey);
-            return fromObjects(requestId, contentKey, count).thenApply(r -> {
+            return fromObjects(requestId, contentKey, count, false).thenApply(r -> {
                 publish(valueKey(contentKey), r);
                 return r;
             });
@@ -340,7 +326,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
         return sharedValue(contentKey).handle((r, e) -> {
             if (e != null) {
                 redisFailed(e);
-                return fromObjects(requestId, contentKey, count);
+                return fromObjects(requestId, contentKey, count, false);
             }
             if (r != null) {
                 waitedForOtherNode.increment();
@@ -378,7 +364,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
     }
 
     private void release(String lock, String token) {
-        redis.unlock(lock, token).whenComplete((x, ue) -> {
+        write(() -> redis.unlock(lock, token)).whenComplete((x, ue) -> {
             if (ue != null) {
                 redisFailed(ue);
             }
@@ -387,7 +373,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
 
     private CompletableFuture<StoredResponse> computeAndPublish(int requestId, long contentKey, int count,
                                                                 String lock, String token) {
-        return fromObjects(requestId, contentKey, count).whenComplete((r, e) -> {
+        return fromObjects(requestId, contentKey, count, true).whenComplete((r, e) -> {
             // One connection runs commands in order: the value is stored before the lock is released,
             // so a node that finds the lock free finds the value too.
             if (r != null) {
@@ -401,7 +387,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
         if (redis == null || !redis.usable()) {
             return;
         }
-        redis.setIfAbsent(key, r.encode()).whenComplete((x, e) -> {
+        write(() -> redis.setIfAbsent(key, r.encode())).whenComplete((x, e) -> {
             if (e != null) {
                 redisFailed(e);
             }
@@ -412,16 +398,16 @@ public final class TieredBlockSource implements BlockSource, Closeable {
      * Reads the response from the object store, or computes it and stores it there; without an
      * object store, computes it.
      */
-    private CompletableFuture<StoredResponse> fromObjects(int requestId, long contentKey, int count) {
+    private CompletableFuture<StoredResponse> fromObjects(int requestId, long contentKey, int count, boolean locked) {
         if (objects == null || !objects.usable()) {
-            return computeWithPermit(requestId, contentKey, count);
+            return computeWithPermit(requestId, contentKey, count, locked);
         }
         String key = objectKey(contentKey);
         return objects.get(key, StoredResponse.encodedLength(count, blockSize)).handle((value, e) -> {
             if (e != null) {
                 objectStoreFailures.increment();
                 objects.failed(e);
-                return computeWithPermit(requestId, contentKey, count);
+                return computeWithPermit(requestId, contentKey, count, locked);
             }
             objects.succeeded();
             if (value != null) {
@@ -434,8 +420,8 @@ public final class TieredBlockSource implements BlockSource, Closeable {
                     LOG.warn("refused the object {} ({}); computing the response again", key, ce.getMessage());
                 }
             }
-            return computeWithPermit(requestId, contentKey, count).thenApply(r -> {
-                objects.put(key, r.encode()).whenComplete((x, pe) -> {
+            return computeWithPermit(requestId, contentKey, count, locked).thenApply(r -> {
+                write(() -> objects.put(key, r.encode())).whenComplete((x, pe) -> {
                     if (pe != null) {
                         objectStoreFailures.increment();
                         objects.failed(pe);
@@ -447,15 +433,16 @@ public final class TieredBlockSource implements BlockSource, Closeable {
     }
 
     /** Computes from the origin holding one of the fleet's origin permits, when a limit is set. */
-    private CompletableFuture<StoredResponse> computeWithPermit(int requestId, long contentKey, int count) {
+    private CompletableFuture<StoredResponse> computeWithPermit(int requestId, long contentKey, int count,
+                                                              boolean locked) {
         if (maxOriginConcurrency == 0 || redis == null || !redis.usable()) {
-            return compute(requestId, contentKey, count);
+            return compute(requestId, contentKey, count, locked);
         }
         String leaseId = nodeId + ":lease:" + sequence.incrementAndGet();
         return acquirePermit(leaseId, nanoClock.getAsLong() + permitWaitNanos).thenCompose(held -> {
-            CompletableFuture<StoredResponse> c = compute(requestId, contentKey, count);
+            CompletableFuture<StoredResponse> c = compute(requestId, contentKey, count, locked);
             if (held) {
-                c.whenComplete((r, e) -> redis.releaseLease(semaphoreKey(), leaseId).whenComplete((x, re) -> {
+                c.whenComplete((r, e) -> write(() -> redis.releaseLease(semaphoreKey(), leaseId)).whenComplete((x, re) -> {
                     if (re != null) {
                         redisFailed(re);
                     }
@@ -484,8 +471,12 @@ public final class TieredBlockSource implements BlockSource, Closeable {
         }).thenCompose(Function.identity());
     }
 
-    private CompletableFuture<StoredResponse> compute(int requestId, long contentKey, int count) {
+    /** Computes from the origin; {@code locked}: this node holds the key's shared lock, no other computes it. */
+    private CompletableFuture<StoredResponse> compute(int requestId, long contentKey, int count, boolean locked) {
         originComputations.increment();
+        if (!locked) {
+            uncoordinatedComputations.increment();
+        }
         List<CompletableFuture<Block>> blocks = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             try {
@@ -514,7 +505,7 @@ public final class TieredBlockSource implements BlockSource, Closeable {
             corruptValues.increment();
             LOG.warn("refused the value at Redis key {} ({}); deleting it and computing the response again", key,
                     e.getMessage());
-            redis.delete(key);
+            write(() -> redis.delete(key));
             return null;
         }
     }
@@ -522,6 +513,21 @@ public final class TieredBlockSource implements BlockSource, Closeable {
     private void redisFailed(Throwable e) {
         redisFailures.increment();
         redis.failed(e);
+    }
+
+    /**
+     * Issues a write to a shared tier, counted in {@link TierStats#writesInFlight} until it ends, so
+     * counters read once the count is zero see every value this node stored.
+     */
+    private <T> CompletableFuture<T> write(Supplier<CompletableFuture<T>> command) {
+        writesInFlight.incrementAndGet();
+        CompletableFuture<T> f;
+        try {
+            f = command.get();
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        return f.whenComplete((x, e) -> writesInFlight.decrementAndGet());
     }
 
     private CompletableFuture<Void> later() {

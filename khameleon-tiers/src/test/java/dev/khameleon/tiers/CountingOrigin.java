@@ -25,6 +25,8 @@ final class CountingOrigin implements BlockSource {
     final AtomicInteger maxRunning = new AtomicInteger();
     final ConcurrentHashMap<Long, AtomicInteger> perKey = new ConcurrentHashMap<>();
     volatile boolean failing;
+    /** While set, every computation waits for it to complete: a test's hold on work in flight. */
+    volatile CompletableFuture<Void> gate;
 
     CountingOrigin(int n, int blocks, int blockSize, long delayMillis) {
         this.n = n;
@@ -81,6 +83,10 @@ final class CountingOrigin implements BlockSource {
         if (blockIndex == 0) {
             computations.incrementAndGet();
             perKey.computeIfAbsent(contentKey, k -> new AtomicInteger()).incrementAndGet();
+        }
+        CompletableFuture<Void> held = gate;
+        if (held != null) {
+            return held.thenApply(x -> expected(requestId, contentKey, blockIndex));
         }
         if (delayMillis == 0) {
             return CompletableFuture.completedFuture(expected(requestId, contentKey, blockIndex));

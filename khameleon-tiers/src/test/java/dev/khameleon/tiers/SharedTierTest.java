@@ -88,6 +88,8 @@ class SharedTierTest {
         }
         int total = origins.stream().mapToInt(o -> o.computations.get()).sum();
         assertEquals(1, total, "ten concurrent misses for one key cause exactly one computation");
+        assertEquals(0, fleet.stream().mapToLong(s -> s.stats().uncoordinatedComputations()).sum(),
+                "the one computation held the key's lock");
         long waited = fleet.stream().mapToLong(s -> s.stats().waitedForOtherNode()).sum();
         long read = fleet.stream().mapToLong(s -> s.stats().redisHits()).sum();
         assertEquals(4, waited + read, "the four other nodes read what the one that computed wrote");
@@ -104,6 +106,7 @@ class SharedTierTest {
             assertEquals(origin.expected(r, r, 1), get(s, r, r, 1), "served from the origin while Redis is down");
         }
         assertTrue(s.stats().redisFailures() >= 1);
+        assertEquals(10, s.stats().uncoordinatedComputations(), "every response computed while Redis was down");
         assertTrue(!s.sharedTierUp());
         redis.restart("32mb");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -154,6 +157,7 @@ class SharedTierTest {
         assertEquals(origin.expected(2, 2, 0), get(s, 2, 2, 0));
         assertEquals(1, s.stats().waitTimeouts());
         assertEquals(1, origin.computations.get());
+        assertEquals(1, s.stats().uncoordinatedComputations(), "computed without the slow holder's lock");
     }
 
     @Test
@@ -189,6 +193,38 @@ class SharedTierTest {
         assertEquals(origin.expected(7, 1000, 1), forSeven);
         assertEquals(origin.expected(8, 1000, 1), forEight);
         assertEquals(1, origin.computations.get());
+    }
+
+    @Test
+    void aValueNotYetInRedis_isAWriteInFlight_afterItsLoadHasEnded() throws Exception {
+        CountingOrigin origin = new CountingOrigin(10, 1, 64, 0);
+        origin.gate = new CompletableFuture<>();
+        TieredBlockSource s = node(origin, settings(origin).redisTimeout(Duration.ofSeconds(60)));
+        CompletableFuture<Block> f = s.fetch(4, 4, 0).toCompletableFuture();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (origin.computations.get() == 0) {
+            assertTrue(System.nanoTime() < deadline, "the computation started: " + s.stats());
+            Thread.sleep(10);
+        }
+        // Redis now holds every write, as a loaded Redis or network would delay the value's SET.
+        assertEquals("+OK", redis.command("CLIENT", "PAUSE", "60000", "WRITE"));
+        try {
+            origin.gate.complete(null);
+            assertEquals(origin.expected(4, 4, 0), f.get(20, TimeUnit.SECONDS));
+            TierStats t = s.stats();
+            assertEquals(0, t.loadsInFlight(), "the load has ended");
+            assertTrue(t.writesInFlight() >= 1, "its value is still on its way to Redis: " + t);
+            assertEquals(":0", redis.command("EXISTS", namespace + ":r:4"));
+        } finally {
+            redis.command("CLIENT", "UNPAUSE");
+        }
+        while (s.stats().writesInFlight() > 0) {
+            assertTrue(System.nanoTime() < deadline, "the writes ended: " + s.stats());
+            Thread.sleep(10);
+        }
+        assertEquals(":1", redis.command("EXISTS", namespace + ":r:4"), "once no write is in flight the value is there");
+        assertEquals(0, s.stats().uncoordinatedComputations(), "computed holding the key's lock");
+        assertEquals(0, s.stats().redisFailures());
     }
 
     private void awaitKeys(int atLeast) throws Exception {

@@ -61,6 +61,27 @@ class TieredBlockSourceTest {
     }
 
     @Test
+    void stats_countLoadsUntilTheyEnd_andEveryComputationAsUncoordinated_withoutASharedTier() throws Exception {
+        CountingOrigin origin = new CountingOrigin(5, 2, 64, 0);
+        origin.gate = new CompletableFuture<>();
+        try (TieredBlockSource s = TieredBlockSource.builder(origin).build()) {
+            CompletableFuture<Block> a = s.fetch(1, 0).toCompletableFuture();
+            CompletableFuture<Block> b = s.fetch(1, 1).toCompletableFuture();
+            CompletableFuture<Block> c = s.fetch(2, 0).toCompletableFuture();
+            assertEquals(2, s.stats().loadsInFlight(), "two keys load; the second fetch of key 1 joined the first");
+            origin.gate.complete(null);
+            assertEquals(origin.expected(1, 1, 0), a.get(10, TimeUnit.SECONDS));
+            assertEquals(origin.expected(1, 1, 1), b.get(10, TimeUnit.SECONDS));
+            assertEquals(origin.expected(2, 2, 0), c.get(10, TimeUnit.SECONDS));
+            TierStats t = s.stats();
+            assertEquals(0, t.loadsInFlight(), "a load has ended once its callers have their blocks");
+            assertEquals(0, t.writesInFlight(), "no shared tier, nothing to write");
+            assertEquals(2, t.originComputations());
+            assertEquals(2, t.uncoordinatedComputations(), "without a shared tier no computation holds a lock");
+        }
+    }
+
+    @Test
     void fileTier_answersBeforeTheOrigin(@TempDir Path dir) throws Exception {
         CountingOrigin origin = new CountingOrigin(6, 2, 128, 0);
         List<List<Block>> responses = new ArrayList<>();

@@ -121,7 +121,8 @@ public final class FleetNode {
                 .getProcessCpuTime();
         return new NodeCounters(System.nanoTime(), cpu, m.bytesPushed(), m.blocksPushed(), counted.reads.sum(),
                 t.memoryHits(), t.redisHits(), t.originComputations(), m.activeSessions(), t.waitTimeouts(),
-                t.redisFailures(), t.objectStoreHits());
+                t.redisFailures(), t.objectStoreHits(), t.uncoordinatedComputations(),
+                t.loadsInFlight() + t.writesInFlight());
     }
 
     /** The bytes of block {@code index} of content {@code key}: a function of both, so a mix-up would show. */

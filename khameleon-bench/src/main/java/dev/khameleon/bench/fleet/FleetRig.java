@@ -39,6 +39,8 @@ final class FleetRig {
     static final String NAMESPACE = "fleet-rig";
     /** The rig's bucket in the object store. */
     static final String BUCKET = "fleet-rig";
+    /** How long the rig waits for the first blocks and, at the end, for the nodes to settle. */
+    private static final int SETTLE_SECONDS = 60;
 
     private FleetRig() {
     }
@@ -131,7 +133,8 @@ final class FleetRig {
      * @param hitRate       the clients' cache hit rate over the whole run (requests answered at once)
      * @param originTotal   origin computations of all nodes over the whole run, once they settled
      * @param redisKeys     responses stored in Redis at the end
-     * @param slack         Redis failures and wait time-outs of all nodes over the whole run
+     * @param slack         computations made without the shared lock (Redis down or failing, a wait
+     *                      that ran out), the only ones another node may have made too
      * @param windowSeconds the measured window's length
      * @param blocksPushed  block frames the nodes wrote per second over the window, together
      */
@@ -223,6 +226,7 @@ final class FleetRig {
                         r.connect();
                     }
                     replays.forEach(Replay::start);
+                    awaitFirstBlocks(replays);
                     Thread.sleep(s.warmupSeconds() * 1000L);
                     List<NodeCounters> before = new ArrayList<>();
                     for (LocalProcesses.Node n : nodes) {
@@ -253,7 +257,7 @@ final class FleetRig {
                     replays.forEach(Replay::close);
                     List<NodeCounters> settled = settle(nodes);
                     long origin = settled.stream().mapToLong(NodeCounters::originComputations).sum();
-                    long slack = settled.stream().mapToLong(c -> c.redisFailures() + c.waitTimeouts()).sum();
+                    long slack = settled.stream().mapToLong(NodeCounters::uncoordinated).sum();
                     long keys = redis.countKeys(NAMESPACE + ":r:*");
                     return new Result(rates, FleetModel.FleetRates.sum(rates), proxyCores, blocks,
                             registrations == 0 ? 0 : (double) hits / registrations, origin, keys, slack, window, pushed);
@@ -277,26 +281,61 @@ final class FleetRig {
     }
 
     /**
-     * Once the clients are gone: waits (at most 10 s) until no node has a session and the nodes'
-     * counters stop moving (fetches in flight have ended and their values reached Redis), and
-     * returns the last counters.
+     * Waits (at most {@link #SETTLE_SECONDS}) until every session has received a block, so a window
+     * measures sessions that are running, however slowly a loaded machine starts the nodes.
+     *
+     * @throws IllegalStateException naming the sessions that received nothing
+     */
+    private static void awaitFirstBlocks(List<Replay> replays) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SETTLE_SECONDS);
+        while (true) {
+            List<Integer> waiting = new ArrayList<>();
+            for (int i = 0; i < replays.size(); i++) {
+                if (replays.get(i).client.metrics().blocksReceived() == 0) {
+                    waiting.add(i);
+                }
+            }
+            if (waiting.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("sessions " + waiting + " received no block in " + SETTLE_SECONDS
+                        + " s");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /**
+     * Once the clients are gone: waits (at most {@link #SETTLE_SECONDS}) until no node has a session,
+     * a load or a shared-tier write in flight, and two readings a poll apart agree, then returns the
+     * last counters. A computation is counted at its start and its value reaches Redis after its end,
+     * so counters read earlier would show computations whose keys are not there yet.
+     *
+     * @throws IllegalStateException if the nodes are still busy at the deadline
      */
     private static List<NodeCounters> settle(List<LocalProcesses.Node> nodes) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        long previous = -1;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SETTLE_SECONDS);
+        List<NodeCounters> previous = null;
         while (true) {
             List<NodeCounters> now = new ArrayList<>();
             for (LocalProcesses.Node n : nodes) {
                 now.add(n.counters());
             }
-            long work = now.stream().mapToLong(c -> c.blockReads() + c.originComputations() + c.redisResponses()).sum();
-            boolean idle = now.stream().allMatch(c -> c.sessions() == 0);
-            if ((idle && work == previous) || System.nanoTime() > deadline) {
+            boolean quiet = now.stream().allMatch(c -> c.sessions() == 0 && c.pending() == 0);
+            if (quiet && previous != null && work(now) == work(previous)) {
                 return now;
             }
-            previous = idle ? work : -1;
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the nodes did not settle in " + SETTLE_SECONDS + " s: " + now);
+            }
+            previous = quiet ? now : null;
             Thread.sleep(250);
         }
+    }
+
+    private static long work(List<NodeCounters> counters) {
+        return counters.stream().mapToLong(c -> c.blockReads() + c.originComputations() + c.redisResponses()).sum();
     }
 
     /** A node's counters over a window as per-second rates of a one-node fleet. */

@@ -16,17 +16,22 @@ package dev.khameleon.bench.fleet;
  * @param waitTimeouts       waits for another node's computation that ran out
  * @param redisFailures      Redis commands that failed or timed out
  * @param objectStoreResponses responses loaded from the object store (0 without one)
+ * @param uncoordinated      of the computations, those made without the shared lock, which another
+ *                           node may have made too
+ * @param pending            loads and shared-tier writes in flight when read (not a difference in
+ *                           {@link #minus}): zero once every computed value has reached the tiers
  */
 record NodeCounters(long nanoTime, long cpuNanos, long bytesPushed, long blocksPushed, long blockReads,
                     long memoryReads, long redisResponses, long originComputations, long sessions,
-                    long waitTimeouts, long redisFailures, long objectStoreResponses) {
+                    long waitTimeouts, long redisFailures, long objectStoreResponses, long uncoordinated,
+                    long pending) {
     private static final String PREFIX = "stats";
 
     /** The line {@link #parse} reads back. */
     String format() {
         return PREFIX + " " + nanoTime + " " + cpuNanos + " " + bytesPushed + " " + blocksPushed + " " + blockReads
                 + " " + memoryReads + " " + redisResponses + " " + originComputations + " " + sessions + " "
-                + waitTimeouts + " " + redisFailures + " " + objectStoreResponses;
+                + waitTimeouts + " " + redisFailures + " " + objectStoreResponses + " " + uncoordinated + " " + pending;
     }
 
     /**
@@ -36,10 +41,10 @@ record NodeCounters(long nanoTime, long cpuNanos, long bytesPushed, long blocksP
      */
     static NodeCounters parse(String line) {
         String[] f = line.trim().split(" ");
-        if (f.length != 13 || !f[0].equals(PREFIX)) {
+        if (f.length != 15 || !f[0].equals(PREFIX)) {
             throw new IllegalArgumentException("not a node stats line: '" + line + "'");
         }
-        long[] v = new long[12];
+        long[] v = new long[14];
         try {
             for (int i = 0; i < v.length; i++) {
                 v[i] = Long.parseLong(f[i + 1]);
@@ -47,16 +52,17 @@ record NodeCounters(long nanoTime, long cpuNanos, long bytesPushed, long blocksP
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("not a node stats line: '" + line + "'", e);
         }
-        return new NodeCounters(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]);
+        return new NodeCounters(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
+                v[13]);
     }
 
-    /** What happened between {@code earlier} and this reading; {@code sessions} stays this reading's. */
+    /** What happened between {@code earlier} and this reading; {@code sessions} and {@code pending} stay this reading's. */
     NodeCounters minus(NodeCounters earlier) {
         return new NodeCounters(nanoTime - earlier.nanoTime, cpuNanos - earlier.cpuNanos,
                 bytesPushed - earlier.bytesPushed, blocksPushed - earlier.blocksPushed,
                 blockReads - earlier.blockReads, memoryReads - earlier.memoryReads,
                 redisResponses - earlier.redisResponses, originComputations - earlier.originComputations, sessions,
                 waitTimeouts - earlier.waitTimeouts, redisFailures - earlier.redisFailures,
-                objectStoreResponses - earlier.objectStoreResponses);
+                objectStoreResponses - earlier.objectStoreResponses, uncoordinated - earlier.uncoordinated, pending);
     }
 }
