@@ -162,8 +162,10 @@ class HostileClientTest {
                 "{\"type\":\"hello\",\"protocol\":1,\"application\":\"gallery\",\"cacheBlocks\":10}"
                         .getBytes(StandardCharsets.UTF_8));
         long missing = server.metrics().errorsByCode().getOrDefault("missing_hello", 0L);
+        // The hello timeout runs from the server's end of the handshake, which can come before raw()
+        // returns here: the clock starts before the handshake, so the lower bound holds under load.
+        long start = System.nanoTime();
         try (RawClient c = raw()) {
-            long start = System.nanoTime();
             int sent = 0;
             while (!c.serverClosed() && sent < frame.length - 1) {
                 c.sendBytes(new byte[] {frame[sent++]});
@@ -191,11 +193,12 @@ class HostileClientTest {
                 .application(Application.builder("gallery").blockSource(TestApps.inMemory(10, 1, 64)).build())
                 .build().start();
              RawClient c = new RawClient(idle.port(), "/gallery", 1 << 16)) {
+            // The idle clock runs from the last complete frame, the hello: start before sending it.
+            long start = System.nanoTime();
             c.sendText("{\"type\":\"hello\",\"protocol\":1,\"application\":\"gallery\",\"cacheBlocks\":10}");
             TestClient.await(() -> idle.metrics().activeSessions() == 1, "the session is open");
             byte[] frame = RawClient.encodeFrame(true, 0x1,
                     "{\"type\":\"rate\",\"time\":1,\"bytesPerSecond\":100000}".getBytes(StandardCharsets.UTF_8));
-            long start = System.nanoTime();
             int sent = 0;
             while (idle.metrics().activeSessions() == 1 && sent < frame.length - 1) {
                 c.sendBytes(new byte[] {frame[sent++]});
@@ -266,12 +269,15 @@ class HostileClientTest {
                 + "Sec-WebSocket-Key: MDEyMzQ1Njc4OWFiY2RlZg==\r\nSec-WebSocket-Version: 13\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII);
         try (Socket s = new Socket()) {
+            // The server's deadline starts when it accepts, which can be before connect() returns
+            // here: the clock starts before connecting, so the lower bound holds however late this
+            // thread runs.
+            long start = System.nanoTime();
             s.connect(new InetSocketAddress("127.0.0.1", server.port()), 10_000);
             s.setSoTimeout((int) TRICKLE_MILLIS);
             OutputStream out = s.getOutputStream();
             InputStream in = s.getInputStream();
             StringBuilder answer = new StringBuilder();
-            long start = System.nanoTime();
             boolean closed = false;
             for (int sent = 0; !closed && sent < request.length - 1; sent++) {
                 try {
