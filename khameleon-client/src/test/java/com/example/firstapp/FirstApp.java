@@ -55,8 +55,10 @@ public final class FirstApp {
         }
     }
 
+    /** Serves on the port given as the first argument, 8080 without one (0: any free port). */
     public static void main(String[] args) throws Exception {
-        run(8080, System.out);
+        int port = args.length > 0 ? Integer.parseInt(args[0]) : 8080;
+        run(port, System.out);
     }
 
     /** Serves the dashboard on {@code port}, hovers over one chart with a client, returns its full answer. */

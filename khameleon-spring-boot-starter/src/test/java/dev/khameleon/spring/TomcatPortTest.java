@@ -10,9 +10,14 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import java.io.InputStream;
 import java.net.URI;
+import java.net.URL;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -68,6 +73,35 @@ class TomcatPortTest extends BootPortContract {
             client.connect().get(10, TimeUnit.SECONDS);
         }
         assertEquals(1, context.getBean(KhameleonServer.class).metrics().sessionsOpened());
+    }
+
+    /**
+     * docs/spring-boot.md: {@code /khameleon/khameleon.js} is the khameleon-client jar's
+     * {@code META-INF/resources/khameleon/khameleon.js} (the starter holds no copy, so without
+     * that jar there is nothing to serve), on Boot's port and under the context path.
+     */
+    @Test
+    void khameleonJs_isServedFromTheClientJar() throws Exception {
+        String resource = "META-INF/resources/khameleon/khameleon.js";
+        List<URL> copies = Collections.list(getClass().getClassLoader().getResources(resource));
+        assertEquals(1, copies.size(), "one copy on the class path: " + copies);
+        assertTrue(copies.get(0).toString().contains("khameleon-client"), "from khameleon-client: " + copies);
+        String module;
+        try (InputStream in = copies.get(0).openStream()) {
+            module = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+
+        int port = webPort(start());
+        HttpResponse<String> served = get(port, "/khameleon/khameleon.js");
+        assertEquals(200, served.statusCode());
+        assertTrue(served.headers().firstValue("Content-Type").orElse("").contains("javascript"),
+                served.headers().toString());
+        assertEquals(module, served.body());
+        assertEquals(404, get(port, "/khameleon/absent.js").statusCode(), "what no jar holds is a 404");
+        HttpResponse<String> underContextPath = get(webPort(start("server.servlet.context-path=/app")),
+                "/app/khameleon/khameleon.js");
+        assertEquals(200, underContextPath.statusCode());
+        assertEquals(module, underContextPath.body());
     }
 
     @Test
