@@ -105,7 +105,8 @@ class HaproxyKillTest {
                     + "; haproxy said:\n" + h.log());
             w.assertRingContinues();
             assertFalse(w.recentlyCached.isEmpty(), "the ring held requests before the kill");
-            assertEquals(w.recentlyCached, w.hitsAfterResume, "requests cached before the kill are hits after it");
+            assertEquals(w.expectedHitsAfterResume, w.hitsAfterResume,
+                    "requests cached before the kill are hits after it, unless the new node overwrote them first");
         }
         long resumed = 0;
         long refused = 0;

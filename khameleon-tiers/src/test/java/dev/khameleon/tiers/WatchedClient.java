@@ -42,14 +42,22 @@ final class WatchedClient implements ClientListener {
     volatile int resumedConnection = -1;
     volatile Welcome resumedWelcome;
     /**
-     * Requests cached at the disconnect whose block 0 is among the newest three quarters of the ring: the
-     * resumed node overwrites the oldest slots first, and a quarter of a ring is more than it pushes before
-     * the probe. (The newest half alone was sometimes empty: a session still pushing after the visits
-     * spends it on later blocks of cells whose block 0 is older.)
+     * Requests cached at the disconnect whose block 0 is among the newest three quarters of the ring.
+     * (The newest half alone was sometimes empty: a session still pushing after the visits spends it
+     * on later blocks of cells whose block 0 is older.)
      */
     volatile List<Integer> recentlyCached = List.of();
+    /** The sequence number of each recently cached request's block 0. */
+    private volatile Map<Integer, Long> block0Seq = Map.of();
     /** Those of them that were hits right after the resume (with {@code probeAfterResume}). */
     final List<Integer> hitsAfterResume = new CopyOnWriteArrayList<>();
+    /**
+     * Those of them the resumed node had not overwritten when the probe ended: the new node writes
+     * seq {@code next + i} over seq {@code next + i - cacheBlocks}, so after {@code m} frames the
+     * blocks 0 from {@code next - cacheBlocks} up to {@code next - cacheBlocks + m} are gone. How many
+     * frames arrive before the listener runs depends on the machine's load; which ones do not.
+     */
+    volatile List<Integer> expectedHitsAfterResume = List.of();
 
     /**
      * Builds the client from {@code builder} with a ring of {@code cacheBlocks}, this listener and
@@ -114,11 +122,14 @@ final class WatchedClient implements ClientListener {
             }
         }
         List<Integer> recent = new ArrayList<>();
+        Map<Integer, Long> seqs = new HashMap<>();
         lastBlock0.forEach((id, seq) -> {
             if (seq >= next - cacheBlocks * 3 / 4 && client.cache().prefixLength(id) > 0) {
                 recent.add(id);
+                seqs.put(id, seq);
             }
         });
+        block0Seq = seqs;
         recentlyCached = recent;
     }
 
@@ -135,6 +146,9 @@ final class WatchedClient implements ClientListener {
                     hitsAfterResume.add(id);
                 }
             }
+            long overwritten = tap.frames().stream().filter(f -> f.connection() == resumedConnection).count();
+            long firstKept = seqAtDisconnect - cacheBlocks + overwritten;
+            expectedHitsAfterResume = recentlyCached.stream().filter(id -> block0Seq.get(id) >= firstKept).toList();
         }
         resume.complete(resumed);
     }
