@@ -115,9 +115,10 @@ public final class ProxyOverhead implements Callable<Integer> {
         System.exit(commandLine().execute(args));
     }
 
-    /** A command line that reports an {@link IllegalArgumentException} as one line and exit status 2. */
+    /** A command line that reports an {@link IllegalArgumentException} or a parse error briefly, with exit status 2. */
     static CommandLine commandLine() {
         return new CommandLine(new ProxyOverhead()).setCaseInsensitiveEnumValuesAllowed(true)
+                .setParameterExceptionHandler(new dev.khameleon.bench.ParseErrors())
                 .setExecutionExceptionHandler((e, cmd, parsed) -> {
                     if (e instanceof IllegalArgumentException) {
                         cmd.getErr().println("ProxyOverhead: " + e.getMessage());

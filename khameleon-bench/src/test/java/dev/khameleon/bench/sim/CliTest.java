@@ -242,4 +242,61 @@ class CliTest {
         String help = captured(false, () -> assertEquals(0, Cli.run("simulate", "--help")));
         assertTrue(help.contains("--request-mode") && help.contains("per-sample") && help.contains("--sample-ms"), help);
     }
+
+    /** Runs the bench CLI with both streams captured; returns {exit status, stdout, stderr}. */
+    private static String[] execute(String... args) {
+        String[] r = new String[3];
+        r[2] = captured(true, () -> r[1] = captured(false, () -> r[0] = Integer.toString(Cli.run(args))));
+        return r;
+    }
+
+    /**
+     * A parse error is its own line naming what was typed, then at most three lines of the options it
+     * concerns, then where to find all options: never the whole usage (125+ lines), and a mistyped
+     * option is not hidden behind the required options still missing.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "simulate --bogus|khameleon-bench simulate: --bogus: unknown option",
+        "simulate --out o --bandwdith-MBps 3|khameleon-bench simulate: --bandwdith-MBps: unknown option|"
+            + "  --bandwidth-MBps=",
+        "simulate --trace t --out o --bandwidth abc|khameleon-bench simulate: --bandwidth: unknown option|"
+            + "  --bandwidth-MBps=",
+        "simulate --trace t --out o --bandwidth-MBps abc|khameleon-bench simulate: --bandwidth-MBps abc: not a number|"
+            + "  --bandwidth-MBps=",
+        "simulate --trace t --out o --bandwidth-MBps=abc|khameleon-bench simulate: --bandwidth-MBps abc: not a number|"
+            + "  --bandwidth-MBps=",
+        "simulate --trace t --out o --velocity-decay-ms x|khameleon-bench simulate: --velocity-decay-ms x: not a number|"
+            + "  --kalman-decay-ms, --velocity-decay-ms=",
+        "simulate --trace t --out o --block-bytes 1.5|khameleon-bench simulate: --block-bytes 1.5: not a whole number|"
+            + "  --block-bytes=",
+        "simulate --trace t --out o --scheduler-time fast|khameleon-bench simulate: --scheduler-time fast: expected one"
+            + " of model, measured, zero|  --scheduler-time=",
+        "simulate --out o|khameleon-bench simulate: missing --trace|  --trace=",
+        "simulate|khameleon-bench simulate: missing options --trace, --out|  --trace=",
+        "simulate --trace t --out|khameleon-bench simulate: --out: needs a value|  --out=",
+        "simulate --trace t --out o --seed 1 --seed 2|khameleon-bench simulate: --seed: given more than once|  --seed=",
+        "simulate --trace t --out o stray|khameleon-bench simulate: stray: unexpected argument",
+        "experiment fig12 --pauses x --out o|khameleon-bench experiment: --pauses x: not a whole number|  --pauses=",
+        "fleet --nodes-cores 4|khameleon-bench fleet: --nodes-cores: unknown option|  --node-cores=",
+        "simulat --trace t|khameleon-bench: simulat: unknown command|  simulate ",
+        "--bogus|khameleon-bench: --bogus: unknown option"})
+    void parseError_isOneLineNamingTheFlagPlusItsOptionsWithStatus2(String testCase) {
+        String[] parts = testCase.split("\\|");
+        String[] r = execute(parts[0].split(" "));
+        List<String> lines = r[2].lines().toList();
+        assertEquals("2", r[0], r[2]);
+        assertEquals("", r[1], "nothing on standard output");
+        assertTrue(lines.size() >= 2 && lines.size() <= 5, lines.size() + " lines: " + r[2]);
+        assertTrue(lines.get(0).startsWith(parts[1]), r[2]);
+        String command = parts[0].startsWith("-") || parts[0].startsWith("simulat ") ? "khameleon-bench"
+                : "khameleon-bench " + parts[0].split(" ")[0];
+        assertEquals("Run '" + command + " --help' for all " + (command.contains(" ") ? "options" : "commands") + ".",
+                lines.get(lines.size() - 1));
+        if (parts.length > 2) {
+            assertTrue(lines.get(1).startsWith(parts[2]), r[2]);
+        } else if (!parts[1].endsWith(":")) {
+            assertEquals(2, lines.size(), "no option is close to what was typed: " + r[2]);
+        }
+    }
 }
