@@ -129,8 +129,10 @@ class CliTest {
                     "--velocity-decay-ms", "-1", "--out", dir.toString()));
         });
         assertTrue(out.contains("khameleon-bench simulate: trace file not found"), out);
-        assertTrue(out.contains("bandwidthMBps must be finite and > 0, was -3.0"), out);
-        assertTrue(out.contains("kalmanVelocityDecayMillis must be finite and >= 0 (or NaN), was -1.0"), out);
+        assertTrue(out.contains("khameleon-bench simulate: --bandwidth-MBps must be finite and > 0, was -3.0"), out);
+        // the name typed, not the other name of the option nor the configuration's
+        assertTrue(out.contains("khameleon-bench simulate: --velocity-decay-ms must be finite and >= 0 (or NaN), was -1.0"),
+                out);
         assertTrue(!out.contains("\tat "), "no stack trace for bad input: " + out);
     }
 
@@ -298,5 +300,54 @@ class CliTest {
         } else if (!parts[1].endsWith(":")) {
             assertEquals(2, lines.size(), "no option is close to what was typed: " + r[2]);
         }
+    }
+
+    /**
+     * A value out of range is one line naming the option typed, not the setting's Java name
+     * ({@code bandwidthMBps}, {@code kalmanProcessNoise}): the configuration and predictor builders
+     * name their settings as Java does, and the command re-words their messages. Validation comes
+     * before the trace is read, so the trace need not exist.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "simulate --bandwidth-MBps 0|--bandwidth-MBps must be",
+        "simulate --latency-ms -1|--latency-ms must be",
+        "simulate --cache-MB -1|--cache-MB must be",
+        "simulate --think-time-ms -1|--think-time-ms must be",
+        "simulate --warmup-ms -1|--warmup-ms must be",
+        "simulate --sample-ms 0|--sample-ms must be",
+        "simulate --kalman-q 0|--kalman-q must be",
+        "simulate --kalman-decay-ms -1|--kalman-decay-ms must be",
+        "simulate --prediction-interval-ms 0|--prediction-interval-ms must be",
+        "simulate --min-block-gain 0|--min-block-gain must be",
+        "simulate --block-gain-share 2|--block-gain-share must be",
+        "simulate --tail-rest-fade-ms -1|--tail-rest-fade-ms must be",
+        "simulate --sigma-scale 0|--sigma-scale must be",
+        "simulate --horizons 100,50|--horizons must be",
+        "simulate --tail 0.2,2,-1|--tail MIN_SIGMA_PX must be",
+        "simulate --tail 0.2,0,20|--tail WIDEN must be",
+        "simulate --block-bytes 0|--block-bytes must be >= 1, was 0",
+        "simulate --threads 0|--threads must be >= 1, was 0",
+        "simulate --segment-s 0|--segment-s must be",
+        "simulate --idle-gap-ms -5|--idle-gap-ms must be",
+        "simulate --segments 0|--segments must be",
+        "forecast --kalman-q 0|--kalman-q must be",
+        "forecast --measurement-noise 0|--measurement-noise must be",
+        "forecast --kalman-decay-ms -1|--kalman-decay-ms must be",
+        "forecast --initial-velocity-sigma 0|--initial-velocity-sigma must be",
+        "forecast --reset-after-ms -1|--reset-after-ms must be",
+        "forecast --horizons 100,50|--horizons must be"})
+    void outOfRangeValue_isOneLineNamingTheFlagTyped(String testCase) {
+        String[] parts = testCase.split("\\|");
+        List<String> args = new java.util.ArrayList<>(List.of(parts[0].split(" ")));
+        args.addAll(List.of("--trace", "/nonexistent/trace.gz"));
+        if (args.get(0).equals("simulate")) {
+            args.addAll(List.of("--out", tempOut()));
+        }
+        String[] r = execute(args.toArray(String[]::new));
+        assertEquals("2", r[0], r[2]);
+        assertEquals(1, r[2].lines().count(), r[2]);
+        assertTrue(r[2].startsWith("khameleon-bench " + args.get(0) + ": " + parts[1]), r[2]);
+        assertTrue(!r[2].matches("(?s).*\\b[a-z]+[A-Z][A-Za-z]*\\b.*"), "no Java name: " + r[2]);
     }
 }
