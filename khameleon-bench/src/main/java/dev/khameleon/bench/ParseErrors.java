@@ -186,11 +186,42 @@ public final class ParseErrors implements CommandLine.IParameterExceptionHandler
     /** The option's names, parameter and the start of its description, on one line. */
     static String line(OptionSpec o) {
         String names = String.join(", ", o.names());
-        String param = o.typeInfo().isBoolean() ? "" : "=" + o.paramLabel();
+        String param = o.typeInfo().isBoolean() ? "" : "=" + label(o);
         String description = String.join(" ", o.description());
         String dv = o.defaultValueString();
         description = description.replace("${DEFAULT-VALUE}", dv == null ? "" : dv);
         return cut(String.format(Locale.ROOT, "  %s%s  %s", names, param, description).stripTrailing());
+    }
+
+    /**
+     * The option's parameter label, or for picocli's default label (the Java field's name in angle
+     * brackets, {@code <bandwidthMBps>}) what the value is: {@code <number>}, {@code <integer>},
+     * {@code <path>}, {@code <a|b|c>} for an enum, {@code <text>}; with {@code [,...]} for a list.
+     */
+    static String label(OptionSpec o) {
+        String label = o.paramLabel();
+        if (!label.matches("<[A-Za-z_$][A-Za-z0-9_$]*>")) {
+            return label;
+        }
+        Class<?> type = o.typeInfo().isMultiValue() ? o.typeInfo().getAuxiliaryTypes()[0] : o.typeInfo().getType();
+        String value;
+        if (type == double.class || type == Double.class || type == float.class || type == Float.class) {
+            value = "<number>";
+        } else if (type == int.class || type == Integer.class || type == long.class || type == Long.class
+                || type == short.class || type == Short.class) {
+            value = "<integer>";
+        } else if (type == java.nio.file.Path.class || type == java.io.File.class) {
+            value = "<path>";
+        } else if (type.isEnum()) {
+            List<String> names = new ArrayList<>();
+            for (Object c : type.getEnumConstants()) {
+                names.add(c.toString().toLowerCase(Locale.ROOT).replace('_', '-'));
+            }
+            value = "<" + String.join("|", names) + ">";
+        } else {
+            value = "<text>";
+        }
+        return o.splitRegex().isEmpty() ? value : value + "[,...]";
     }
 
     private static String cut(String s) {

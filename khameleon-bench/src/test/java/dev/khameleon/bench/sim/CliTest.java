@@ -265,7 +265,7 @@ class CliTest {
         "simulate --trace t --out o --bandwidth abc|khameleon-bench simulate: --bandwidth: unknown option|"
             + "  --bandwidth-MBps=",
         "simulate --trace t --out o --bandwidth-MBps abc|khameleon-bench simulate: --bandwidth-MBps abc: not a number|"
-            + "  --bandwidth-MBps=",
+            + "  --bandwidth-MBps=<number>  Downlink MB/s (default 5.625).",
         "simulate --trace t --out o --bandwidth-MBps=abc|khameleon-bench simulate: --bandwidth-MBps abc: not a number|"
             + "  --bandwidth-MBps=",
         "simulate --trace t --out o --velocity-decay-ms x|khameleon-bench simulate: --velocity-decay-ms x: not a number|"
@@ -273,7 +273,7 @@ class CliTest {
         "simulate --trace t --out o --block-bytes 1.5|khameleon-bench simulate: --block-bytes 1.5: not a whole number|"
             + "  --block-bytes=",
         "simulate --trace t --out o --scheduler-time fast|khameleon-bench simulate: --scheduler-time fast: expected one"
-            + " of model, measured, zero|  --scheduler-time=",
+            + " of model, measured, zero|  --scheduler-time=<model|measured|zero>  ",
         "simulate --out o|khameleon-bench simulate: missing --trace|  --trace=",
         "simulate|khameleon-bench simulate: missing options --trace, --out|  --trace=",
         "simulate --trace t --out|khameleon-bench simulate: --out: needs a value|  --out=",
@@ -297,6 +297,8 @@ class CliTest {
                 lines.get(lines.size() - 1));
         if (parts.length > 2) {
             assertTrue(lines.get(1).startsWith(parts[2]), r[2]);
+            // the value's kind, not the Java field's name picocli would show (<bandwidthMBps>)
+            assertTrue(!java.util.regex.Pattern.compile("=<[a-z]+[A-Z]").matcher(lines.get(1)).find(), r[2]);
         } else if (!parts[1].endsWith(":")) {
             assertEquals(2, lines.size(), "no option is close to what was typed: " + r[2]);
         }
@@ -349,5 +351,13 @@ class CliTest {
         assertEquals(1, r[2].lines().count(), r[2]);
         assertTrue(r[2].startsWith("khameleon-bench " + args.get(0) + ": " + parts[1]), r[2]);
         assertTrue(!r[2].matches("(?s).*\\b[a-z]+[A-Z][A-Za-z]*\\b.*"), "no Java name: " + r[2]);
+    }
+
+    @Test
+    void utility_badBlockSize_namesTheOption() {
+        String[] r = execute("utility", "--images", "/nonexistent", "--block-size", "0");
+        assertEquals("2", r[0], r[2]);
+        assertEquals("khameleon-bench utility: --block-size must be >= 1, was 0", r[2].lines().findFirst().orElse(""));
+        assertTrue(r[2].lines().count() <= 5, r[2]);
     }
 }
