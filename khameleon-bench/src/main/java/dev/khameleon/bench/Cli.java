@@ -28,7 +28,8 @@ public final class Cli implements Runnable {
     /**
      * Runs the command line and returns its exit status (for tests): 0 on success, 2 for a bad
      * option or input (an {@link IllegalArgumentException}, reported as one line without a stack
-     * trace, since it is the user's to fix), 1 for a file that cannot be read or written (an
+     * trace, since it is the user's to fix; a parse error, reported by {@link ParseErrors} in at
+     * most five lines rather than the whole usage), 1 for a file that cannot be read or written (an
      * {@link UncheckedIOException}, also one line, with its cause) and for any other failure.
      */
     public static int run(String... args) {
@@ -39,6 +40,7 @@ public final class Cli implements Runnable {
     public static CommandLine commandLine() {
         return new CommandLine(new Cli())
                 .setCaseInsensitiveEnumValuesAllowed(true)
+                .setParameterExceptionHandler(new ParseErrors())
                 .setExecutionExceptionHandler(Cli::reportBadInput);
     }
 

@@ -1,7 +1,6 @@
 package dev.khameleon.bench.fleet;
 
 import dev.khameleon.bench.proxy.HaproxyConfig;
-import dev.khameleon.bench.proxy.LocalProcess;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -172,10 +171,7 @@ public final class FleetCommand implements Callable<Integer> {
         watchdog.setDaemon(true);
         watchdog.start();
         PrintStream out = System.out;
-        out.printf(Locale.ROOT, "fleet: %d sessions per node at %.0f B/s, memory tier %d bytes per node, Redis %s%s,"
-                        + " %d s warm-up + %d s per run; %d cores; load average %s%n", sessionsPerNode, rate, memoryBytes,
-                redisMemory, objectStore ? " + object store" : "", warmup, seconds,
-                Runtime.getRuntime().availableProcessors(), LocalProcess.loadAverage());
+        out.println(header());
         List<FleetRig.Result> calibration = new ArrayList<>();
         List<FleetRig.Result> validation = new ArrayList<>();
         for (int n : calibrate) {
@@ -195,18 +191,27 @@ public final class FleetCommand implements Callable<Integer> {
         }
         out.println();
         out.println(extrapolationTable(model, targetSessions, nodeCores, nodeEgress));
-        out.println();
-        out.println("load average at the end: " + LocalProcess.loadAverage());
         watchdog.interrupt();
         return 0;
+    }
+
+    /**
+     * The first line of the output: the settings and the machine's core count. Not its load
+     * average: these results are pasted into docs, where the load of the moment means nothing.
+     */
+    String header() {
+        return String.format(Locale.ROOT, "fleet: %d sessions per node at %.0f B/s, memory tier %d bytes per node,"
+                        + " Redis %s%s, %d s warm-up + %d s per run; %d cores", sessionsPerNode, rate, memoryBytes,
+                redisMemory, objectStore ? " + object store" : "", warmup, seconds,
+                Runtime.getRuntime().availableProcessors());
     }
 
     private FleetRig.Result runOnce(int n, PrintStream out) throws Exception {
         FleetRig.Result r = FleetRig.run(settings(n));
         out.printf(Locale.ROOT, "%d node(s): %.1f s window, sessions per node %s, blocks pushed %.0f/s, client hit"
-                        + " rate %.3f, HAProxy %.3f cores, load average %s%n", n, r.windowSeconds(),
+                        + " rate %.3f, HAProxy %.3f cores%n", n, r.windowSeconds(),
                 r.nodeRates().stream().map(x -> Long.toString(x.sessions())).toList(), r.blocksPushed(), r.hitRate(),
-                r.proxyCores(), LocalProcess.loadAverage());
+                r.proxyCores());
         return r;
     }
 

@@ -6,6 +6,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import dev.khameleon.bench.FlagNames;
 import dev.khameleon.bench.GridSize;
 import java.awt.Graphics2D;
 import java.awt.RenderingHints;
@@ -50,13 +51,17 @@ public final class UtilityCommand implements Callable<Integer> {
             description = "scale every image to this size first, e.g. 480x360 for the gallery's pictures (default: as stored)")
     String size;
 
+    /** The encoder's and the measurement's names for the settings, and the options that set them. */
+    private static final java.util.Map<String, String> FLAGS = java.util.Map.of("blockSize", "--block-size",
+            "quality", "--quality", "points", "--points");
+
     @Override
     public Integer call() throws IOException {
         ProgressiveJpegEncoder encoder;
         try {
             encoder = ProgressiveJpegEncoder.builder().blockSize(blockSize).quality(quality).build();
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+            throw new CommandLine.ParameterException(spec.commandLine(), FlagNames.reword(e, FLAGS).getMessage(), e);
         }
         if (!Files.isDirectory(images)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--images is not a directory: " + images);
@@ -87,7 +92,7 @@ public final class UtilityCommand implements Callable<Integer> {
         try {
             measured = MeasuredUtility.measure(encoder, samples, points);
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+            throw new CommandLine.ParameterException(spec.commandLine(), FlagNames.reword(e, FLAGS).getMessage(), e);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         long blocks = 0;

@@ -33,6 +33,10 @@ public final class ForecastCommand implements Callable<Integer> {
     @Mixin
     TraceOptions traceOptions;
 
+    /** This command, for the option names its user typed. */
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Option(names = "--every-ms", defaultValue = "20", description = "Evaluation grid step, ms, > 0 (default ${DEFAULT-VALUE}).")
     long everyMillis;
 
@@ -96,9 +100,22 @@ public final class ForecastCommand implements Callable<Integer> {
      * A fresh predictor as the options describe it: the one place that maps options to
      * {@link KalmanPredictor.Builder} setters. An option left unset keeps the builder's default.
      *
-     * @throws IllegalArgumentException from the builder, naming the setting, for a bad value
+     * @throws IllegalArgumentException from the builder, re-worded to name the option, for a bad value
      */
     KalmanPredictor predictor() {
+        try {
+            return build();
+        } catch (IllegalArgumentException e) {
+            throw dev.khameleon.bench.FlagNames.reword(e, java.util.Map.of("processNoise", "--kalman-q",
+                    "measurementNoise", "--measurement-noise",
+                    "velocityDecayMillis", dev.khameleon.bench.FlagNames.typed(spec, "--velocity-decay-ms"),
+                    "idleMillis", "--idle-ms", "resetAfterMillis", "--reset-after-ms",
+                    "initialVelocitySigma", "--initial-velocity-sigma",
+                    "initialAccelerationSigma", "--initial-acceleration-sigma", "horizons", "--horizons"));
+        }
+    }
+
+    private KalmanPredictor build() {
         KalmanPredictor.Builder b = KalmanPredictor.builder();
         Optional.ofNullable(model).ifPresent(b::model);
         Optional.ofNullable(kalmanQ).ifPresent(b::processNoise);

@@ -44,16 +44,6 @@ public final class LocalProcess {
         }
     }
 
-    /** The first three fields of {@code /proc/loadavg}, or "unknown". */
-    public static String loadAverage() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (IOException | RuntimeException e) {
-            return "unknown";
-        }
-    }
-
     /** Stops {@code p}: SIGTERM, then SIGKILL after 10 s. */
     public static void stop(Process p) throws InterruptedException {
         p.destroy();

@@ -115,9 +115,10 @@ public final class ProxyOverhead implements Callable<Integer> {
         System.exit(commandLine().execute(args));
     }
 
-    /** A command line that reports an {@link IllegalArgumentException} as one line and exit status 2. */
+    /** A command line that reports an {@link IllegalArgumentException} or a parse error briefly, with exit status 2. */
     static CommandLine commandLine() {
         return new CommandLine(new ProxyOverhead()).setCaseInsensitiveEnumValuesAllowed(true)
+                .setParameterExceptionHandler(new dev.khameleon.bench.ParseErrors())
                 .setExecutionExceptionHandler((e, cmd, parsed) -> {
                     if (e instanceof IllegalArgumentException) {
                         cmd.getErr().println("ProxyOverhead: " + e.getMessage());
@@ -125,6 +126,17 @@ public final class ProxyOverhead implements Callable<Integer> {
                     }
                     throw e;
                 });
+    }
+
+    /**
+     * The first line of the output: the settings, HAProxy's version and the machine's core count.
+     * Not its load average: these results are pasted into docs, where the load of the moment means
+     * nothing.
+     */
+    String header(String haproxyVersion) {
+        return String.format(Locale.ROOT, "ProxyOverhead: sessions %s, %d rounds, %d s warm-up + %d s per run, %s;"
+                + " %d cores", Arrays.toString(sessions), rounds, warmup, seconds, haproxyVersion,
+                Runtime.getRuntime().availableProcessors());
     }
 
     /**
@@ -181,8 +193,7 @@ public final class ProxyOverhead implements Callable<Integer> {
         watchdog.setDaemon(true);
         watchdog.start();
         PrintStream out = System.out;
-        out.printf(Locale.ROOT, "ProxyOverhead: sessions %s, %d rounds, %d s warm-up + %d s per run, %s; load average %s%n",
-                Arrays.toString(sessions), rounds, warmup, seconds, version(), LocalProcess.loadAverage());
+        out.println(header(version()));
         for (Mode m : modes()) {
             List<Comparison> results = new ArrayList<>();
             for (int s : sessions) {
@@ -191,8 +202,6 @@ public final class ProxyOverhead implements Callable<Integer> {
             out.println();
             out.println(m == Mode.THROUGHPUT ? throughputTable(results) : latencyTable(results));
         }
-        out.println();
-        out.println("load average at the end: " + LocalProcess.loadAverage());
         watchdog.interrupt();
         return 0;
     }

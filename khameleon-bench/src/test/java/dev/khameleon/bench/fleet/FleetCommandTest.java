@@ -62,4 +62,15 @@ class FleetCommandTest {
         assertTrue(t.contains("| egress MB/s | 0.01 | 0.01 | +11.1 % |"), t);
         assertTrue(t.contains("| origin computations/s | 12.0 | 12.0 | +0.0 % |"), t);
     }
+
+    @Test
+    void header_givesTheCoresNotTheLoadAverage() {
+        CommandLine cli = Cli.commandLine();
+        cli.parseArgs("fleet", "--validate", "3");
+        FleetCommand fleet = cli.getSubcommands().get("fleet").getCommand();
+        String header = fleet.header();
+        assertTrue(header.endsWith("; " + Runtime.getRuntime().availableProcessors() + " cores"), header);
+        assertTrue(!header.contains("load"), "the machine's load is not a result: " + header);
+        assertEquals(1, header.lines().count(), header);
+    }
 }

@@ -64,7 +64,7 @@ class LiveCommandTest {
                 "--trace", t, "--link-queue-KB", "1", "--out", o);
         assertOneLineError("--port must be in [0, 65535], was 70000", "live", "--trace", t, "--port", "70000",
                 "--out", o);
-        assertOneLineError("bandwidthMBps must be finite and > 0, was -3.0", "live", "--trace", t,
+        assertOneLineError("--bandwidth-MBps must be finite and > 0, was -3.0", "live", "--trace", t,
                 "--bandwidth-MBps", "-3", "--out", o);
         assertOneLineError("--align-horizons is a simulator experiment", "live", "--trace", t, "--segment-s", "10",
                 "--align-horizons", "--out", o);

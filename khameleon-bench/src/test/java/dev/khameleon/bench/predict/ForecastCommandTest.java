@@ -63,9 +63,9 @@ class ForecastCommandTest {
         String missing = dir.resolve("missing.gz").toString();
         assertOneLineUsageError("--every-ms must be > 0, was 0", "forecast", "--trace", missing, "--every-ms", "0");
         assertOneLineUsageError("--rest-ms must be >= 0, was -5", "forecast", "--trace", missing, "--rest-ms", "-5");
-        assertOneLineUsageError("measurementNoise must be finite and > 0, was -1.0", "forecast", "--trace", missing,
+        assertOneLineUsageError("--measurement-noise must be finite and > 0, was -1.0", "forecast", "--trace", missing,
                 "--measurement-noise", "-1");
-        assertOneLineUsageError("horizons must be >= 0 and strictly increasing, was [150, 50]", "forecast",
+        assertOneLineUsageError("--horizons must be >= 0 and strictly increasing, was [150, 50]", "forecast",
                 "--trace", missing, "--horizons", "150,50");
     }
 

@@ -107,4 +107,28 @@ class ProxyOverheadTest {
         assertTrue(ProxyOverhead.throughputTable(List.of(throughput)).contains("\n| 3 | "));
         assertTrue(ProxyOverhead.latencyTable(List.of(latency)).contains("\n| 3 | 100 | "), "a row for 3 sessions at 100 KB/s each");
     }
+
+    @Test
+    void header_givesTheCoresNotTheLoadAverage() {
+        CommandLine cli = ProxyOverhead.commandLine();
+        cli.parseArgs("--sessions", "3", "--rounds", "1");
+        String header = ((ProxyOverhead) cli.getCommand()).header("HAProxy version 2.6");
+        assertEquals("ProxyOverhead: sessions [3], 1 rounds, 2 s warm-up + 5 s per run, HAProxy version 2.6; "
+                + Runtime.getRuntime().availableProcessors() + " cores", header);
+    }
+
+    @Test
+    void parseError_isOneLineNamingTheOptionPlusItsUsageLine() {
+        String[] r = execute("--rounds", "three");
+        assertEquals("2", r[0], r[2]);
+        List<String> lines = r[2].lines().toList();
+        assertEquals("ProxyOverhead: --rounds three: not a whole number", lines.get(0));
+        assertTrue(lines.get(1).startsWith("  --rounds="), r[2]);
+        assertEquals("Run 'ProxyOverhead --help' for all options.", lines.get(2));
+        assertEquals(3, lines.size(), r[2]);
+        r = execute("--session", "3");
+        assertEquals("2", r[0], r[2]);
+        assertTrue(r[2].startsWith("ProxyOverhead: --session: unknown option\n  --sessions="), r[2]);
+        assertTrue(r[2].lines().count() <= 5, r[2]);
+    }
 }

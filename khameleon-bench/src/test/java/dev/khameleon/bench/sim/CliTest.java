@@ -129,8 +129,10 @@ class CliTest {
                     "--velocity-decay-ms", "-1", "--out", dir.toString()));
         });
         assertTrue(out.contains("khameleon-bench simulate: trace file not found"), out);
-        assertTrue(out.contains("bandwidthMBps must be finite and > 0, was -3.0"), out);
-        assertTrue(out.contains("kalmanVelocityDecayMillis must be finite and >= 0 (or NaN), was -1.0"), out);
+        assertTrue(out.contains("khameleon-bench simulate: --bandwidth-MBps must be finite and > 0, was -3.0"), out);
+        // the name typed, not the other name of the option nor the configuration's
+        assertTrue(out.contains("khameleon-bench simulate: --velocity-decay-ms must be finite and >= 0 (or NaN), was -1.0"),
+                out);
         assertTrue(!out.contains("\tat "), "no stack trace for bad input: " + out);
     }
 
@@ -241,5 +243,121 @@ class CliTest {
     void help_namesTheRequestModes() {
         String help = captured(false, () -> assertEquals(0, Cli.run("simulate", "--help")));
         assertTrue(help.contains("--request-mode") && help.contains("per-sample") && help.contains("--sample-ms"), help);
+    }
+
+    /** Runs the bench CLI with both streams captured; returns {exit status, stdout, stderr}. */
+    private static String[] execute(String... args) {
+        String[] r = new String[3];
+        r[2] = captured(true, () -> r[1] = captured(false, () -> r[0] = Integer.toString(Cli.run(args))));
+        return r;
+    }
+
+    /**
+     * A parse error is its own line naming what was typed, then at most three lines of the options it
+     * concerns, then where to find all options: never the whole usage (125+ lines), and a mistyped
+     * option is not hidden behind the required options still missing.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "simulate --bogus|khameleon-bench simulate: --bogus: unknown option",
+        "simulate --out o --bandwdith-MBps 3|khameleon-bench simulate: --bandwdith-MBps: unknown option|"
+            + "  --bandwidth-MBps=",
+        "simulate --trace t --out o --bandwidth abc|khameleon-bench simulate: --bandwidth: unknown option|"
+            + "  --bandwidth-MBps=",
+        "simulate --trace t --out o --bandwidth-MBps abc|khameleon-bench simulate: --bandwidth-MBps abc: not a number|"
+            + "  --bandwidth-MBps=<number>  Downlink MB/s (default 5.625).",
+        "simulate --trace t --out o --bandwidth-MBps=abc|khameleon-bench simulate: --bandwidth-MBps abc: not a number|"
+            + "  --bandwidth-MBps=",
+        "simulate --trace t --out o --velocity-decay-ms x|khameleon-bench simulate: --velocity-decay-ms x: not a number|"
+            + "  --kalman-decay-ms, --velocity-decay-ms=",
+        "simulate --trace t --out o --block-bytes 1.5|khameleon-bench simulate: --block-bytes 1.5: not a whole number|"
+            + "  --block-bytes=",
+        "simulate --trace t --out o --scheduler-time fast|khameleon-bench simulate: --scheduler-time fast: expected one"
+            + " of model, measured, zero|  --scheduler-time=<model|measured|zero>  ",
+        "simulate --out o|khameleon-bench simulate: missing --trace|  --trace=",
+        "simulate|khameleon-bench simulate: missing options --trace, --out|  --trace=",
+        "simulate --trace t --out|khameleon-bench simulate: --out: needs a value|  --out=",
+        "simulate --trace t --out o --seed 1 --seed 2|khameleon-bench simulate: --seed: given more than once|  --seed=",
+        "simulate --trace t --out o stray|khameleon-bench simulate: stray: unexpected argument",
+        "experiment fig12 --pauses x --out o|khameleon-bench experiment: --pauses x: not a whole number|  --pauses=",
+        "fleet --nodes-cores 4|khameleon-bench fleet: --nodes-cores: unknown option|  --node-cores=",
+        "simulat --trace t|khameleon-bench: simulat: unknown command|  simulate ",
+        "--bogus|khameleon-bench: --bogus: unknown option"})
+    void parseError_isOneLineNamingTheFlagPlusItsOptionsWithStatus2(String testCase) {
+        String[] parts = testCase.split("\\|");
+        String[] r = execute(parts[0].split(" "));
+        List<String> lines = r[2].lines().toList();
+        assertEquals("2", r[0], r[2]);
+        assertEquals("", r[1], "nothing on standard output");
+        assertTrue(lines.size() >= 2 && lines.size() <= 5, lines.size() + " lines: " + r[2]);
+        assertTrue(lines.get(0).startsWith(parts[1]), r[2]);
+        String command = parts[0].startsWith("-") || parts[0].startsWith("simulat ") ? "khameleon-bench"
+                : "khameleon-bench " + parts[0].split(" ")[0];
+        assertEquals("Run '" + command + " --help' for all " + (command.contains(" ") ? "options" : "commands") + ".",
+                lines.get(lines.size() - 1));
+        if (parts.length > 2) {
+            assertTrue(lines.get(1).startsWith(parts[2]), r[2]);
+            // the value's kind, not the Java field's name picocli would show (<bandwidthMBps>)
+            assertTrue(!java.util.regex.Pattern.compile("=<[a-z]+[A-Z]").matcher(lines.get(1)).find(), r[2]);
+        } else if (!parts[1].endsWith(":")) {
+            assertEquals(2, lines.size(), "no option is close to what was typed: " + r[2]);
+        }
+    }
+
+    /**
+     * A value out of range is one line naming the option typed, not the setting's Java name
+     * ({@code bandwidthMBps}, {@code kalmanProcessNoise}): the configuration and predictor builders
+     * name their settings as Java does, and the command re-words their messages. Validation comes
+     * before the trace is read, so the trace need not exist.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "simulate --bandwidth-MBps 0|--bandwidth-MBps must be",
+        "simulate --latency-ms -1|--latency-ms must be",
+        "simulate --cache-MB -1|--cache-MB must be",
+        "simulate --think-time-ms -1|--think-time-ms must be",
+        "simulate --warmup-ms -1|--warmup-ms must be",
+        "simulate --sample-ms 0|--sample-ms must be",
+        "simulate --kalman-q 0|--kalman-q must be",
+        "simulate --kalman-decay-ms -1|--kalman-decay-ms must be",
+        "simulate --prediction-interval-ms 0|--prediction-interval-ms must be",
+        "simulate --min-block-gain 0|--min-block-gain must be",
+        "simulate --block-gain-share 2|--block-gain-share must be",
+        "simulate --tail-rest-fade-ms -1|--tail-rest-fade-ms must be",
+        "simulate --sigma-scale 0|--sigma-scale must be",
+        "simulate --horizons 100,50|--horizons must be",
+        "simulate --tail 0.2,2,-1|--tail MIN_SIGMA_PX must be",
+        "simulate --tail 0.2,0,20|--tail WIDEN must be",
+        "simulate --block-bytes 0|--block-bytes must be >= 1, was 0",
+        "simulate --threads 0|--threads must be >= 1, was 0",
+        "simulate --segment-s 0|--segment-s must be",
+        "simulate --idle-gap-ms -5|--idle-gap-ms must be",
+        "simulate --segments 0|--segments must be",
+        "forecast --kalman-q 0|--kalman-q must be",
+        "forecast --measurement-noise 0|--measurement-noise must be",
+        "forecast --kalman-decay-ms -1|--kalman-decay-ms must be",
+        "forecast --initial-velocity-sigma 0|--initial-velocity-sigma must be",
+        "forecast --reset-after-ms -1|--reset-after-ms must be",
+        "forecast --horizons 100,50|--horizons must be"})
+    void outOfRangeValue_isOneLineNamingTheFlagTyped(String testCase) {
+        String[] parts = testCase.split("\\|");
+        List<String> args = new java.util.ArrayList<>(List.of(parts[0].split(" ")));
+        args.addAll(List.of("--trace", "/nonexistent/trace.gz"));
+        if (args.get(0).equals("simulate")) {
+            args.addAll(List.of("--out", tempOut()));
+        }
+        String[] r = execute(args.toArray(String[]::new));
+        assertEquals("2", r[0], r[2]);
+        assertEquals(1, r[2].lines().count(), r[2]);
+        assertTrue(r[2].startsWith("khameleon-bench " + args.get(0) + ": " + parts[1]), r[2]);
+        assertTrue(!r[2].matches("(?s).*\\b[a-z]+[A-Z][A-Za-z]*\\b.*"), "no Java name: " + r[2]);
+    }
+
+    @Test
+    void utility_badBlockSize_namesTheOption() {
+        String[] r = execute("utility", "--images", "/nonexistent", "--block-size", "0");
+        assertEquals("2", r[0], r[2]);
+        assertEquals("khameleon-bench utility: --block-size must be >= 1, was 0", r[2].lines().findFirst().orElse(""));
+        assertTrue(r[2].lines().count() <= 5, r[2]);
     }
 }

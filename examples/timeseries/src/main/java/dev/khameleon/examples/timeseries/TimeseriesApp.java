@@ -13,13 +13,17 @@ import dev.khameleon.server.KhameleonServer;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.net.InetAddress;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The time-series example: an overview chart of a recorded cellular link's throughput, one bar per
@@ -185,26 +189,106 @@ public final class TimeseriesApp implements AutoCloseable {
         }
     }
 
+    /** The default trace, from a checkout beside the project's {@code shared/data}. */
+    static final Path DEFAULT_TRACE = Path.of("../shared/data/network/mahimahi/TMobile-UMTS-driving.down");
+    /** The page's default port. */
+    static final int DEFAULT_PORT = 8080;
+    static final String USAGE = "usage: java -jar khameleon-timeseries.jar [TRACE [PORT]]"
+            + " (a Mahimahi trace, default " + DEFAULT_TRACE + "; the page's port, default " + DEFAULT_PORT
+            + ", 0 for any free one)";
+
+    /** What the command line asks for: the trace to serve and the page's port. */
+    record Arguments(Path trace, int port) {
+        /**
+         * Reads {@code [TRACE [PORT]]}.
+         *
+         * @throws IllegalArgumentException naming the argument, for a port that is not a number in
+         *     [0, 65535], an option or too many arguments
+         */
+        static Arguments parse(String... args) {
+            if (args.length > 2) {
+                throw new IllegalArgumentException("expected at most TRACE and PORT, got " + args.length
+                        + " arguments: " + String.join(" ", args));
+            }
+            for (String a : args) {
+                if (a.startsWith("-")) {
+                    throw new IllegalArgumentException(a + ": unknown option; " + USAGE);
+                }
+            }
+            Path trace = args.length > 0 ? Path.of(args[0]) : DEFAULT_TRACE;
+            int port = DEFAULT_PORT;
+            if (args.length > 1) {
+                try {
+                    port = Integer.parseInt(args[1]);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("PORT " + args[1] + ": not a number (0 to 65535, 0 for any free"
+                            + " port)");
+                }
+                if (port < 0 || port > 65535) {
+                    throw new IllegalArgumentException("PORT " + port + ": outside [0, 65535] (0 for any free port)");
+                }
+            }
+            return new Arguments(trace, port);
+        }
+    }
+
     /**
-     * {@code java -jar khameleon-timeseries.jar [trace [port]]}: serves the page at
+     * {@code java -jar khameleon-timeseries.jar [TRACE [PORT]]}: serves the page at
      * http://127.0.0.1:8080/ by default, for the T-Mobile UMTS driving trace of the project's data.
-     * A missing or malformed trace, a bad or busy port end it with one line and exit status 2.
+     * A bad argument, a missing or malformed trace, or a busy port end it with one line naming the
+     * argument and exit status 2.
      */
     public static void main(String[] args) {
-        Path trace = Path.of(args.length > 0 ? args[0] : "../shared/data/network/mahimahi/TMobile-UMTS-driving.down");
+        int status = run(args, System.out, System.err, app -> Runtime.getRuntime().addShutdownHook(new Thread(app::close)));
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
+
+    /**
+     * Runs the command line: on success starts the app, prints the address it listens on (the
+     * page's port included), hands the running app to {@code started} and returns 0, leaving it
+     * running; {@code -h} or {@code --help} prints the usage and returns 0; a bad argument, a
+     * missing or malformed trace, or a port that cannot be bound prints one line on {@code err}
+     * naming it and returns 2.
+     */
+    static int run(String[] args, PrintStream out, PrintStream err, Consumer<TimeseriesApp> started) {
+        if (args.length == 1 && (args[0].equals("-h") || args[0].equals("--help"))) {
+            out.println(USAGE);
+            return 0;
+        }
+        Arguments a;
+        try {
+            a = Arguments.parse(args);
+            if (!Files.isRegularFile(a.trace())) {
+                throw new IllegalArgumentException("TRACE " + a.trace() + ": not found (a Mahimahi trace file)");
+            }
+        } catch (IllegalArgumentException e) {
+            err.println("khameleon-timeseries: " + e.getMessage());
+            return 2;
+        }
         TimeseriesApp app;
         try {
-            app = start(trace, args.length > 1 ? Integer.parseInt(args[1]) : 8080);
-        } catch (IOException | IllegalArgumentException e) {
-            System.err.println("khameleon-timeseries: " + e.getClass().getSimpleName() + ": " + e.getMessage());
-            System.exit(2);
-            return;
+            app = start(a.trace(), a.port());
+        } catch (BindException e) {
+            err.println("khameleon-timeseries: PORT " + a.port() + ": cannot listen on 127.0.0.1 (" + e.getMessage()
+                    + "); pass another port, or 0 for any free one");
+            return 2;
+        } catch (IllegalArgumentException e) {
+            err.println("khameleon-timeseries: " + e.getMessage());
+            return 2;
+        } catch (IOException e) {
+            err.println("khameleon-timeseries: TRACE " + a.trace() + ": cannot read (" + e + ")");
+            return 2;
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(app::close));
-        System.out.println(app.windows.size() + " windows of " + trace + "; utility after each block:");
+        started.accept(app);
+        out.println("khameleon-timeseries: listening on " + app.pageUri() + " (port " + app.pageUri().getPort()
+                + "; WebSocket " + app.webSocketUri() + ")");
+        out.println(app.windows.size() + " windows of " + a.trace() + "; utility after each block:");
         for (int k = 0; k < app.utility.fractions().length; k++) {
-            System.out.printf("  %d block(s)  U = %.3f%n", k + 1, app.utility.utilities()[k]);
+            out.printf("  %d block(s)  U = %.3f%n", k + 1, app.utility.utilities()[k]);
         }
-        System.out.println("open " + app.pageUri());
+        out.println("open " + app.pageUri());
+        return 0;
     }
 }

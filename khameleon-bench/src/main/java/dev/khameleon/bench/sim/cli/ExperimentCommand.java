@@ -1,5 +1,6 @@
 package dev.khameleon.bench.sim.cli;
 
+import dev.khameleon.bench.FlagNames;
 import dev.khameleon.bench.sim.Experiments;
 import dev.khameleon.bench.sim.Metrics;
 import dev.khameleon.bench.sim.Profile;
@@ -13,6 +14,7 @@ import dev.khameleon.bench.sim.report.SvgChart;
 import dev.khameleon.bench.sim.report.TableReporter;
 import dev.khameleon.bench.sim.trace.PointerTrace;
 import dev.khameleon.bench.sim.trace.TraceLoader;
+import dev.khameleon.bench.sim.trace.TraceOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -95,8 +97,15 @@ public final class ExperimentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        SimConfig base = prefetch.apply(SimConfig.builder().profile(Profile.parse(profile)).seed(seed)
-                .sampleMillis(sampleMillis)).build();
+        SimConfig base;
+        try {
+            base = prefetch.apply(SimConfig.builder().profile(Profile.parse(profile)).seed(seed)
+                    .sampleMillis(sampleMillis)).build();
+        } catch (IllegalArgumentException e) {
+            throw FlagNames.reword(e, java.util.Map.of("sampleMillis", "--sample-ms"));
+        }
+        SimulateCommand.checkThreads(threads);
+        TraceOptions.checkSegments(1, segmentSeconds, 2000);
         Experiments.Experiment exp = Experiments.get(name, base, data);
         List<RequestMode> modes = SimulateCommand.parseModes(requestModes);
         List<String> specs = traces != null ? traces : defaultTraces();

@@ -1,6 +1,8 @@
 package dev.khameleon.bench.sim.cli;
 
+import dev.khameleon.bench.FlagNames;
 import dev.khameleon.bench.sim.SimConfig;
+import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
@@ -40,8 +42,26 @@ public final class PrefetchOptions {
                     + "(Application.Builder.horizons; default: the library's, 50,150,250,500).")
     long[] horizons;
 
-    /** Sets these options on {@code b}; returns {@code b}. */
+    /** The builder's names for these settings, as their messages give them, and the options that set them. */
+    static final Map<String, String> FLAGS = Map.of("minBlockGain", "--min-block-gain", "blockGainShare",
+            "--block-gain-share", "tailRestFadeMillis", "--tail-rest-fade-ms", "sigmaScale", "--sigma-scale",
+            "horizonsMillis", "--horizons", "horizons", "--horizons", "tail weight", "--tail WEIGHT",
+            "tail widen", "--tail WIDEN", "tail minSigma", "--tail MIN_SIGMA_PX", "tail", "--tail");
+
+    /**
+     * Sets these options on {@code b}; returns {@code b}.
+     *
+     * @throws IllegalArgumentException naming the option, for a value out of range
+     */
     SimConfig.Builder apply(SimConfig.Builder b) {
+        try {
+            return set(b);
+        } catch (IllegalArgumentException e) {
+            throw FlagNames.reword(e, FLAGS);
+        }
+    }
+
+    private SimConfig.Builder set(SimConfig.Builder b) {
         b.minBlockGain(minBlockGain).blockGainShare(blockGainShare).tailRestFadeMillis(tailRestFadeMillis)
                 .sigmaScale(sigmaScale);
         if (horizons != null) {

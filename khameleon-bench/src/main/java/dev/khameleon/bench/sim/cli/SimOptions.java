@@ -1,5 +1,6 @@
 package dev.khameleon.bench.sim.cli;
 
+import dev.khameleon.bench.FlagNames;
 import dev.khameleon.bench.GridSize;
 import dev.khameleon.bench.sim.Profile;
 import dev.khameleon.bench.sim.SchedulerTime;
@@ -9,8 +10,11 @@ import dev.khameleon.bench.sim.net.MahimahiTrace;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The command-line options that set a {@link SimConfig}, shared by the subcommands that run the
@@ -103,6 +107,10 @@ public final class SimOptions {
     @Mixin
     PrefetchOptions prefetch = new PrefetchOptions();
 
+    /** The command these options are mixed into, for the option names its user typed. */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
     /**
      * Sets the response: the profile's, then each explicit option. With {@code --profile}, an
      * explicit option that disagrees with it is refused rather than silently winning.
@@ -146,6 +154,27 @@ public final class SimOptions {
      *     {@code --network-trace}
      */
     public List<SimConfig> configs() {
+        try {
+            return build();
+        } catch (IllegalArgumentException e) {
+            throw FlagNames.reword(e, flags());
+        }
+    }
+
+    /**
+     * {@link SimConfig.Builder}'s names for the settings, as its messages give them, and the
+     * options that set them (the name typed, for an option with two).
+     */
+    private Map<String, String> flags() {
+        return Map.of("bandwidthMBps", "--bandwidth-MBps",
+                "latencyMillis", networkTrace != null && minRttMillis != null ? "--min-rtt-ms" : "--latency-ms",
+                "cacheMB", "--cache-MB", "thinkTimeMillis", "--think-time-ms", "warmupMillis", "--warmup-ms",
+                "sampleMillis", "--sample-ms", "kalmanProcessNoise", "--kalman-q",
+                "kalmanVelocityDecayMillis", FlagNames.typed(command, "--kalman-decay-ms"),
+                "predictionIntervalMillis", "--prediction-interval-ms", "linkQueueKB", "--link-queue-KB");
+    }
+
+    private List<SimConfig> build() {
         SimConfig.Builder b = SimConfig.builder().bandwidthMBps(bandwidthMBps).latencyMillis(latencyMillis)
                 .cacheMB(cacheMB).thinkTimeMillis(thinkTimeMillis).warmupMillis(warmupMillis)
                 .seed(seed).alignHorizons(alignHorizons).sampleMillis(sampleMillis)

@@ -57,6 +57,7 @@ public final class SimulateCommand implements Callable<Integer> {
             SystemRegistry.check(s);
         }
         List<SimConfig> configs = simOptions.configs();
+        checkThreads(threads);
         List<PointerTrace> loaded = traceOptions.load();
         List<Runner.Job> jobs = new ArrayList<>();
         for (SimConfig config : configs) {
@@ -74,6 +75,13 @@ public final class SimulateCommand implements Callable<Integer> {
             System.err.println("wrote " + out.resolve("latency_by_phase.csv"));
         }
         return 0;
+    }
+
+    /** Refuses a {@code --threads} below 1, naming the option. */
+    static void checkThreads(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("--threads must be >= 1, was " + threads);
+        }
     }
 
     /** The distinct modes named in {@code names}, in order; rejects unknown names. */

@@ -31,7 +31,24 @@ public final class TraceOptions {
      * @throws IllegalArgumentException if a file is missing or malformed, or the format unknown
      */
     public List<PointerTrace> load() {
+        checkSegments(segments, segmentSeconds, idleGapMillis);
         return TraceLoader.load(traces, TraceLoader.Format.parse(traceFormat), segments, segmentSeconds * 1000,
                 idleGapMillis);
+    }
+
+    /**
+     * Refuses segment settings out of range, naming the options ({@code --segments},
+     * {@code --segment-s}, {@code --idle-gap-ms}) rather than the reader's settings.
+     */
+    public static void checkSegments(int segments, double segmentSeconds, double idleGapMillis) {
+        if (segments < 1) {
+            throw new IllegalArgumentException("--segments must be >= 1, was " + segments);
+        }
+        if (!(segmentSeconds > 0) || Double.isInfinite(segmentSeconds)) {
+            throw new IllegalArgumentException("--segment-s must be finite and > 0, was " + segmentSeconds);
+        }
+        if (!(idleGapMillis > 0) || Double.isInfinite(idleGapMillis)) {
+            throw new IllegalArgumentException("--idle-gap-ms must be finite and > 0, was " + idleGapMillis);
+        }
     }
 }
