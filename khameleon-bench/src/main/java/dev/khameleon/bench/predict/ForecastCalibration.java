@@ -131,10 +131,16 @@ final class ForecastCalibration {
          *
          * @throws IllegalArgumentException naming {@code --mosaic} or {@code --sigma-scale} for a bad value
          */
-        static GridScoring parse(String mosaic, double sigmaScale) {
+        static GridScoring parse(String mosaic, String sigmaScale) {
             GridSize size = GridSize.parse(mosaic, "--mosaic");
+            double scale;
             try {
-                return new GridScoring(size, sigmaScale);
+                scale = Double.parseDouble(sigmaScale.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--sigma-scale '" + sigmaScale + "' is not a number", e);
+            }
+            try {
+                return new GridScoring(size, scale);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("--sigma-scale " + sigmaScale + ": " + e.getMessage(), e);
             }

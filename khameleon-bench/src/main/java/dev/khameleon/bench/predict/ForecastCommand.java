@@ -85,14 +85,14 @@ public final class ForecastCommand implements Callable<Integer> {
     @Option(names = "--sigma-scale",
             description = "Scale of the forecast's standard deviations, GaussianGridPredictor.Builder.sigmaScale, "
                     + "in (0, 4] (default ${DEFAULT-VALUE}, the library's).")
-    double sigmaScale = ForecastCalibration.GridScoring.DEFAULT.sigmaScale();
+    String sigmaScale = String.valueOf(ForecastCalibration.GridScoring.DEFAULT.sigmaScale());
 
     @Override
     public Integer call() {
         ForecastCalibration.checkGrid(everyMillis, restMillis);
         // Built once before loading traces so a bad predictor or grid option fails fast.
         String predictor = predictor().toString();
-        GridScoring scoring = GridScoring.parse(mosaic, sigmaScale);
+        GridScoring scoring = scoring();
         List<PointerTrace> loaded = traceOptions.load();
         List<TraceCalibration> results = new ArrayList<>();
         for (PointerTrace t : loaded) {
@@ -128,6 +128,15 @@ public final class ForecastCommand implements Callable<Integer> {
         Optional.ofNullable(initialAccelerationSigma).ifPresent(b::initialAccelerationSigma);
         Optional.ofNullable(horizons).ifPresent(b::horizons);
         return b.build();
+    }
+
+    /**
+     * The mosaic and server-predictor scale the options name.
+     *
+     * @throws IllegalArgumentException naming {@code --mosaic} or {@code --sigma-scale} for a bad value
+     */
+    GridScoring scoring() {
+        return GridScoring.parse(mosaic, sigmaScale);
     }
 
     private static void write(Path file, String content) {
