@@ -79,13 +79,13 @@ public final class ForecastCommand implements Callable<Integer> {
     @Option(names = "--mosaic", paramLabel = "ROWSxCOLS",
             description = "Requests the server predictor's distribution covers: thumbnails over the trace's screen, "
                     + "as in simulate (default ${DEFAULT-VALUE}, the simulator's).")
-    String mosaic = ForecastCalibration.GridScoring.DEFAULT.mosaic().rows() + "x"
-            + ForecastCalibration.GridScoring.DEFAULT.mosaic().cols();
+    String mosaic = GridScoring.DEFAULT.mosaic().rows() + "x"
+            + GridScoring.DEFAULT.mosaic().cols();
 
     @Option(names = "--sigma-scale",
             description = "Scale of the forecast's standard deviations, GaussianGridPredictor.Builder.sigmaScale, "
                     + "in (0, 4] (default ${DEFAULT-VALUE}, the library's).")
-    String sigmaScale = String.valueOf(ForecastCalibration.GridScoring.DEFAULT.sigmaScale());
+    String sigmaScale = String.valueOf(GridScoring.DEFAULT.sigmaScale());
 
     @Override
     public Integer call() {
