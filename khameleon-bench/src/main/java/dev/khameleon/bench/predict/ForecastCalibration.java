@@ -1,20 +1,29 @@
 package dev.khameleon.bench.predict;
 
+import dev.khameleon.bench.GridSize;
+import dev.khameleon.bench.sim.SimConfig;
+import dev.khameleon.bench.sim.Workload;
 import dev.khameleon.bench.sim.trace.PointerTrace;
 import dev.khameleon.client.KalmanPredictor;
+import dev.khameleon.core.Distribution;
+import dev.khameleon.core.GridLayout;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.predict.GaussianAtHorizon;
+import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.predict.PointerForecast;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
  * How well a pointer forecaster's Gaussians describe where a recorded pointer really went.
  * {@link #evaluate} replays one trace through a fresh forecaster and, at instants on a fixed grid,
- * compares each horizon's Gaussian with the true position; {@link #summaries} condenses the
- * instants per horizon, trace kind and pointer state.
+ * compares each horizon's Gaussian with the true position, and the distribution over requests
+ * that the server predictor ({@link GaussianGridPredictor}) makes of the forecast with the cell
+ * that holds the true position; {@link #summaries} condenses the instants per horizon, trace kind
+ * and pointer state.
  *
  * <p>Definitions (also in docs/simulator.md, "Forecast calibration"):
  * <ul>
@@ -30,7 +39,22 @@ import java.util.Optional;
  *       for a calibrated 2-D Gaussian that happens with probability {@code 1 − exp(−k²/2)};</li>
  *   <li>percentiles are nearest-rank;</li>
  *   <li>an instant is at rest when no sample came in the last {@code restMillis} (strictly more
- *       than {@code restMillis} since the last sample), moving otherwise.</li>
+ *       than {@code restMillis} since the last sample), moving otherwise;</li>
+ *   <li>the requests are the simulator's mosaic over the trace's screen
+ *       ({@link Workload#mosaic}, {@link GridScoring#layout}); the true cell is the request
+ *       {@link GridLayout#requestAt} gives for the true position, as the simulator maps a
+ *       pointer to the request it hovers;</li>
+ *   <li>the mass on the true cell is {@link Distribution#probability} of the true cell at the
+ *       horizon, from a {@link GaussianGridPredictor} at the library's defaults (its horizons the
+ *       forecaster's, its sigma scale {@link GridScoring#sigmaScale}); it is 0 when the true
+ *       position is off the mosaic, which no Balabit trace does (their screen is the largest
+ *       coordinate plus one), and may be 0 when the forecast leaves no residual mass;</li>
+ *   <li>the log-likelihood is {@code ln(max(mass, }{@value #MIN_MASS}{@code ))}: the floor keeps
+ *       a mass of 0 finite;</li>
+ *   <li>the true cell is explicit when it is one of the distribution's explicit cells at the
+ *       horizon, not a share of the uniform residual;</li>
+ *   <li>the uniform reference is {@code 1 / requestCount}, what the mosaic's uniform
+ *       distribution puts on any cell.</li>
  * </ul>
  * Stateless and thread-safe; pure computation.
  */
@@ -41,6 +65,8 @@ final class ForecastCalibration {
     static final double NOMINAL_1_SIGMA = 1 - Math.exp(-0.5);
     /** Probability that a 2-D Gaussian draw lies inside its 2σ ellipse. */
     static final double NOMINAL_2_SIGMA = 1 - Math.exp(-2);
+    /** The least mass whose logarithm is taken: a mass of 0 scores {@code ln(1e-12) ≈ −27.6}. */
+    static final double MIN_MASS = 1e-12;
 
     private ForecastCalibration() {
     }
@@ -74,6 +100,60 @@ final class ForecastCalibration {
                     return k.horizonsMillis();
                 }
             };
+        }
+    }
+
+    /**
+     * How forecasts are turned into distributions over requests: the mosaic (rows × columns over
+     * the trace's screen, as the simulator lays it) and the server predictor's scale of the
+     * forecast's standard deviations; every other setting of the predictor is the library's.
+     *
+     * @param mosaic     the mosaic's rows and columns
+     * @param sigmaScale {@link GaussianGridPredictor.Builder#sigmaScale}, in {@code (0, 4]}
+     */
+    record GridScoring(GridSize mosaic, double sigmaScale) {
+        /** The simulator's mosaic ({@link SimConfig}'s default) and the library's sigma scale. */
+        static final GridScoring DEFAULT = defaults(SimConfig.builder().build());
+
+        private static GridScoring defaults(SimConfig sim) {
+            return new GridScoring(new GridSize(sim.mosaicRows(), sim.mosaicCols()),
+                    GaussianGridPredictor.DEFAULT_SIGMA_SCALE);
+        }
+
+        /** Validates the sigma scale with the predictor's own check. */
+        GridScoring {
+            Objects.requireNonNull(mosaic, "mosaic");
+            GaussianGridPredictor.checkSigmaScale(sigmaScale);
+        }
+
+        /**
+         * Parses the command line's values.
+         *
+         * @throws IllegalArgumentException naming {@code --mosaic} or {@code --sigma-scale} for a bad value
+         */
+        static GridScoring parse(String mosaic, String sigmaScale) {
+            GridSize size = GridSize.parse(mosaic, "--mosaic");
+            double scale;
+            try {
+                scale = Double.parseDouble(sigmaScale.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--sigma-scale '" + sigmaScale + "' is not a number", e);
+            }
+            try {
+                return new GridScoring(size, scale);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--sigma-scale " + sigmaScale + ": " + e.getMessage(), e);
+            }
+        }
+
+        /** The mosaic over {@code trace}'s screen, as the simulator lays it. */
+        GridLayout layout(PointerTrace trace) {
+            return Workload.mosaic(mosaic.rows(), mosaic.cols(), trace.screenWidth(), trace.screenHeight());
+        }
+
+        /** The server predictor over {@code layout}: the library's defaults but these horizons and sigma scale. */
+        GaussianGridPredictor predictor(GridLayout layout, long[] horizonsMillis) {
+            return GaussianGridPredictor.builder(layout).horizons(horizonsMillis).sigmaScale(sigmaScale).build();
         }
     }
 
@@ -119,8 +199,11 @@ final class ForecastCalibration {
      * @param errorPx      distance from the forecast mean to the true position
      * @param sigmaPx      the forecast's σ ({@code det(Σ)^¼})
      * @param mahalanobis2 squared Mahalanobis distance of the true position
+     * @param massTrueCell the server predictor's probability of the true position's cell (0 off the mosaic)
+     * @param trueCellExplicit whether that cell is among the distribution's explicit cells
      */
-    record Instant(long nowMillis, boolean moving, double[] errorPx, double[] sigmaPx, double[] mahalanobis2) {
+    record Instant(long nowMillis, boolean moving, double[] errorPx, double[] sigmaPx, double[] mahalanobis2,
+                   double[] massTrueCell, boolean[] trueCellExplicit) {
     }
 
     /**
@@ -131,10 +214,11 @@ final class ForecastCalibration {
      * @param medianIntervalMillis median time between consecutive samples (NaN for one sample)
      * @param kind                 from the median interval
      * @param horizonsMillis       the forecaster's horizons
+     * @param requestCount         the requests (cells) of the mosaic
      * @param instants             the grid instants in time order
      */
     record TraceCalibration(String name, int samples, double medianIntervalMillis, Kind kind, long[] horizonsMillis,
-                            List<Instant> instants) {
+                            int requestCount, List<Instant> instants) {
         long atRest() {
             return instants.stream().filter(i -> !i.moving()).count();
         }
@@ -153,23 +237,39 @@ final class ForecastCalibration {
      * @param medianSigmaPx  median σ
      * @param coverage1Sigma fraction inside the 1σ ellipse
      * @param coverage2Sigma fraction inside the 2σ ellipse
+     * @param meanMass       mean mass on the true cell
+     * @param medianMass     median mass on the true cell
+     * @param meanLogLikelihood mean of {@link #logLikelihood} of that mass
+     * @param trueCellExplicit fraction of instants whose true cell is explicit
+     * @param uniformMass    the uniform distribution's mass on a cell, {@code 1 / requestCount}
+     *                       (averaged over the instants should traces differ in it)
      */
     record Summary(String scope, Kind kind, State state, long horizonMillis, int count, double medianErrorPx,
-                   double p90ErrorPx, double medianSigmaPx, double coverage1Sigma, double coverage2Sigma) {
+                   double p90ErrorPx, double medianSigmaPx, double coverage1Sigma, double coverage2Sigma,
+                   double meanMass, double medianMass, double meanLogLikelihood, double trueCellExplicit,
+                   double uniformMass) {
+    }
+
+    /** {@link #evaluate(PointerTrace, Forecaster, long, long, GridScoring)} with {@link GridScoring#DEFAULT}. */
+    static TraceCalibration evaluate(PointerTrace trace, Forecaster forecaster, long everyMillis, long restMillis) {
+        return evaluate(trace, forecaster, everyMillis, restMillis, GridScoring.DEFAULT);
     }
 
     /**
      * Replays {@code trace} through {@code forecaster} (fresh, fed nothing yet) and evaluates it on
-     * the grid described in the class comment. A trace shorter than the largest horizon has no
-     * instants.
+     * the grid described in the class comment, scoring each forecast's distribution over
+     * {@code scoring}'s mosaic. A trace shorter than the largest horizon has no instants.
      *
      * @throws IllegalArgumentException if {@code everyMillis <= 0} or {@code restMillis < 0}
      * @throws IllegalStateException    if a forecast is missing or carries other horizons than
      *                                  {@link Forecaster#horizonsMillis()}
      */
-    static TraceCalibration evaluate(PointerTrace trace, Forecaster forecaster, long everyMillis, long restMillis) {
+    static TraceCalibration evaluate(PointerTrace trace, Forecaster forecaster, long everyMillis, long restMillis,
+                                     GridScoring scoring) {
         checkGrid(everyMillis, restMillis);
         long[] horizons = forecaster.horizonsMillis();
+        GridLayout layout = scoring.layout(trace);
+        GaussianGridPredictor server = scoring.predictor(layout, horizons);
         int n = trace.size();
         long[] t = new long[n];
         for (int i = 0; i < n; i++) {
@@ -191,6 +291,9 @@ final class ForecastCalibration {
             double[] error = new double[horizons.length];
             double[] sigma = new double[horizons.length];
             double[] m2 = new double[horizons.length];
+            double[] mass = new double[horizons.length];
+            boolean[] explicit = new boolean[horizons.length];
+            Distribution d = server.distribution(f);
             for (int j = 0; j < horizons.length; j++) {
                 long target = now + horizons[j];
                 while (truth[j] + 1 < n && t[truth[j] + 1] <= target) {
@@ -202,12 +305,39 @@ final class ForecastCalibration {
                 error[j] = Math.hypot(x - g.meanX(), y - g.meanY());
                 sigma[j] = sigma(g);
                 m2[j] = mahalanobis2(g, x, y);
+                int cell = layout.requestAt(x, y);
+                mass[j] = cell < 0 ? 0 : d.probability(j, cell);
+                explicit[j] = cell >= 0 && isExplicit(d, j, cell);
             }
-            instants.add(new Instant(now, now - t[fed - 1] <= restMillis, error, sigma, m2));
+            instants.add(new Instant(now, now - t[fed - 1] <= restMillis, error, sigma, m2, mass, explicit));
         }
         double median = medianInterval(trace);
         return new TraceCalibration(trace.name(), n, median, Kind.ofMedianInterval(median), horizons.clone(),
-                List.copyOf(instants));
+                layout.requestCount(), List.copyOf(instants));
+    }
+
+    /** Whether {@code id} is one of {@code d}'s explicit ids at horizon {@code j} (they ascend). */
+    static boolean isExplicit(Distribution d, int j, int id) {
+        int lo = 0;
+        int hi = d.explicitCount(j) - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int v = d.explicitId(j, mid);
+            if (v == id) {
+                return true;
+            }
+            if (v < id) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return false;
+    }
+
+    /** {@code ln(max(mass, MIN_MASS))}. */
+    static double logLikelihood(double mass) {
+        return Math.log(Math.max(mass, MIN_MASS));
     }
 
     /**
@@ -245,10 +375,23 @@ final class ForecastCalibration {
 
     private static Summary summary(String scope, Kind kind, State state, long horizon, int j,
                                    List<TraceCalibration> traces) {
-        List<Instant> in = traces.stream().flatMap(c -> c.instants().stream()).filter(state::includes).toList();
+        List<Instant> in = new ArrayList<>();
+        double uniformSum = 0;
+        for (TraceCalibration c : traces) {
+            for (Instant i : c.instants()) {
+                if (state.includes(i)) {
+                    in.add(i);
+                    uniformSum += 1.0 / c.requestCount();
+                }
+            }
+        }
         int count = in.size();
         double[] error = new double[count];
         double[] sigma = new double[count];
+        double[] mass = new double[count];
+        double massSum = 0;
+        double logSum = 0;
+        int explicit = 0;
         int inside1 = 0;
         int inside2 = 0;
         for (int k = 0; k < count; k++) {
@@ -257,12 +400,25 @@ final class ForecastCalibration {
             sigma[k] = i.sigmaPx()[j];
             inside1 += i.mahalanobis2()[j] <= 1 ? 1 : 0;
             inside2 += i.mahalanobis2()[j] <= 4 ? 1 : 0;
+            mass[k] = i.massTrueCell()[j];
+            massSum += mass[k];
+            logSum += logLikelihood(mass[k]);
+            explicit += i.trueCellExplicit()[j] ? 1 : 0;
         }
         Arrays.sort(error);
         Arrays.sort(sigma);
+        Arrays.sort(mass);
         return new Summary(scope, kind, state, horizon, count, percentile(error, 0.5), percentile(error, 0.9),
-                percentile(sigma, 0.5), count == 0 ? Double.NaN : (double) inside1 / count,
-                count == 0 ? Double.NaN : (double) inside2 / count);
+                percentile(sigma, 0.5), fraction(inside1, count), fraction(inside2, count), mean(massSum, count),
+                percentile(mass, 0.5), mean(logSum, count), fraction(explicit, count), mean(uniformSum, count));
+    }
+
+    private static double fraction(int part, int count) {
+        return count == 0 ? Double.NaN : (double) part / count;
+    }
+
+    private static double mean(double sum, int count) {
+        return count == 0 ? Double.NaN : sum / count;
     }
 
     /**

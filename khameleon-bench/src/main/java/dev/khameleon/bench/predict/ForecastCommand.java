@@ -1,6 +1,7 @@
 package dev.khameleon.bench.predict;
 
 import dev.khameleon.bench.predict.ForecastCalibration.Forecaster;
+import dev.khameleon.bench.predict.ForecastCalibration.GridScoring;
 import dev.khameleon.bench.predict.ForecastCalibration.TraceCalibration;
 import dev.khameleon.bench.sim.trace.PointerTrace;
 import dev.khameleon.bench.sim.trace.TraceOptions;
@@ -21,7 +22,10 @@ import picocli.CommandLine.Option;
 /**
  * {@code forecast}: how well the {@link KalmanPredictor}'s Gaussians describe recorded pointer
  * traces — per horizon and trace kind, the error of the forecast mean, the forecast's σ and how
- * often the true position falls inside the 1σ and 2σ ellipses. Prints Markdown tables and, with
+ * often the true position falls inside the 1σ and 2σ ellipses — and, for the distribution over
+ * requests that the server's {@code GaussianGridPredictor} makes of each forecast on the
+ * simulator's mosaic, the mass it puts on the cell the pointer really reached, its
+ * log-likelihood and how often that cell is explicit. Prints Markdown tables and, with
  * {@code --out DIR}, writes {@code DIR/forecast.csv}. Bad options or a missing trace are an
  * {@link IllegalArgumentException} (one line, exit status 2, through the bench {@code Cli}).
  */
@@ -76,17 +80,31 @@ public final class ForecastCommand implements Callable<Integer> {
     @Option(names = "--horizons", split = ",", description = "Forecast horizons, ms, comma-separated, increasing (default: the library's).")
     long[] horizons;
 
+    @Option(names = "--mosaic", paramLabel = "ROWSxCOLS",
+            description = "Requests the server predictor's distribution covers: thumbnails over the trace's screen, "
+                    + "as in simulate (default ${DEFAULT-VALUE}, the simulator's).")
+    String mosaic = GridScoring.DEFAULT.mosaic().rows() + "x"
+            + GridScoring.DEFAULT.mosaic().cols();
+
+    @Option(names = "--sigma-scale",
+            description = "Scale of the forecast's standard deviations, GaussianGridPredictor.Builder.sigmaScale, "
+                    + "in (0, 4] (default ${DEFAULT-VALUE}, the library's).")
+    String sigmaScale = String.valueOf(GridScoring.DEFAULT.sigmaScale());
+
     @Override
     public Integer call() {
         ForecastCalibration.checkGrid(everyMillis, restMillis);
-        // Built once before loading traces so a bad predictor option fails fast.
+        // Built once before loading traces so a bad predictor or grid option fails fast.
         String predictor = predictor().toString();
+        GridScoring scoring = scoring();
         List<PointerTrace> loaded = traceOptions.load();
         List<TraceCalibration> results = new ArrayList<>();
         for (PointerTrace t : loaded) {
-            results.add(ForecastCalibration.evaluate(t, Forecaster.of(predictor()), everyMillis, restMillis));
+            results.add(ForecastCalibration.evaluate(t, Forecaster.of(predictor()), everyMillis, restMillis, scoring));
         }
-        System.out.println(predictor + ", grid every " + everyMillis + " ms, at rest after " + restMillis + " ms\n");
+        System.out.println(predictor + ", grid every " + everyMillis + " ms, at rest after " + restMillis + " ms; "
+                + "server predictor: GaussianGridPredictor defaults, sigmaScale " + scoring.sigmaScale() + ", over a "
+                + scoring.mosaic().rows() + "x" + scoring.mosaic().cols() + " mosaic of the trace's screen\n");
         System.out.print(CalibrationReport.markdown(results));
         if (out != null) {
             Path file = out.resolve("forecast.csv");
@@ -127,6 +145,15 @@ public final class ForecastCommand implements Callable<Integer> {
         Optional.ofNullable(initialAccelerationSigma).ifPresent(b::initialAccelerationSigma);
         Optional.ofNullable(horizons).ifPresent(b::horizons);
         return b.build();
+    }
+
+    /**
+     * The mosaic and server-predictor scale the options name.
+     *
+     * @throws IllegalArgumentException naming {@code --mosaic} or {@code --sigma-scale} for a bad value
+     */
+    GridScoring scoring() {
+        return GridScoring.parse(mosaic, sigmaScale);
     }
 
     private static void write(Path file, String content) {

@@ -1,10 +1,14 @@
 package dev.khameleon.bench.predict;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.khameleon.bench.GridSize;
 import dev.khameleon.bench.predict.ForecastCalibration.Forecaster;
+import dev.khameleon.bench.predict.ForecastCalibration.GridScoring;
+import dev.khameleon.bench.predict.ForecastCalibration.Instant;
 import dev.khameleon.bench.predict.ForecastCalibration.Kind;
 import dev.khameleon.bench.predict.ForecastCalibration.State;
 import dev.khameleon.bench.predict.ForecastCalibration.Summary;
@@ -13,6 +17,7 @@ import dev.khameleon.bench.sim.trace.PointerTrace;
 import dev.khameleon.client.KalmanPredictor;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.predict.GaussianAtHorizon;
+import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.predict.PointerForecast;
 import java.util.ArrayList;
 import java.util.List;
@@ -221,5 +226,182 @@ class ForecastCalibrationTest {
         assertEquals(Kind.COALESCED, coalesced.kind());
         // 480 − 40 = 440: 0..440, 23 instants.
         assertEquals(23, coalesced.count());
+    }
+
+    // The mass on the true cell. Screens of 1920×1080 px under the default 100×100 mosaic: cells
+    // of 19.2 × 10.8 px. A pointer at a cell's centre is 9.6 px from its left and right edges and
+    // 5.4 px from its top and bottom.
+    private static final double HALF_W = 1920 / 100.0 / 2;
+    private static final double HALF_H = 1080 / 100.0 / 2;
+    private static final int CELLS = 100 * 100;
+
+    /** The centre of mosaic cell (row, col) on a 1920×1080 screen. */
+    private static double[] centre(int row, int col) {
+        return new double[] {(col + 0.5) * 2 * HALF_W, (row + 0.5) * 2 * HALF_H};
+    }
+
+    /**
+     * A lower bound on the mass the server predictor, at the library's defaults, puts on the cell
+     * centred on the mean of {@code g}: the Gaussian part has weight at least
+     * {@code 1 − DEFAULT_TAIL_WEIGHT} (the tail's weight only fades from there; the default point
+     * mass is 0), and by Chebyshev's inequality on each axis (a union bound, whatever the
+     * correlation) it puts at least {@code 1 − varX/(w/2)² − varY/(h/2)²} inside the cell.
+     */
+    private static double restBound(GaussianAtHorizon g) {
+        double inside = 1 - g.varX() / (HALF_W * HALF_W) - g.varY() / (HALF_H * HALF_H);
+        return (1 - GaussianGridPredictor.DEFAULT_TAIL_WEIGHT) * inside;
+    }
+
+    /**
+     * A short 60 Hz approach (1 px right every 16 ms, 10 samples) that stops at the centre of cell
+     * (37, 33) at 144 ms, then nothing until a last sample there at 3000 ms. The approach teaches
+     * the predictor a 16 ms interval, so it takes the pointer to rest about 32 ms after it stops,
+     * well before the calibration's 100 ms.
+     */
+    private static PointerTrace stillPointer() {
+        double[] p = centre(37, 33);
+        int n = 11;
+        double[] t = new double[n];
+        double[] x = new double[n];
+        double[] y = new double[n];
+        for (int i = 0; i < 10; i++) {
+            t[i] = 16 * i;
+            x[i] = p[0] - 9 + i;
+            y[i] = p[1];
+        }
+        t[10] = 3000;
+        x[10] = p[0];
+        y[10] = p[1];
+        return PointerTrace.of("still", t, x, y, 1920, 1080);
+    }
+
+    /** The forecast a fresh library Kalman predictor fed {@code trace}'s samples up to {@code now} gives. */
+    private static PointerForecast kalmanAt(PointerTrace trace, long now) {
+        KalmanPredictor k = KalmanPredictor.create();
+        for (int i = 0; i < trace.size() && trace.timeMillis(i) <= now; i++) {
+            k.onEvent(new PointerEvent(trace.x(i), trace.y(i), (long) trace.timeMillis(i)));
+        }
+        return k.forecast(now).orElseThrow();
+    }
+
+    @Test
+    void mass_pointerAtRest_isAtLeastTheGaussianPartInsideItsCellAndFarAboveUniform() {
+        PointerTrace still = stillPointer();
+        TraceCalibration c = ForecastCalibration.evaluate(still, Forecaster.of(KalmanPredictor.create()), 20, 100);
+        assertEquals(CELLS, c.requestCount());
+        int atRest = 0;
+        double[] least = {1, 1, 1, 1};
+        for (Instant i : c.instants()) {
+            if (i.moving()) {
+                continue;
+            }
+            atRest++;
+            PointerForecast f = kalmanAt(still, i.nowMillis());
+            assertTrue(f.restMillis() > 0, "the predictor, too, has the pointer at rest at " + i.nowMillis());
+            for (int j = 0; j < 4; j++) {
+                double bound = restBound(f.horizons().get(j));
+                assertTrue(bound > 0.5, "a bound worth testing: " + bound);
+                assertTrue(i.massTrueCell()[j] >= bound, i.nowMillis() + " ms, horizon " + j + ": "
+                        + i.massTrueCell()[j] + " < " + bound);
+                assertTrue(i.trueCellExplicit()[j], "the cell under a resting pointer is explicit");
+                least[j] = Math.min(least[j], bound);
+            }
+        }
+        assertEquals(c.atRest(), atRest);
+        assertTrue(atRest > 50, "instants at rest: " + atRest);
+        for (int j = 0; j < 4; j++) {
+            Summary s = find(ForecastCalibration.summaries(List.of(c), false), State.AT_REST, c.horizonsMillis()[j]);
+            assertEquals(1.0 / CELLS, s.uniformMass(), EPS);
+            assertTrue(s.meanMass() >= least[j] && s.medianMass() >= least[j], s.toString());
+            assertTrue(s.meanMass() > 1000 * s.uniformMass(), s.toString());
+            assertTrue(s.meanLogLikelihood() >= Math.log(least[j]), s.toString());
+            assertEquals(1.0, s.trueCellExplicit(), s.toString());
+        }
+    }
+
+    @Test
+    void mass_pointerThatJumpsAcrossTheScreen_isAtMostUniformAtTheHorizonsThatSeeTheJump() {
+        // A 60 Hz approach to the centre of cell (9, 5) (1 px right every 16 ms, reached at
+        // 144 ms), reported there every 16 ms up to 992 ms, then at 1000 ms at the far corner of
+        // the screen, where it stays until 2600 ms.
+        double[] a = centre(9, 5);
+        List<double[]> samples = new ArrayList<>();
+        for (int t = 0; t < 1000; t += 16) {
+            samples.add(new double[] {t, a[0] - Math.max(0, 9 - t / 16), a[1]});
+        }
+        for (int t = 1000; t <= 2600; t += 16) {
+            samples.add(new double[] {t, 1900, 1070});
+        }
+        PointerTrace jump = PointerTrace.of("jump", samples.stream().mapToDouble(v -> v[0]).toArray(),
+                samples.stream().mapToDouble(v -> v[1]).toArray(), samples.stream().mapToDouble(v -> v[2]).toArray(),
+                1920, 1080);
+        TraceCalibration c = ForecastCalibration.evaluate(jump, Forecaster.of(KalmanPredictor.create()), 20, 100);
+        long[] h = c.horizonsMillis();
+        int seen = 0;
+        for (Instant i : c.instants()) {
+            long now = i.nowMillis();
+            if (now < 200 || now >= 1000) {
+                continue;
+            }
+            PointerForecast f = kalmanAt(jump, now);
+            for (int j = 0; j < h.length; j++) {
+                double mass = i.massTrueCell()[j];
+                if (now + h[j] >= 1000) {
+                    // The truth is the far corner, the forecast knows only the start: the corner's
+                    // cell gets no more than a share of the residual, less than a uniform guess.
+                    seen++;
+                    assertFalse(i.trueCellExplicit()[j], now + " ms, horizon " + h[j]);
+                    assertTrue(mass <= 1.0 / CELLS, now + " ms, horizon " + h[j] + ": " + mass);
+                    assertTrue(ForecastCalibration.logLikelihood(mass) <= Math.log(1.0 / CELLS));
+                } else {
+                    assertTrue(f.restMillis() > 0, "the predictor has the pointer at rest at " + now);
+                    double bound = restBound(f.horizons().get(j));
+                    assertTrue(bound > 0.5, "a bound worth testing: " + bound);
+                    assertTrue(mass >= bound, now + " ms, horizon " + h[j] + ": " + mass + " < " + bound);
+                }
+            }
+        }
+        // Grid instants in [1000 − Δ, 1000): 960, 980 for 50 ms; 860..980 for 150; 760..980 for
+        // 250; 500..980 for 500.
+        assertEquals(2 + 7 + 12 + 25, seen);
+    }
+
+    @Test
+    void mass_aWiderSigmaScaleTakesMassOffTheRestingPointersCell() {
+        TraceCalibration narrow = ForecastCalibration.evaluate(stillPointer(), Forecaster.of(KalmanPredictor.create()),
+                20, 100, new GridScoring(new GridSize(100, 100), 1));
+        TraceCalibration wide = ForecastCalibration.evaluate(stillPointer(), Forecaster.of(KalmanPredictor.create()),
+                20, 100, new GridScoring(new GridSize(100, 100), 4));
+        Summary n = find(ForecastCalibration.summaries(List.of(narrow), false), State.AT_REST, 50);
+        Summary w = find(ForecastCalibration.summaries(List.of(wide), false), State.AT_REST, 50);
+        assertTrue(w.meanMass() < n.meanMass(), w + " vs " + n);
+    }
+
+    @Test
+    void mass_theMosaicSetsTheRequestsAndTheUniformReference() {
+        TraceCalibration c = ForecastCalibration.evaluate(stillPointer(), Forecaster.of(KalmanPredictor.create()), 20,
+                100, new GridScoring(new GridSize(4, 5), 1));
+        assertEquals(20, c.requestCount());
+        Summary s = find(ForecastCalibration.summaries(List.of(c), false), State.AT_REST, 500);
+        assertEquals(1.0 / 20, s.uniformMass(), EPS);
+        // The pointer (643.2, 405) in cell (1, 1) of 384 × 270 px, 124.8 px from its nearest
+        // vertical edge and 135 px from both horizontal ones. At rest both parts of the mixture
+        // have a variance of at most the tail's 20² px per axis (the core's is a few px²), so by
+        // Chebyshev each puts at least 1 − 400/124.8² − 400/135² > 0.95 inside the cell.
+        assertTrue(s.meanMass() > 0.95, s.toString());
+        assertEquals(1.0, s.trueCellExplicit(), s.toString());
+    }
+
+    @Test
+    void logLikelihood_floorsAMassOf0() {
+        assertEquals(Math.log(ForecastCalibration.MIN_MASS), ForecastCalibration.logLikelihood(0), EPS);
+        assertEquals(Math.log(0.25), ForecastCalibration.logLikelihood(0.25), EPS);
+    }
+
+    @Test
+    void gridScoring_rejectsASigmaScaleTheServerPredictorRefuses() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new GridScoring(new GridSize(10, 10), 0));
+        assertEquals("sigmaScale must be in (0, 4], was 0.0", e.getMessage());
     }
 }

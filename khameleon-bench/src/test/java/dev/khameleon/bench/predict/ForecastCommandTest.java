@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.khameleon.bench.Cli;
+import dev.khameleon.bench.GridSize;
+import dev.khameleon.bench.sim.SimConfig;
+import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.bench.sim.SharedData;
 import dev.khameleon.client.KalmanPredictor;
 import dev.khameleon.core.PointerEvent;
@@ -67,6 +70,36 @@ class ForecastCommandTest {
                 "--measurement-noise", "-1");
         assertOneLineUsageError("--horizons must be >= 0 and strictly increasing, was [150, 50]", "forecast",
                 "--trace", missing, "--horizons", "150,50");
+    }
+
+    @Test
+    void badMosaicOrSigmaScale_isOneLineNamingTheOptionBeforeAnyTraceIsRead(@TempDir Path dir) {
+        String missing = dir.resolve("missing.gz").toString();
+        assertOneLineUsageError("--mosaic 0x5: a grid needs 1 to 100000000 cells of at least 1 row and 1 column, was 0x5",
+                "forecast", "--trace", missing, "--mosaic", "0x5");
+        assertOneLineUsageError("--mosaic '100' is not ROWSxCOLS such as 100x100", "forecast", "--trace", missing,
+                "--mosaic", "100");
+        assertOneLineUsageError("--sigma-scale 0: sigmaScale must be in (0, 4], was 0.0", "forecast", "--trace",
+                missing, "--sigma-scale", "0");
+        assertOneLineUsageError("--sigma-scale 4.5: sigmaScale must be in (0, 4], was 4.5", "forecast", "--trace",
+                missing, "--sigma-scale", "4.5");
+        assertOneLineUsageError("--sigma-scale NaN: sigmaScale must be in (0, 4], was NaN", "forecast", "--trace",
+                missing, "--sigma-scale", "NaN");
+        assertOneLineUsageError("--sigma-scale 'wide' is not a number", "forecast", "--trace", missing,
+                "--sigma-scale", "wide");
+    }
+
+    @Test
+    void scoring_defaultsToTheSimulatorsMosaicAndTheLibrarysSigmaScale_andFollowsTheOptions() {
+        ForecastCommand cmd = new ForecastCommand();
+        new CommandLine(cmd).parseArgs("--trace", "t.gz");
+        assertEquals(new ForecastCalibration.GridScoring(new GridSize(100, 100),
+                GaussianGridPredictor.DEFAULT_SIGMA_SCALE), cmd.scoring());
+        SimConfig sim = SimConfig.builder().build();
+        assertEquals(new GridSize(sim.mosaicRows(), sim.mosaicCols()), cmd.scoring().mosaic());
+        cmd = new ForecastCommand();
+        new CommandLine(cmd).parseArgs("--trace", "t.gz", "--mosaic", "20x30", "--sigma-scale", "1.5");
+        assertEquals(new ForecastCalibration.GridScoring(new GridSize(20, 30), 1.5), cmd.scoring());
     }
 
     /** The state after a short stroke, then after a pause: exercises every builder setting. */
@@ -145,6 +178,16 @@ class ForecastCommandTest {
             assertTrue(median >= 0 && median <= p90, line);
             assertTrue(Double.parseDouble(f[7]) > 0, "sigma > 0: " + line);
             assertTrue(c1 >= 0 && c1 <= c2 && c2 <= 1, line);
+            double meanMass = Double.parseDouble(f[12]);
+            double medianMass = Double.parseDouble(f[13]);
+            double logLik = Double.parseDouble(f[14]);
+            double explicit = Double.parseDouble(f[15]);
+            assertTrue(meanMass > 0 && meanMass <= 1 && medianMass >= 0 && medianMass <= 1, line);
+            assertTrue(logLik >= Math.log(ForecastCalibration.MIN_MASS) && logLik <= 0, line);
+            // Jensen: the mean of the logarithms is at most the logarithm of the mean.
+            assertTrue(logLik <= Math.log(meanMass) + 1e-3, line);
+            assertTrue(explicit >= 0 && explicit <= 1, line);
+            assertEquals(1e-4, Double.parseDouble(f[16]), 1e-12, line);
         }
         for (int j = 0; j < 4; j++) {
             int all = Integer.parseInt(csv.get(1 + j).split(",")[4]);
