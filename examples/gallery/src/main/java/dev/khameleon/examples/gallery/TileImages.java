@@ -144,7 +144,13 @@ final class TileImages {
         }
     }
 
-    private static List<BufferedImage> readPhotos(Path dir) {
+    /**
+     * The photographs {@link #photoCrops} would read from {@code dir}: its {@code *.png}, {@code *.jpg} and
+     * {@code *.jpeg} files, sorted by name; nothing is opened.
+     *
+     * @throws BadImagesException if {@code dir} cannot be listed or holds no such file
+     */
+    static List<Path> photoFiles(Path dir) {
         List<Path> files;
         try (Stream<Path> list = Files.list(dir)) {
             files = list.filter(p -> {
@@ -157,6 +163,11 @@ final class TileImages {
         if (files.isEmpty()) {
             throw new BadImagesException("no PNG or JPEG images (*.png, *.jpg, *.jpeg) in " + dir);
         }
+        return files;
+    }
+
+    private static List<BufferedImage> readPhotos(Path dir) {
+        List<Path> files = photoFiles(dir);
         // Sizes first, from the headers alone: a huge picture is refused before it is decoded.
         long totalPixels = 0;
         for (Path file : files) {
