@@ -147,6 +147,9 @@ public final class GalleryServer implements AutoCloseable {
     static CorpusCache.Result corpus(Config config, BuildProgress progress) {
         ProgressiveJpegEncoder encoder = ProgressiveJpegEncoder.builder().blockSize(config.blockSize()).build();
         Supplier<Corpus> build = () -> {
+            if (config.images() != null) {
+                progress.line("reading the photographs in " + config.images());
+            }
             IntFunction<BufferedImage> pictures = config.images() == null
                     ? TileImages.synthetic(Config.FULL_WIDTH, Config.FULL_HEIGHT, config.seed())
                     : TileImages.photoCrops(config.images(), Config.FULL_WIDTH, Config.FULL_HEIGHT, config.seed());
