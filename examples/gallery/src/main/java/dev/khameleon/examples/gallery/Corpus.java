@@ -15,14 +15,15 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 
 /**
- * The gallery's content, built once at start: for every tile its progressive JPEG cut into
- * blocks, one mosaic image of all thumbnails (sent to the browser once), and the utility curve
- * measured on a few of the pictures. Immutable after construction.
+ * The gallery's content, built at start (or loaded by {@link CorpusCache}): for every tile its
+ * progressive JPEG cut into blocks, one mosaic image of all thumbnails (sent to the browser once),
+ * and the utility curve measured on a few of the pictures. Immutable after construction.
  */
 final class Corpus {
     /** Pictures whose prefixes are scored to measure the utility curve. */
@@ -37,38 +38,47 @@ final class Corpus {
     private final int fullHeight;
     private final List<List<Block>> blocks;
     private final byte[] mosaicJpeg;
-    private final MeasuredUtility utility;
+    private final UtilityCurve utility;
 
-    private Corpus(int rows, int cols, int thumbWidth, int thumbHeight, int fullWidth, int fullHeight,
-                   List<List<Block>> blocks, byte[] mosaicJpeg, MeasuredUtility utility) {
+    /** A corpus of these parts (the cache's way in); {@code blocks} holds {@code rows × cols} responses. */
+    Corpus(int rows, int cols, int thumbWidth, int thumbHeight, int fullWidth, int fullHeight,
+           List<List<Block>> blocks, byte[] mosaicJpeg, UtilityCurve utility) {
+        if (blocks.size() != rows * cols) {
+            throw new IllegalArgumentException(blocks.size() + " responses for " + rows + " x " + cols + " tiles");
+        }
         this.rows = rows;
         this.cols = cols;
         this.thumbWidth = thumbWidth;
         this.thumbHeight = thumbHeight;
         this.fullWidth = fullWidth;
         this.fullHeight = fullHeight;
-        this.blocks = blocks;
-        this.mosaicJpeg = mosaicJpeg;
+        this.blocks = List.copyOf(blocks);
+        this.mosaicJpeg = mosaicJpeg.clone();
         this.utility = utility;
     }
 
     /**
      * Builds a corpus of {@code rows × cols} tiles whose pictures come from {@code pictures}
      * (tile id to a {@code fullWidth × fullHeight} image), encoding in parallel on the common
-     * fork-join pool.
+     * fork-join pool and counting each picture encoded on {@code progress}. The result depends on
+     * nothing else (the same arguments give the same bytes), which is what lets {@link CorpusCache}
+     * keep it.
      */
     static Corpus build(int rows, int cols, int thumbWidth, int thumbHeight, int fullWidth, int fullHeight,
-                        IntFunction<BufferedImage> pictures, ProgressiveJpegEncoder encoder) {
+                        IntFunction<BufferedImage> pictures, ProgressiveJpegEncoder encoder, BuildProgress progress) {
         int n = rows * cols;
         BufferedImage[] thumbs = new BufferedImage[n];
         @SuppressWarnings({"unchecked", "rawtypes"})
         List<Block>[] encoded = new List[n];
         List<BufferedImage> samples = new ArrayList<>();
+        BuildProgress.Task encoding = progress.start("encoding pictures", n);
         IntStream.range(0, n).parallel().forEach(id -> {
             BufferedImage picture = pictures.apply(id);
             thumbs[id] = TileImages.thumbnail(picture, thumbWidth, thumbHeight);
             encoded[id] = encoder.encode(id, picture);
+            encoding.step();
         });
+        encoding.finish();
         for (int id = 0; id < Math.min(n, UTILITY_SAMPLES); id++) {
             samples.add(pictures.apply(id * Math.max(1, n / UTILITY_SAMPLES)));
         }
@@ -81,7 +91,7 @@ final class Corpus {
         } finally {
             g.dispose();
         }
-        MeasuredUtility measured = MeasuredUtility.measure(encoder, samples, UTILITY_POINTS);
+        UtilityCurve measured = UtilityCurve.of(MeasuredUtility.measure(encoder, samples, UTILITY_POINTS));
         return new Corpus(rows, cols, thumbWidth, thumbHeight, fullWidth, fullHeight,
                 List.of(encoded), baselineJpeg(mosaic, 0.9f), measured);
     }
@@ -148,7 +158,18 @@ final class Corpus {
         return mosaicJpeg.clone();
     }
 
-    MeasuredUtility utility() {
+    /**
+     * Whether {@code other} holds the same bytes: sizes, every block (id, index, count, payload and
+     * padding), the mosaic and the utility curve.
+     */
+    boolean sameContent(Corpus other) {
+        return rows == other.rows && cols == other.cols && thumbWidth == other.thumbWidth
+                && thumbHeight == other.thumbHeight && fullWidth == other.fullWidth && fullHeight == other.fullHeight
+                && blocks.equals(other.blocks) && Arrays.equals(mosaicJpeg, other.mosaicJpeg)
+                && utility.equals(other.utility);
+    }
+
+    UtilityCurve utility() {
         return utility;
     }
 

@@ -62,6 +62,14 @@ public final class GalleryMain implements Callable<Integer> {
                     + " on 127.0.0.1, localhost or [::1] only)")
     List<String> allowedOrigins = new ArrayList<>();
 
+    @Option(names = "--cache-dir", paramLabel = "DIR",
+            description = "keep the built corpus in DIR and load it from there on the next start with the same"
+                    + " settings (default: $XDG_CACHE_HOME/khameleon/gallery or ~/.cache/khameleon/gallery)")
+    Path cacheDir;
+
+    @Option(names = "--no-cache", description = "build the corpus on every start, neither reading nor writing a cache")
+    boolean noCache;
+
     @Option(names = "--replay", paramLabel = "TRACE",
             description = "instead of waiting for a browser, replay this pointer trace (the gallery JSON format,"
                     + " e.g. ../shared/data/pointer/gallery/1M-30s.json) with the Java client, print its metrics"
@@ -93,11 +101,15 @@ public final class GalleryMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (noCache && cacheDir != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--cache-dir and --no-cache exclude each other");
+        }
         GalleryServer.Builder builder;
         try {
             builder = GalleryServer.builder().port(port).grid(rows, cols).seed(seed)
                     .blockSize(blockSize).cacheBlocks(cacheBlocks).linkBytesPerSecond(linkMBps * 1e6)
-                    .latencyMillis(latencyMs).allowedOrigins(allowedOrigins);
+                    .latencyMillis(latencyMs).allowedOrigins(allowedOrigins)
+                    .corpusCache(noCache ? null : cacheDir != null ? cacheDir : CorpusCache.defaultDirectory());
             if (images != null) {
                 builder.images(images);
             }
@@ -118,6 +130,7 @@ public final class GalleryMain implements Callable<Integer> {
             }
         }
         PrintWriter out = spec.commandLine().getOut();
+        builder.progress(BuildProgress.toConsole(out));
         GalleryServer started;
         try {
             started = builder.start(() -> {

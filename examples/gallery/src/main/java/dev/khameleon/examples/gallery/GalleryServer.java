@@ -3,7 +3,6 @@ package dev.khameleon.examples.gallery;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.khameleon.core.GridLayout;
-import dev.khameleon.core.image.MeasuredUtility;
 import dev.khameleon.core.image.ProgressiveJpegEncoder;
 import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.spi.BlockSource;
@@ -21,11 +20,16 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 /**
  * The running gallery: its corpus, the web site, the Khameleon WebSocket endpoint and a
@@ -70,9 +74,11 @@ public final class GalleryServer implements AutoCloseable {
      * @param linkBytesPerSecond emulated link rate, 0 for unlimited
      * @param latencyMillis    emulated round-trip time, 0 for none
      * @param allowedOrigins   page origins allowed besides the gallery's own ({@link OriginPolicy})
+     * @param corpusCache      folder of built corpora ({@link CorpusCache}), or null to build every time
      */
     public record Config(int port, int rows, int cols, Path images, long seed, int blockSize, int cacheBlocks,
-                         double linkBytesPerSecond, long latencyMillis, List<String> allowedOrigins) {
+                         double linkBytesPerSecond, long latencyMillis, List<String> allowedOrigins,
+                         Path corpusCache) {
         /** Thumbnail size in the mosaic, pixels. */
         static final int THUMB_WIDTH = 24;
         static final int THUMB_HEIGHT = 18;
@@ -81,19 +87,17 @@ public final class GalleryServer implements AutoCloseable {
         static final int FULL_HEIGHT = 360;
     }
 
-    private GalleryServer(Config config, ServerSocket pageListener, ServerSocket wsListener) throws IOException {
+    private GalleryServer(Config config, ServerSocket pageListener, ServerSocket wsListener, BuildProgress progress)
+            throws IOException {
         this.config = config;
         OriginPolicy origins = new OriginPolicy(pageListener.getLocalPort(), config.allowedOrigins());
         long started = System.nanoTime();
-        IntFunction<BufferedImage> pictures = config.images() == null
-                ? TileImages.synthetic(Config.FULL_WIDTH, Config.FULL_HEIGHT, config.seed())
-                : TileImages.photoCrops(config.images(), Config.FULL_WIDTH, Config.FULL_HEIGHT, config.seed());
-        ProgressiveJpegEncoder encoder = ProgressiveJpegEncoder.builder().blockSize(config.blockSize()).build();
-        this.corpus = Corpus.build(config.rows(), config.cols(), Config.THUMB_WIDTH, Config.THUMB_HEIGHT,
-                Config.FULL_WIDTH, Config.FULL_HEIGHT, pictures, encoder);
-        log.info("corpus: {} pictures, {} MB of blocks, built in {} s; measured utility {}", corpus.requestCount(),
-                String.format("%.1f", corpus.totalBytes() / 1e6), String.format("%.1f", (System.nanoTime() - started) / 1e9),
-                corpus.utility());
+        CorpusCache.Result made = corpus(config, progress);
+        this.corpus = made.corpus();
+        log.info("corpus: {} pictures, {} MB of blocks, {} in {} s; measured utility {}", corpus.requestCount(),
+                String.format(Locale.ROOT, "%.1f", corpus.totalBytes() / 1e6),
+                made.source() == CorpusCache.Source.LOADED ? "loaded from " + made.file() : "built",
+                String.format(Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9), corpus.utility());
 
         GridLayout grid = new GridLayout(config.rows(), config.cols(), 0, 0, Config.THUMB_WIDTH, Config.THUMB_HEIGHT);
         Application application = Application.builder(APPLICATION)
@@ -136,7 +140,61 @@ public final class GalleryServer implements AutoCloseable {
         this.wsPort = wsListener.getLocalPort();
     }
 
-    /** A builder with the defaults of the command line. */
+    /**
+     * The corpus of {@code config}: from its cache folder if that holds it, else built (and then
+     * stored there).
+     */
+    static CorpusCache.Result corpus(Config config, BuildProgress progress) {
+        ProgressiveJpegEncoder encoder = ProgressiveJpegEncoder.builder().blockSize(config.blockSize()).build();
+        Supplier<Corpus> build = () -> {
+            if (config.images() != null) {
+                progress.line("reading the photographs in " + config.images());
+            }
+            IntFunction<BufferedImage> pictures = config.images() == null
+                    ? TileImages.synthetic(Config.FULL_WIDTH, Config.FULL_HEIGHT, config.seed())
+                    : TileImages.photoCrops(config.images(), Config.FULL_WIDTH, Config.FULL_HEIGHT, config.seed());
+            return Corpus.build(config.rows(), config.cols(), Config.THUMB_WIDTH, Config.THUMB_HEIGHT,
+                    Config.FULL_WIDTH, Config.FULL_HEIGHT, pictures, encoder, progress);
+        };
+        if (config.corpusCache() == null) {
+            return new CorpusCache.Result(build.get(), CorpusCache.Source.BUILT, null);
+        }
+        CorpusCache cache = new CorpusCache(config.corpusCache());
+        CorpusCache.Result result = cache.loadOrBuild(CorpusCache.key(corpusSettings(config, encoder)), build);
+        if (result.source() == CorpusCache.Source.LOADED) {
+            progress.line("corpus loaded from the cache " + result.file());
+        }
+        return result;
+    }
+
+    /** Everything besides the code that the corpus's bytes depend on, for its {@link CorpusCache} key. */
+    static Map<String, String> corpusSettings(Config config, ProgressiveJpegEncoder encoder) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("tiles", config.rows() + "x" + config.cols());
+        settings.put("thumbnail", Config.THUMB_WIDTH + "x" + Config.THUMB_HEIGHT);
+        settings.put("picture", Config.FULL_WIDTH + "x" + Config.FULL_HEIGHT);
+        settings.put("seed", Long.toString(config.seed()));
+        settings.put("blockSize", Integer.toString(encoder.blockSize()));
+        settings.put("quality", Float.toString(encoder.quality()));
+        if (config.images() == null) {
+            settings.put("pictures", "synthetic");
+        } else {
+            settings.put("pictures", "photo crops");
+            // A photograph that changes changes its size or its modification time (as for make).
+            for (Path file : TileImages.photoFiles(config.images())) {
+                try {
+                    BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+                    settings.put("photo " + file.getFileName(), a.size() + " bytes, modified "
+                            + a.lastModifiedTime().toMillis());
+                } catch (IOException e) {
+                    throw new TileImages.BadImagesException("cannot read " + file + ": " + e.getMessage());
+                }
+            }
+        }
+        return settings;
+    }
+
+    /** A builder with the defaults of the command line, except that it keeps no corpus cache. */
     public static Builder builder() {
         return new Builder();
     }
@@ -157,7 +215,7 @@ public final class GalleryServer implements AutoCloseable {
     }
 
     /** The measured utility curve the scheduler uses. */
-    public MeasuredUtility utility() {
+    public UtilityCurve utility() {
         return corpus.utility();
     }
 
@@ -231,8 +289,26 @@ public final class GalleryServer implements AutoCloseable {
         private double linkBytesPerSecond = 1.5e6;
         private long latencyMillis = 100;
         private List<String> allowedOrigins = List.of();
+        private Path corpusCache;
+        private BuildProgress progress = BuildProgress.silent();
 
         private Builder() {
+        }
+
+        /**
+         * Keep built corpora in {@code dir} and load them from there on the next start with the
+         * same settings ({@link CorpusCache}); null (the default) to build the corpus every time.
+         * The command line's default is {@link CorpusCache#defaultDirectory()}.
+         */
+        public Builder corpusCache(Path dir) {
+            this.corpusCache = dir;
+            return this;
+        }
+
+        /** Where to report how far the corpus's build has got (default: nowhere). */
+        public Builder progress(BuildProgress progress) {
+            this.progress = Objects.requireNonNull(progress, "progress");
+            return this;
         }
 
         /** The page's port on 127.0.0.1, 0 for any free one (default 8080). */
@@ -340,13 +416,13 @@ public final class GalleryServer implements AutoCloseable {
          */
         public GalleryServer start(Runnable whenBound) throws IOException {
             Config config = new Config(port, rows, cols, images, seed, blockSize, cacheBlocks,
-                    linkBytesPerSecond, latencyMillis, allowedOrigins);
+                    linkBytesPerSecond, latencyMillis, allowedOrigins, corpusCache);
             ServerSocket pageListener = LinkEmulator.listen(port);
             ServerSocket wsListener = null;
             try {
                 wsListener = LinkEmulator.listen(0);
                 whenBound.run();
-                return new GalleryServer(config, pageListener, wsListener);
+                return new GalleryServer(config, pageListener, wsListener, progress);
             } catch (IOException | RuntimeException e) {
                 pageListener.close();
                 if (wsListener != null) {

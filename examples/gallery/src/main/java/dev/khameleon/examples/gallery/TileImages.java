@@ -11,6 +11,8 @@ import java.awt.Graphics2D;
 import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.awt.image.DataBufferByte;
+import java.awt.image.PixelInterleavedSampleModel;
+import java.awt.image.WritableRaster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -144,7 +146,13 @@ final class TileImages {
         }
     }
 
-    private static List<BufferedImage> readPhotos(Path dir) {
+    /**
+     * The photographs {@link #photoCrops} would read from {@code dir}: its {@code *.png}, {@code *.jpg} and
+     * {@code *.jpeg} files, sorted by name; nothing is opened.
+     *
+     * @throws BadImagesException if {@code dir} cannot be listed or holds no such file
+     */
+    static List<Path> photoFiles(Path dir) {
         List<Path> files;
         try (Stream<Path> list = Files.list(dir)) {
             files = list.filter(p -> {
@@ -157,6 +165,11 @@ final class TileImages {
         if (files.isEmpty()) {
             throw new BadImagesException("no PNG or JPEG images (*.png, *.jpg, *.jpeg) in " + dir);
         }
+        return files;
+    }
+
+    private static List<BufferedImage> readPhotos(Path dir) {
+        List<Path> files = photoFiles(dir);
         // Sizes first, from the headers alone: a huge picture is refused before it is decoded.
         long totalPixels = 0;
         for (Path file : files) {
@@ -219,13 +232,39 @@ final class TileImages {
     }
 
     /**
+     * The pixels of {@code image} as {@code 0xRRGGBB}, row-major: read straight from the bytes of
+     * the gallery's own pictures ({@code TYPE_3BYTE_BGR}, a third of the time {@link BufferedImage#getRGB}
+     * takes), the same values either way.
+     */
+    static int[] rgb(BufferedImage image) {
+        int sw = image.getWidth();
+        int sh = image.getHeight();
+        WritableRaster raster = image.getRaster();
+        if (image.getType() == BufferedImage.TYPE_3BYTE_BGR && raster.getParent() == null
+                && raster.getSampleModelTranslateX() == 0 && raster.getSampleModelTranslateY() == 0
+                && raster.getSampleModel() instanceof PixelInterleavedSampleModel model
+                && model.getPixelStride() == 3 && model.getScanlineStride() == 3 * sw
+                && raster.getDataBuffer() instanceof DataBufferByte bytes && bytes.getOffset() == 0
+                && bytes.getNumBanks() == 1) {
+            byte[] bgr = bytes.getData();
+            int[] band = model.getBandOffsets(); // red, green, blue
+            int[] rgb = new int[sw * sh];
+            for (int i = 0, o = 0; i < rgb.length; i++, o += 3) {
+                rgb[i] = (bgr[o + band[0]] & 0xFF) << 16 | (bgr[o + band[1]] & 0xFF) << 8 | (bgr[o + band[2]] & 0xFF);
+            }
+            return rgb;
+        }
+        return image.getRGB(0, 0, sw, sh, null, 0, sw);
+    }
+
+    /**
      * {@code image} scaled down to {@code width × height} by averaging the box of source pixels
      * under each thumbnail pixel (a fair, fast thumbnail; the source must be at least as large).
      */
     static BufferedImage thumbnail(BufferedImage image, int width, int height) {
         int sw = image.getWidth();
         int sh = image.getHeight();
-        int[] src = image.getRGB(0, 0, sw, sh, null, 0, sw);
+        int[] src = rgb(image);
         BufferedImage out = new BufferedImage(width, height, BufferedImage.TYPE_3BYTE_BGR);
         int[] row = new int[width];
         for (int ty = 0; ty < height; ty++) {

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.Rectangle;
@@ -81,6 +82,132 @@ class GalleryBrowserTest {
                 assertEquals(List.of(), notFound, "requests answered 404, from the browser console");
             }
         }
+    }
+
+    /**
+     * At a 1,366 × 768 window nothing is cut: the page does not scroll sideways and the picture's column ends
+     * inside the window, beside a mosaic of the default width (40 columns, 960 px) and below a wider one
+     * (50 columns); the hovered tile's label is legible (at least 12 px, light on a nearly opaque dark
+     * ground) and does not cover its tile.
+     */
+    @Test
+    void at1366x768_nothingIsCutAndTheTileLabelIsLegible(@TempDir Path profile) throws Exception {
+        try (BrowserSession browser = BrowserSession.start(profile)) {
+            ChromeDriver driver = browser.driver();
+            driver.manage().window().setSize(new Dimension(1366, 768));
+            for (int cols : new int[] {40, 50}) {
+                try (GalleryServer gallery = GalleryServer.builder().port(0).grid(3, cols).linkBytesPerSecond(0)
+                        .latencyMillis(0).start()) {
+                    driver.get(gallery.pageUri().toString());
+                    new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> Boolean.TRUE.equals(
+                            ((JavascriptExecutor) d).executeScript("return !!(window.gallery && window.gallery.ready)")));
+                    checkLayout(driver, cols);
+                    Path shot = Path.of("target", "gallery-1366x768-" + cols + "-columns.png");
+                    Files.createDirectories(shot.getParent());
+                    Files.copy(driver.getScreenshotAs(OutputType.FILE).toPath(), shot, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+
+    private static void checkLayout(ChromeDriver driver, int cols) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> page = (Map<String, Object>) driver.executeScript("""
+                const box = (id) => document.getElementById(id).getBoundingClientRect().toJSON();
+                const cut = ['side', 'caption', 'panel', 'guide', 'status', 'link']
+                    .map((id) => document.getElementById(id))
+                    .filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.id);
+                return {innerWidth: window.innerWidth, innerHeight: window.innerHeight,
+                        clientWidth: document.documentElement.clientWidth,
+                        scrollWidth: document.documentElement.scrollWidth,
+                        side: box('side'), mosaic: box('mosaic'), view: box('view'), cut,
+                        fontSizes: ['caption', 'panel', 'guide'].map((id) =>
+                            parseFloat(getComputedStyle(document.getElementById(id)).fontSize))};
+                """);
+        JsonNode r = JSON.valueToTree(page);
+        String where = cols + " columns: " + r;
+        assertEquals(1366, r.get("innerWidth").asInt(), where);
+        int innerWidth = r.get("innerWidth").asInt();
+        assertTrue(r.get("scrollWidth").asInt() <= innerWidth, "the page scrolls sideways, " + where);
+        assertTrue(r.get("scrollWidth").asInt() <= r.get("clientWidth").asInt(), "the page scrolls sideways, " + where);
+        assertTrue(r.get("side").get("right").asDouble() <= innerWidth, "the right column is cut, " + where);
+        assertTrue(r.get("side").get("right").asDouble() <= r.get("clientWidth").asInt(), "the right column is cut, " + where);
+        assertEquals(0, r.get("cut").size(), "text cut inside " + r.get("cut") + ", " + where);
+        assertTrue(r.get("view").get("width").asDouble() >= 320, "the picture is at least 320 px wide, " + where);
+        for (JsonNode size : r.get("fontSizes")) {
+            assertTrue(size.asDouble() >= 12, "text under 12 px, " + where);
+        }
+        if (cols == 40) {
+            assertTrue(r.get("side").get("left").asDouble() >= r.get("mosaic").get("right").asDouble()
+                    && r.get("side").get("top").asDouble() < r.get("mosaic").get("bottom").asDouble(),
+                    "the picture beside the default mosaic, " + where);
+        } else {
+            assertTrue(r.get("side").get("top").asDouble() >= r.get("mosaic").get("bottom").asDouble(),
+                    "the picture below a mosaic too wide for both, " + where);
+        }
+
+        // Hover a tile of the last row (its label goes above it) and one of the first row (below it).
+        WebElement mosaic = driver.findElement(By.id("mosaic"));
+        Rectangle area = mosaic.getRect();
+        for (int tile : new int[] {2 * cols + cols / 2, cols - 1}) {
+            int x = (tile % cols) * GalleryServer.Config.THUMB_WIDTH + GalleryServer.Config.THUMB_WIDTH / 2;
+            int y = (tile / cols) * GalleryServer.Config.THUMB_HEIGHT + GalleryServer.Config.THUMB_HEIGHT / 2;
+            PointerInput mouse = new PointerInput(PointerInput.Kind.MOUSE, "mouse");
+            driver.perform(List.of(new Sequence(mouse, 0).addAction(mouse.createPointerMove(Duration.ofMillis(50),
+                    PointerInput.Origin.viewport(), area.getX() + x, area.getY() + y))));
+            String text = "#" + tile;
+            new WebDriverWait(driver, Duration.ofSeconds(10)).until(d -> text.equals(
+                    ((JavascriptExecutor) d).executeScript("return document.getElementById('tile-label').textContent")));
+            @SuppressWarnings("unchecked")
+            Map<String, Object> label = (Map<String, Object>) driver.executeScript("""
+                    const label = document.getElementById('tile-label');
+                    const style = getComputedStyle(label);
+                    return {box: label.getBoundingClientRect().toJSON(),
+                            tile: document.getElementById('cursor-tile').getBoundingClientRect().toJSON(),
+                            fontSize: parseFloat(style.fontSize), color: style.color, background: style.backgroundColor,
+                            display: style.display, innerWidth: window.innerWidth};
+                    """);
+            JsonNode l = JSON.valueToTree(label);
+            String about = "label of tile " + tile + " at " + cols + " columns: " + l;
+            assertEquals("block", l.get("display").asText(), about);
+            assertTrue(l.get("fontSize").asDouble() >= 12, about);
+            JsonNode box = l.get("box");
+            JsonNode hovered = l.get("tile");
+            assertTrue(box.get("left").asDouble() >= 0 && box.get("right").asDouble() <= l.get("innerWidth").asInt(),
+                    "label inside the window, " + about);
+            boolean overlaps = box.get("left").asDouble() < hovered.get("right").asDouble()
+                    && hovered.get("left").asDouble() < box.get("right").asDouble()
+                    && box.get("top").asDouble() < hovered.get("bottom").asDouble()
+                    && hovered.get("top").asDouble() < box.get("bottom").asDouble();
+            assertTrue(!overlaps, "the label covers its tile, " + about);
+            double[] fg = rgba(l.get("color").asText());
+            double[] bg = rgba(l.get("background").asText());
+            assertTrue(bg[3] >= 0.8, "the label's ground is nearly opaque, " + about);
+            assertTrue(contrast(fg, bg) >= 4.5, "label contrast " + contrast(fg, bg) + ", " + about);
+        }
+    }
+
+    /** {@code rgb(r, g, b)} or {@code rgba(r, g, b, a)} as {r, g, b, a}. */
+    private static double[] rgba(String css) {
+        String[] parts = css.replaceAll("[^0-9.,]", "").split(",");
+        return new double[] {Double.parseDouble(parts[0]), Double.parseDouble(parts[1]), Double.parseDouble(parts[2]),
+            parts.length > 3 ? Double.parseDouble(parts[3]) : 1};
+    }
+
+    /** The WCAG contrast ratio of two colours (alpha ignored). */
+    private static double contrast(double[] a, double[] b) {
+        double la = luminance(a);
+        double lb = luminance(b);
+        return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+    }
+
+    private static double luminance(double[] rgb) {
+        double[] c = new double[3];
+        for (int i = 0; i < 3; i++) {
+            double s = rgb[i] / 255;
+            c[i] = s <= 0.03928 ? s / 12.92 : Math.pow((s + 0.055) / 1.055, 2.4);
+        }
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
     }
 
     /**

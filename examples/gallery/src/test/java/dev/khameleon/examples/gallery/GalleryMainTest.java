@@ -141,6 +141,32 @@ class GalleryMainTest {
     }
 
     @Test
+    void cacheDirWithNoCache_isOneLineAndStatus2(@TempDir Path dir) {
+        assertOneLineError(run("--port", "0", "--cache-dir", dir.toString(), "--no-cache"),
+                "--cache-dir and --no-cache exclude each other (see --help)");
+    }
+
+    @Test
+    void withoutATerminal_theBuildIsReportedInPlainLinesAndTheCacheIsUsedOnTheNextStart(@TempDir Path dir)
+            throws IOException {
+        // A start that ends by itself: --replay of a short trace.
+        Path trace = Files.writeString(dir.resolve("trace.json"), "[{\"e\": [5, 5, 0]}, {\"e\": [60, 20, 100]}]");
+        Path cache = dir.resolve("cache");
+        String[] args = {"--port", "0", "--rows", "2", "--cols", "5", "--cache-dir", cache.toString(), "--replay",
+                trace.toString()};
+        Run first = run(args);
+        assertEquals(0, first.status(), first.err());
+        assertTrue(first.out().startsWith(String.join(System.lineSeparator(), "Building the gallery (2 x 5 pictures) ...",
+                "encoding pictures 1/10 (10 %)", "encoding pictures 2/10 (20 %)")), first.out());
+        assertTrue(first.out().contains("encoding pictures 10/10 (100 %)" + System.lineSeparator()), first.out());
+        Run second = run(args);
+        assertEquals(0, second.status(), second.err());
+        assertTrue(second.out().startsWith("Building the gallery (2 x 5 pictures) ..." + System.lineSeparator()
+                + "corpus loaded from the cache " + cache.toAbsolutePath().resolve("corpus-")), second.out());
+        assertTrue(!second.out().contains("encoding pictures"), second.out());
+    }
+
+    @Test
     void badAllowedOrigin_isAParameterError() {
         Run run = run("--port", "0", "--allowed-origin", "gallery.example.org");
         assertEquals(2, run.status());

@@ -54,6 +54,21 @@ class TileImagesTest {
     }
 
     @Test
+    void rgb_readsThePicturesBytesAsGetRgbDoes() {
+        BufferedImage picture = TileImages.synthetic(120, 90, 42).apply(5);
+        assertEquals(BufferedImage.TYPE_3BYTE_BGR, picture.getType());
+        int[] expected = Arrays.stream(pixels(picture)).map(p -> p & 0xFFFFFF).toArray();
+        assertArrayEquals(expected, TileImages.rgb(picture));
+        BufferedImage copy = new BufferedImage(120, 90, BufferedImage.TYPE_INT_RGB);
+        copy.getGraphics().drawImage(picture, 0, 0, null);
+        assertArrayEquals(pixels(TileImages.thumbnail(copy, 24, 18)), pixels(TileImages.thumbnail(picture, 24, 18)),
+                "the same thumbnail from the bytes as through getRGB");
+        BufferedImage part = picture.getSubimage(10, 10, 50, 40); // not the whole raster: through getRGB
+        int[] partExpected = Arrays.stream(pixels(part)).map(p -> p & 0xFFFFFF).toArray();
+        assertArrayEquals(partExpected, Arrays.stream(TileImages.rgb(part)).map(p -> p & 0xFFFFFF).toArray());
+    }
+
+    @Test
     void photoCrops_cutTilesOfTheRequestedSizeFromKodak() {
         Path kodak = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"), "images", "kodak");
         Assumptions.assumeTrue(Files.isDirectory(kodak), "Kodak images absent: " + kodak.toAbsolutePath());

@@ -5,6 +5,7 @@ import { KhameleonClient, jpegPrefixBlob } from './khameleon/khameleon.js';
 const info = await (await fetch('info.json')).json();
 const mosaic = /** @type {HTMLImageElement} */ (document.getElementById('mosaic'));
 const cursor = document.getElementById('cursor-tile');
+const tileLabel = document.getElementById('tile-label');
 const view = /** @type {HTMLCanvasElement} */ (document.getElementById('view'));
 const viewCtx = view.getContext('2d');
 const status = document.getElementById('status');
@@ -111,6 +112,7 @@ function hover(tile) {
   cursor.style.top = `${Math.floor(tile / info.cols) * info.thumbHeight}px`;
   cursor.style.width = `${info.thumbWidth}px`;
   cursor.style.height = `${info.thumbHeight}px`;
+  showTileLabel(tile);
   registration?.cancel();
   registration = null;
   if (gallery.mode === 'khameleon') {
@@ -122,6 +124,21 @@ function hover(tile) {
   } else {
     fetchPlain(tile);
   }
+}
+
+/** The hovered tile's number in legible print, centred above the tile (below it in the first rows), inside the mosaic. */
+function showTileLabel(tile) {
+  tileLabel.textContent = `#${tile}`;
+  tileLabel.style.display = 'block';
+  const x = (tile % info.cols) * info.thumbWidth;
+  const y = Math.floor(tile / info.cols) * info.thumbHeight;
+  const w = tileLabel.offsetWidth;
+  const h = tileLabel.offsetHeight;
+  const gap = 4;
+  const left = Math.max(0, Math.min(info.cols * info.thumbWidth - w, x + (info.thumbWidth - w) / 2));
+  const top = y - h - gap >= 0 ? y - h - gap : y + info.thumbHeight + gap;
+  tileLabel.style.left = `${left}px`;
+  tileLabel.style.top = `${top}px`;
 }
 
 async function fetchPlain(tile) {
