@@ -207,9 +207,10 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         // The paper's mosaic: 10,000 thumbnails covering the screen the trace was recorded on.
         private int mosaicRows = 100;
         private int mosaicCols = 100;
-        // The setting docs/results was produced at (Profile.LEGACY_100K: 1.5 MB pictures in 100 KB
-        // blocks, SSIM utility); --profile paper-prototype and library-default are the others.
-        private Profile profile = Profile.LEGACY_100K;
+        // The setting docs/results was produced at (Profile.PAPER_PROTOTYPE: the prototype gallery's
+        // 1,024,862 B pictures in 50 blocks of 20 KiB, its utility vector); --profile library-default
+        // and legacy-100k are the others.
+        private Profile profile = Profile.PAPER_PROTOTYPE;
         private long imageBytes = profile.imageBytes();
         private int blockBytes = profile.blockBytes();
         private UtilityFunction utility = profile.utility();

@@ -62,7 +62,7 @@ public final class SimOptions {
     @Option(names = "--profile", paramLabel = "NAME",
             description = "What a response is: paper-prototype (1,024,862 B pictures in 50 blocks of 20 KiB, the"
                     + " prototype's utility vector), library-default (the gallery's 480x360 photographs in 4 KiB blocks,"
-                    + " measured SSIM) or legacy-100k (1.5 MB in 100 KB blocks, SSIM curve) (default legacy-100k, the setting of docs/results).")
+                    + " measured SSIM) or legacy-100k (1.5 MB in 100 KB blocks, SSIM curve) (default paper-prototype, the setting of docs/results).")
     String profile;
 
     @Option(names = "--image-bytes", description = "Bytes of one full picture (default: the profile's).")
