@@ -34,6 +34,40 @@ public final class MeasuredUtility {
     }
 
     /**
+     * A curve measured earlier, from the numbers {@link #fractions()}, {@link #utilities()} and
+     * {@link #sampleCount()} returned (for example, read back from a cache), so it need not be
+     * measured again. Copies the arrays.
+     *
+     * @throws IllegalArgumentException unless the fractions rise strictly within {@code (0, 1]} and
+     *     end at 1, the utilities are as many, within {@code [0, 1]}, non-decreasing and end at 1,
+     *     and {@code sampleCount >= 1}
+     */
+    public static MeasuredUtility of(double[] fractions, double[] utilities, int sampleCount) {
+        if (fractions.length == 0 || fractions.length != utilities.length) {
+            throw new IllegalArgumentException("a measured utility needs as many utilities as fractions, at least one,"
+                    + " was " + fractions.length + " and " + utilities.length);
+        }
+        if (sampleCount < 1) {
+            throw new IllegalArgumentException("sampleCount must be >= 1, was " + sampleCount);
+        }
+        for (int i = 0; i < fractions.length; i++) {
+            double f = fractions[i];
+            double u = utilities[i];
+            if (!(f > (i == 0 ? 0 : fractions[i - 1]) && f <= 1)) {
+                throw new IllegalArgumentException("fraction " + i + " is " + f + ": fractions must rise within (0, 1]");
+            }
+            if (!(u >= (i == 0 ? 0 : utilities[i - 1]) && u <= 1)) {
+                throw new IllegalArgumentException("utility " + i + " is " + u
+                        + ": utilities must be non-decreasing within [0, 1]");
+            }
+        }
+        if (fractions[fractions.length - 1] != 1 || utilities[utilities.length - 1] != 1) {
+            throw new IllegalArgumentException("a measured utility ends at fraction 1 with utility 1");
+        }
+        return new MeasuredUtility(fractions.clone(), utilities.clone(), sampleCount);
+    }
+
+    /**
      * Measures {@code encoder}'s prefix utility on {@code samples} with {@link Ssim#standard()}.
      *
      * @throws IllegalArgumentException if {@code samples} is empty, {@code points < 1}, or a

@@ -69,6 +69,32 @@ class MeasuredUtilityTest {
     }
 
     @Test
+    void of_rebuildsAMeasuredCurveFromItsNumbers_andRefusesOnesNoMeasurementGives() {
+        List<BufferedImage> samples = List.of(TestImages.synthetic(200, 150, 1), TestImages.synthetic(200, 150, 2));
+        MeasuredUtility measured = MeasuredUtility.measure(ProgressiveJpegEncoder.builder().blockSize(1024).build(),
+                samples, 8);
+        MeasuredUtility again = MeasuredUtility.of(measured.fractions(), measured.utilities(), measured.sampleCount());
+        assertEquals(measured, again);
+        assertEquals(measured.toUtilityFunction().utility(0.3), again.toUtilityFunction().utility(0.3));
+
+        double[] f = {0.5, 1};
+        assertThrows(IllegalArgumentException.class, () -> MeasuredUtility.of(f, new double[] {0.5}, 1), "lengths");
+        assertThrows(IllegalArgumentException.class, () -> MeasuredUtility.of(f, new double[] {0.7, 0.6}, 1),
+                "decreasing, and not ending at 1");
+        assertThrows(IllegalArgumentException.class, () -> MeasuredUtility.of(f, new double[] {0.5, 0.9}, 1),
+                "not ending at 1");
+        assertThrows(IllegalArgumentException.class, () -> MeasuredUtility.of(new double[] {0.5, 0.5, 1},
+                new double[] {0.2, 0.3, 1}, 1), "fractions must rise");
+        assertThrows(IllegalArgumentException.class, () -> MeasuredUtility.of(f, new double[] {-0.1, 1}, 1), "negative");
+        assertThrows(IllegalArgumentException.class, () -> MeasuredUtility.of(f, new double[] {Double.NaN, 1}, 1), "NaN");
+        assertThrows(IllegalArgumentException.class, () -> MeasuredUtility.of(f, new double[] {0.5, 1}, 0), "no samples");
+        double[] fractions = {0.5, 1};
+        MeasuredUtility copy = MeasuredUtility.of(fractions, new double[] {0.6, 1}, 2);
+        fractions[0] = 0.9;
+        assertEquals(0.5, copy.fractions()[0], "the arrays are copied");
+    }
+
+    @Test
     void measure_isDeterministic() {
         List<BufferedImage> samples = List.of(TestImages.synthetic(200, 150, 1), TestImages.synthetic(200, 150, 2));
         ProgressiveJpegEncoder encoder = ProgressiveJpegEncoder.builder().blockSize(1024).build();

@@ -38,11 +38,11 @@ final class Corpus {
     private final int fullHeight;
     private final List<List<Block>> blocks;
     private final byte[] mosaicJpeg;
-    private final UtilityCurve utility;
+    private final MeasuredUtility utility;
 
     /** A corpus of these parts (the cache's way in); {@code blocks} holds {@code rows × cols} responses. */
     Corpus(int rows, int cols, int thumbWidth, int thumbHeight, int fullWidth, int fullHeight,
-           List<List<Block>> blocks, byte[] mosaicJpeg, UtilityCurve utility) {
+           List<List<Block>> blocks, byte[] mosaicJpeg, MeasuredUtility utility) {
         if (blocks.size() != rows * cols) {
             throw new IllegalArgumentException(blocks.size() + " responses for " + rows + " x " + cols + " tiles");
         }
@@ -91,7 +91,7 @@ final class Corpus {
         } finally {
             g.dispose();
         }
-        UtilityCurve measured = UtilityCurve.of(MeasuredUtility.measure(encoder, samples, UTILITY_POINTS));
+        MeasuredUtility measured = MeasuredUtility.measure(encoder, samples, UTILITY_POINTS);
         return new Corpus(rows, cols, thumbWidth, thumbHeight, fullWidth, fullHeight,
                 List.of(encoded), baselineJpeg(mosaic, 0.9f), measured);
     }
@@ -169,7 +169,7 @@ final class Corpus {
                 && utility.equals(other.utility);
     }
 
-    UtilityCurve utility() {
+    MeasuredUtility utility() {
         return utility;
     }
 

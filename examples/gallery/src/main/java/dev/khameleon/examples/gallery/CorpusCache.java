@@ -65,7 +65,7 @@ final class CorpusCache {
 
     /** The classes whose code decides a corpus's bytes; their class files are hashed into the key. */
     private static final List<Class<?>> CODE = List.of(Corpus.class, CorpusCache.class, TileImages.class,
-            UtilityCurve.class, ProgressiveJpegEncoder.class, MeasuredUtility.class, Block.class);
+            ProgressiveJpegEncoder.class, MeasuredUtility.class, Block.class);
     /** Package-private classes of the encoder, found beside {@link ProgressiveJpegEncoder}. */
     private static final List<String> ENCODER_INTERNALS = List.of("JpegScans.class", "Ssim.class");
 
@@ -236,8 +236,13 @@ final class CorpusCache {
             if (in.read() != -1) {
                 throw new IOException("corrupt: bytes after its end");
             }
-            return new Corpus(rows, cols, thumbWidth, thumbHeight, fullWidth, fullHeight, blocks, mosaic,
-                    new UtilityCurve(fractions, utilities, samples));
+            MeasuredUtility utility;
+            try {
+                utility = MeasuredUtility.of(fractions, utilities, samples);
+            } catch (IllegalArgumentException e) {
+                throw new IOException("corrupt: " + e.getMessage(), e);
+            }
+            return new Corpus(rows, cols, thumbWidth, thumbHeight, fullWidth, fullHeight, blocks, mosaic, utility);
         }
     }
 
@@ -274,7 +279,7 @@ final class CorpusCache {
                 out.writeInt(corpus.thumbHeight());
                 out.writeInt(corpus.fullWidth());
                 out.writeInt(corpus.fullHeight());
-                UtilityCurve utility = corpus.utility();
+                MeasuredUtility utility = corpus.utility();
                 double[] fractions = utility.fractions();
                 double[] utilities = utility.utilities();
                 out.writeInt(utility.sampleCount());

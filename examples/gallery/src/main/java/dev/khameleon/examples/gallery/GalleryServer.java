@@ -3,6 +3,7 @@ package dev.khameleon.examples.gallery;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.image.MeasuredUtility;
 import dev.khameleon.core.image.ProgressiveJpegEncoder;
 import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.spi.BlockSource;
@@ -215,7 +216,7 @@ public final class GalleryServer implements AutoCloseable {
     }
 
     /** The measured utility curve the scheduler uses. */
-    public UtilityCurve utility() {
+    public MeasuredUtility utility() {
         return corpus.utility();
     }
 
