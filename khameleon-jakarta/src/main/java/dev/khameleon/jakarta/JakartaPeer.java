@@ -28,6 +28,7 @@ final class JakartaPeer implements WebSocketPeer {
     private final Session session;
     private final String origin;
     private final String host;
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
     JakartaPeer(Session session, String origin, String host) {
         this.session = session;
@@ -76,8 +77,16 @@ final class JakartaPeer implements WebSocketPeer {
                 session.close(why);
             } catch (IOException | RuntimeException e) {
                 log.debug("jakarta session {}: close failed: {}", session.getId(), e.toString());
+            } finally {
+                closed.complete(null);
             }
         });
+    }
+
+    /** Completes when the container's {@code Session.close} has returned (or failed) on the pool thread. */
+    @Override
+    public CompletionStage<Void> closed() {
+        return closed;
     }
 
     @Override

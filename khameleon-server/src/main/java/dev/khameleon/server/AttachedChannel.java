@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
@@ -83,6 +84,8 @@ final class AttachedChannel extends AbstractChannel {
     private boolean sending;
     /** The peer has been told to close. Event loop only. */
     private boolean peerClosed;
+    /** Completes when the peer has carried out its close, or when the stack closed first (nothing to close). */
+    private final CompletableFuture<Void> peerDone = new CompletableFuture<>();
     private final AttachedConnection connection = new Connection();
 
     AttachedChannel(WebSocketPeer peer, SocketAddress remote, WriteBufferWaterMark waterMark) {
@@ -205,9 +208,19 @@ final class AttachedChannel extends AbstractChannel {
     private void closePeer(int status, String reason) {
         try {
             peer.close(status, reason);
+            peer.closed().whenComplete((x, e) -> peerDone.complete(null));
         } catch (RuntimeException e) {
             log.debug("attached connection {}: the adapter failed to close: {}", remote, e.toString());
+            peerDone.complete(null);
         }
+    }
+
+    /**
+     * Completes once the peer has carried out the close the channel gave it ({@link WebSocketPeer#closed}),
+     * or at once if the stack closed the connection itself; a server shutting down waits for it.
+     */
+    CompletionStage<Void> peerClosed() {
+        return peerDone;
     }
 
     @Override
@@ -295,12 +308,14 @@ final class AttachedChannel extends AbstractChannel {
         try {
             eventLoop().execute(() -> {
                 peerClosed = true; // the stack has closed: nothing to send it
+                peerDone.complete(null);
                 if (open) {
                     unsafe().close(voidPromise());
                 }
             });
         } catch (RejectedExecutionException e) {
             open = false;
+            peerDone.complete(null);
         }
     }
 

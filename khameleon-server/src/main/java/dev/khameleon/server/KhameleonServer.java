@@ -14,7 +14,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A Khameleon server: a WebSocket endpoint per {@link Application}, where each connected client
@@ -332,15 +334,44 @@ public final class KhameleonServer implements AutoCloseable {
                 closing.add(s.closeFuture());
                 s.requestShutdown("the server is shutting down");
             }
+            boolean inTime = true;
             for (Future<?> f : closing) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || !f.awaitUninterruptibly(left, TimeUnit.NANOSECONDS)) {
                     log.warn("Khameleon server: sessions still open at the shutdown timeout; closing them hard");
+                    inTime = false;
                     break;
                 }
             }
+            if (inTime) {
+                awaitAttachedPeers(open, deadline);
+            }
             shutdownThreads();
             log.info("Khameleon server closed");
+        }
+    }
+
+    /**
+     * Waits, until {@code deadline}, for the stacks of mounted sessions to carry out their closes: an
+     * adapter may write the close frame on its own thread after the channel has closed, and the
+     * container that is stopped next would cut it off (the client would see 1006, not 1001).
+     */
+    private static void awaitAttachedPeers(List<Session> sessions, long deadline) {
+        for (Session s : sessions) {
+            if (s.channel() instanceof AttachedChannel attached) {
+                try {
+                    attached.peerClosed().toCompletableFuture().get(Math.max(0, deadline - System.nanoTime()),
+                            TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    log.warn("Khameleon server: a mounted session's close was not written by the shutdown timeout");
+                    return;
+                } catch (ExecutionException e) {
+                    // peerClosed never fails; nothing to wait for
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 

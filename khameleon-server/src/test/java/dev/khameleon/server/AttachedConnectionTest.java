@@ -49,6 +49,8 @@ class AttachedConnectionTest {
         final ConcurrentLinkedQueue<CompletableFuture<Void>> pending = new ConcurrentLinkedQueue<>();
         final AtomicInteger inProgress = new AtomicInteger();
         final AtomicInteger maxInProgress = new AtomicInteger();
+        /** What {@link #closed()} returns: done at once unless a test holds it, as an adapter closing on its own thread. */
+        volatile CompletableFuture<Void> closeDone = CompletableFuture.completedFuture(null);
         /** Sends from this index on (0 being the first) are held until {@link #releaseSends}. */
         volatile int holdFrom = Integer.MAX_VALUE;
         private final AtomicInteger sends = new AtomicInteger();
@@ -101,6 +103,11 @@ class AttachedConnectionTest {
         public void close(int status, String reason) {
             closeReasons.add(reason);
             closed.complete(new int[] {status});
+        }
+
+        @Override
+        public CompletionStage<Void> closed() {
+            return closeDone;
         }
 
         @Override
@@ -239,6 +246,32 @@ class AttachedConnectionTest {
         ScriptedPeer afterClose = new ScriptedPeer();
         assertFalse(server.attach("/ws", afterClose).isOpen());
         assertEquals(1013, afterClose.closeStatus());
+    }
+
+    @Test
+    void close_waitsForTheAdapterToCarryOutItsClose_beforeItReturns() throws Exception {
+        mount(KhameleonServer.builder().fixedBytesPerSecond(50_000).shutdownTimeout(Duration.ofSeconds(30)));
+        ScriptedPeer peer = new ScriptedPeer();
+        CompletableFuture<Void> written = new CompletableFuture<>();
+        peer.closeDone = written;
+        server.attach("/ws", peer).onText(hello(20));
+        assertInstanceOf(ControlMessage.Welcome.class, peer.next());
+        AtomicInteger order = new AtomicInteger();
+        AtomicInteger closeReturnedAt = new AtomicInteger();
+        Thread closing = new Thread(() -> {
+            server.close();
+            closeReturnedAt.set(order.incrementAndGet());
+        });
+        closing.start();
+        assertEquals(1001, peer.closeStatus(), "the session is closed with shutdown");
+        // The adapter writes its close frame later, on a thread of its own, as JakartaPeer does.
+        closing.join(200);
+        int writtenAt = order.incrementAndGet();
+        written.complete(null);
+        closing.join(TimeUnit.SECONDS.toMillis(20));
+        assertFalse(closing.isAlive(), "close returned once the close was written");
+        assertTrue(closeReturnedAt.get() > writtenAt, "close returned only after the adapter's close was carried out"
+                + " (returned " + closeReturnedAt.get() + ", written " + writtenAt + ")");
     }
 
     @Test

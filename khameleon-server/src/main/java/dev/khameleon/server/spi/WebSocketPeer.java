@@ -3,6 +3,7 @@ package dev.khameleon.server.spi;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -32,6 +33,17 @@ public interface WebSocketPeer {
      * still in progress may be abandoned.
      */
     void close(int status, String reason);
+
+    /**
+     * Completes once the stack has carried out {@link #close}: its close frame written, or the
+     * connection already gone (also when the close failed). A server shutting down waits for it,
+     * within its shutdown timeout, before it returns, so a container stopped next does not cut the
+     * close frame off. The default completes at once, for stacks whose {@code close} has done so
+     * by the time it returns; an adapter that closes on another thread returns that close's stage.
+     */
+    default CompletionStage<Void> closed() {
+        return CompletableFuture.completedFuture(null);
+    }
 
     /** The client's address, for the per-address limits and the logs; empty if the stack does not tell. */
     default Optional<SocketAddress> remoteAddress() {
