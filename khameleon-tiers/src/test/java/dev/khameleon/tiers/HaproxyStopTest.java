@@ -20,6 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -29,9 +30,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * haproxy with the configuration of docs/scale-out.md; nine Java clients with their default
  * predictor replay Balabit traces. HAProxy's health checks time out, it marks the node down and
  * ({@code on-marked-down shutdown-sessions}) closes the sessions it carried; their clients
- * reconnect and resume on the other nodes. Each must be back within the bound the documented
- * check settings give ({@link #boundMillis}), its ring continued. Without {@code shutdown-sessions}
- * the clients' own idle timeout must move them within {@link #idleBoundMillis}. Prints the times.
+ * reconnect and resume on the other nodes, their rings continued: closed by HAProxy before their
+ * idle timeout noticed, their first reconnect reaching a live node. Without {@code shutdown-sessions}
+ * the clients' own idle timeout must move them, with at most one reconnect reaching the silent node.
+ * Prints the times against the bounds the settings give ({@link #boundMillis},
+ * {@link #idleBoundMillis}); only a hang may take three times the bound, since load stretches them.
  */
 @Timeout(120)
 class HaproxyStopTest {
@@ -74,7 +77,7 @@ class HaproxyStopTest {
                 "haproxy not found at " + Haproxy.EXECUTABLE + " (Debian package haproxy); test skipped");
         long bound = boundMillis(Haproxy.documentedConfig());
         stopBusiestMidReplay(dir, UnaryOperator.identity(), Duration.ofSeconds(30), bound,
-                "haproxy's health checks");
+                "haproxy's health checks", false);
     }
 
     /**
@@ -87,7 +90,7 @@ class HaproxyStopTest {
                 "haproxy not found at " + Haproxy.EXECUTABLE + " (Debian package haproxy); test skipped");
         Duration idle = Duration.ofSeconds(3);
         stopBusiestMidReplay(dir, cfg -> cfg.replace(" on-marked-down shutdown-sessions", ""), idle,
-                idleBoundMillis(idle), "the clients' idle timeout");
+                idleBoundMillis(idle), "the clients' idle timeout", true);
     }
 
     /**
@@ -104,13 +107,35 @@ class HaproxyStopTest {
     }
 
     /**
+     * Checks how a client of the stopped node came back, from what it saw rather than from how long
+     * it took (which load stretches): moved by its idle timeout, it noticed the silence first and
+     * needed at most one reconnect that failed (the one HAProxy may still send to the silent node);
+     * moved by HAProxy's checks, it was closed before its idle timeout noticed anything and its
+     * first reconnect reached a live node.
+     */
+    private static void assertMovedBy(WatchedClient w, Duration idleTimeout, boolean idleTimeoutMovesThem) {
+        List<String> events = List.copyOf(w.events);
+        long failed = events.stream().filter(e -> e.contains("connection failed")).count();
+        boolean firstByIdle = !events.isEmpty() && events.get(0).contains("idle timeout");
+        if (idleTimeoutMovesThem) {
+            assertTrue(firstByIdle, "the idle timeout (" + idleTimeout.toMillis() + " ms) noticed the silence: " + events);
+            assertTrue(failed <= 1, "at most the first reconnect reached the silent node: " + events);
+        } else {
+            assertFalse(events.stream().anyMatch(e -> e.contains("idle timeout")),
+                    "haproxy closed the session before the client's idle timeout noticed: " + events);
+            assertEquals(0, failed, "the first reconnect reached a live node: " + events);
+        }
+    }
+
+    /**
      * Nine clients (with {@code idleTimeout}) replay traces through haproxy (its documented
      * configuration changed by {@code edit}); the busiest node gets SIGSTOP 4 s in. Each of its
      * clients must lose its connection and be back, resumed, on another node within
      * {@code boundMillis} of the stop, its ring continued; the others keep their sessions.
      */
     private static void stopBusiestMidReplay(Path dir, UnaryOperator<String> edit, Duration idleTimeout,
-                                             long boundMillis, String closedBy) throws Exception {
+                                             long boundMillis, String closedBy, boolean idleTimeoutMovesThem)
+            throws Exception {
         List<List<BalabitTraces.Sample>> traces = TraceReplay.traces(CLIENTS, TRACE_MILLIS, SPEED);
         List<WatchedClient> clients = new ArrayList<>();
         try (Fleet fleet = Fleet.start(dir, NODES, BYTES_PER_SECOND, "screen", edit)) {
@@ -148,8 +173,12 @@ class HaproxyStopTest {
                         closedMillis.add(TimeUnit.NANOSECONDS.toMillis(w.disconnectedAtNanos - stoppedAt));
                         long back = TimeUnit.NANOSECONDS.toMillis(w.resumedAtNanos - stoppedAt);
                         backMillis.add(back);
-                        assertTrue(back <= boundMillis, "client " + k + " back through haproxy " + back + " ms after"
-                                + " the stop, more than the " + boundMillis + " ms " + closedBy + " allow: " + w.events);
+                        assertMovedBy(w, idleTimeout, idleTimeoutMovesThem);
+                        // Only a hang takes three times the bound; the bound itself is what the
+                        // printed times are compared with (docs/benchmarks.md), load adding to it.
+                        assertTrue(back <= 3 * boundMillis, "client " + k + " back through haproxy " + back
+                                + " ms after the stop, three times the " + boundMillis + " ms " + closedBy
+                                + " allow: " + w.events);
                     }
                     assertEquals(lost, moved.size(), "the stopped node's clients, and only they, lost their"
                             + " connection");
