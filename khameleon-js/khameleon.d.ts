@@ -246,6 +246,13 @@ export interface PredictorManagerOptions<E = PointerSample> {
   missStateIntervalMs?: number;
   /** Epoch-millisecond clock; default `Date.now`. */
   clock?: () => number;
+  /**
+   * Called as each rate report is built: the sequence number the client expects next (one past
+   * the last block frame it received or skipped), sent as the report's `nextSeq`. Returning
+   * `undefined`, or anything but an integer in [0, 2^53 − 1], leaves the field out; by default
+   * reports carry none. {@link KhameleonClient} passes its session's value.
+   */
+  nextSeq?: () => number | undefined;
 }
 
 /**
@@ -273,7 +280,10 @@ export declare class PredictorManager<E = PointerSample> {
    * `missStateIntervalMs` ago, when that window ends (unless a state goes out meanwhile).
    */
   onMiss(): void;
-  /** Sends a receive-rate report for the interval since the last one. */
+  /**
+   * Sends a receive-rate report for the interval since the last one, with the `nextSeq` option's
+   * value at this moment, if any.
+   */
   sendRate(): void;
   /** Marks the last state sent as rejected (never sent again) and returns it, if any. */
   rejectLastState(): unknown;

@@ -9,7 +9,8 @@
 //   CacheManager       - the application registers requests and gets upcalls as blocks arrive
 //   KalmanPredictor    - constant-velocity Kalman filter of the pointer; its state is the JSON the
 //                        server's Gaussian-over-grid predictor decodes
-//   PredictorManager   - sends the predictor state every 150 ms and receive-rate reports
+//   PredictorManager   - sends the predictor state every 150 ms and receive-rate reports (with the
+//                        sequence number the client expects next)
 //   ReconnectBackoff   - jittered exponential reconnect delays, the Java client's policy
 //   KhameleonClient    - the WebSocket sessions tying them together, reconnecting when one is lost
 //
@@ -783,17 +784,24 @@ export class KalmanPredictor {
  * that misses the cache sends a fresh state at once ({@link PredictorManager#onMiss}), at most
  * one per `missStateIntervalMs` (default 20; a miss inside that window sends at its end). A state the server rejected
  * ({@link PredictorManager#rejectLastState}) is never sent again: it would be rejected again.
+ * A rate report carries `nextSeq`, the sequence number the client expects next, when the
+ * `nextSeq` option gives one.
  */
 export class PredictorManager {
   /**
    * @param {{predictor: {onEvent: (e: PointerSample) => void, state: (now: number) => object},
    *          send: (message: object) => void, stateIntervalMs?: number, rateIntervalMs?: number,
-   *          missStateIntervalMs?: number, clock?: () => number}} options  `clock` gives epoch
-   *          milliseconds (default Date.now)
+   *          missStateIntervalMs?: number, clock?: () => number,
+   *          nextSeq?: () => (number|undefined)}} options  `clock` gives epoch milliseconds
+   *          (default Date.now); `nextSeq` gives, when a rate report is built, the sequence number
+   *          the client expects next (one past the last block frame it received or skipped), or
+   *          undefined (the default) to leave it out of the report
    */
   constructor(options) {
     this.predictor = options.predictor;
     this.send = options.send;
+    /** gives the `nextSeq` of each rate report; undefined or a value it returns outside [0, 2^53 - 1] leaves the field out */
+    this.nextSeq = options.nextSeq;
     this.stateIntervalMs = options.stateIntervalMs ?? 150;
     this.missStateIntervalMs = options.missStateIntervalMs ?? 20;
     /** when the last state went out, on `clock`; -Infinity before the first */
@@ -908,7 +916,11 @@ export class PredictorManager {
     }
   }
 
-  /** Sends a receive-rate report for the interval since the last one. */
+  /**
+   * Sends a receive-rate report for the interval since the last one, with the `nextSeq` the
+   * `nextSeq` option gives at this moment (left out if it gives none, or not an integer in
+   * [0, 2^53 - 1]).
+   */
   sendRate() {
     const now = this.clock();
     const seconds = (now - this.rateSince) / 1000;
@@ -916,7 +928,12 @@ export class PredictorManager {
       return;
     }
     this.bytesPerSecond = this.bytes / seconds;
-    this.send({ type: 'rate', time: Math.max(0, Math.round(now)), bytesPerSecond: this.bytesPerSecond });
+    const report = { type: 'rate', time: Math.max(0, Math.round(now)), bytesPerSecond: this.bytesPerSecond };
+    const nextSeq = this.nextSeq?.();
+    if (Number.isSafeInteger(nextSeq) && nextSeq >= 0) {
+      report.nextSeq = nextSeq;
+    }
+    this.send(report);
     this.bytes = 0;
     this.rateSince = now;
   }
@@ -1087,6 +1104,7 @@ export class KhameleonClient {
     this.manager = new CacheManager(this.cache, { utility: options.utility });
     /** @type {Welcome|null} the welcome of the current session, or of the last one */
     this.welcome = null;
+    /** the sequence number the current (or last) session expects next: one past the last frame received or skipped */
     this.nextSeq = 0;
     /** true once the client is over: closed by the application, or lost without reconnecting */
     this.closed = false;
@@ -1270,6 +1288,8 @@ export class KhameleonClient {
         stateIntervalMs: this.options.stateIntervalMs,
         rateIntervalMs: this.options.rateIntervalMs,
         missStateIntervalMs: this.options.missStateIntervalMs,
+        // Read when each report is built; the manager exists only once a session was welcomed.
+        nextSeq: () => (this.welcome !== null ? this.nextSeq : undefined),
       });
     }
     if (this.lastScope !== undefined && (message.features ?? []).includes(FEATURE_SCOPE)) {

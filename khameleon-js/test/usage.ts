@@ -123,7 +123,8 @@ export function pieces(buffer: ArrayBuffer): number {
   const sample: PointerSample = { x: 1, y: 2, timeMillis: 3 };
   kalman.onEvent(sample);
   const forecast = kalman.state(10) as PointerForecast;
-  const predictors = new PredictorManager({ predictor: kalman, send: (msg) => console.log(msg), stateIntervalMs: 50 });
+  const predictors = new PredictorManager({ predictor: kalman, send: (msg) => console.log(msg), stateIntervalMs: 50,
+    nextSeq: () => (frame.seq >= 0 ? frame.seq + 1 : undefined) });
   predictors.onMiss();
   predictors.stop();
 

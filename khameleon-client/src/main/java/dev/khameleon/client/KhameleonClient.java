@@ -648,7 +648,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
                 protocolError(e);
                 return null;
             }
-            predictorManager.recordReceived(bytes);
+            predictorManager.recordReceived(bytes, decoded.seq());
             cacheManager.onBlock(decoded.seq(), decoded.block(), decoded.generation());
             ws.request(1);
             return null;

@@ -66,6 +66,7 @@ public final class PredictorManager<E> implements AutoCloseable {
     private boolean stateSent;
     private long rateWindowStart;
     private long bytesInWindow;
+    private long nextSeq = RateReport.NO_SEQ;
     private boolean rateStarted;
     private boolean closed;
     private ScheduledFuture<?> stateTask;
@@ -110,6 +111,18 @@ public final class PredictorManager<E> implements AutoCloseable {
     public void recordReceived(long bytes) {
         synchronized (lock) {
             bytesInWindow += bytes;
+        }
+    }
+
+    /**
+     * Counts a block frame of {@code bytes} with sequence number {@code seq}, received or skipped:
+     * the next rate report also says {@code seq + 1} is the sequence number expected next, which
+     * lets the server bound its bytes in flight. Any thread.
+     */
+    public void recordReceived(long bytes, long seq) {
+        synchronized (lock) {
+            bytesInWindow += bytes;
+            nextSeq = Math.max(nextSeq, seq + 1);
         }
     }
 
@@ -175,6 +188,7 @@ public final class PredictorManager<E> implements AutoCloseable {
             lastState = null;
             rateStarted = false;
             bytesInWindow = 0;
+            nextSeq = RateReport.NO_SEQ;
         }
     }
 
@@ -280,7 +294,7 @@ public final class PredictorManager<E> implements AutoCloseable {
             double rate = Math.min(bytesInWindow * 1000.0 / elapsed, Protocol.MAX_BYTES_PER_SECOND);
             rateWindowStart = now;
             bytesInWindow = 0;
-            report = new RateReport(now, rate);
+            report = new RateReport(now, rate, nextSeq);
         }
         try {
             sink.sendRate(report);

@@ -2,6 +2,7 @@ package dev.khameleon.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -91,6 +92,39 @@ class BrowserPackageTest {
         for (String type : List.of("KhameleonClientOptions", "Welcome", "Response", "Registration", "Metrics",
                 "CloseInfo", "ClientPredictor", "BlockFrame")) {
             assertTrue(declared.contains(type), "khameleon.d.ts declares " + type);
+        }
+    }
+
+    /**
+     * The package's own tests ({@code npm test}: {@code node --test}, fake WebSocket and mocked
+     * timers, no server) pass. They need Node.js 20 or later on the PATH; without it the test is
+     * skipped with a message.
+     */
+    @Test
+    void packageTests_passUnderNode() throws IOException, InterruptedException {
+        int major = nodeMajorVersion();
+        Assumptions.assumeTrue(major >= 20, "Node.js 20 or later not found on the PATH (node --version: "
+                + (major < 0 ? "absent" : "v" + major) + "); khameleon-js/test not run");
+        List<String> command = new ArrayList<>(List.of("node", "--test"));
+        try (var tests = Files.list(PACKAGE.resolve("test"))) {
+            tests.map(Path::toString).filter(f -> f.endsWith(".test.js")).sorted().forEach(command::add);
+        }
+        assertTrue(command.size() > 2, "khameleon-js/test holds *.test.js files");
+        Process node = new ProcessBuilder(command).directory(PACKAGE.toFile()).redirectErrorStream(true).start();
+        String output = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, node.waitFor(), output);
+        assertTrue(output.contains("# fail 0"), output);
+    }
+
+    /** The major version of {@code node} on the PATH, or -1 if there is none. */
+    private static int nodeMajorVersion() throws InterruptedException {
+        try {
+            Process p = new ProcessBuilder("node", "--version").redirectErrorStream(true).start();
+            String v = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            Matcher m = Pattern.compile("^v(\\d+)\\.").matcher(v);
+            return p.waitFor() == 0 && m.find() ? Integer.parseInt(m.group(1)) : -1;
+        } catch (IOException e) {
+            return -1;
         }
     }
 

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class PredictorManagerTest {
@@ -183,6 +184,26 @@ class PredictorManagerTest {
         assertEquals(1, rates.size());
         assertEquals(200_000.0, rates.get(0).bytesPerSecond(), 1e-9);
         assertEquals(1500, rates.get(0).timeMillis());
+    }
+
+    @Test
+    void rateReports_carryTheNextSeq_untilANewSessionStarts() {
+        PredictorManager<PointerEvent> m = manager(KalmanPredictor.create());
+        m.tick();
+        now.set(1500);
+        m.tick();
+        assertFalse(rates.get(0).hasNextSeq(), "no frame yet: nothing to say");
+        m.recordReceived(1_000, 7);
+        m.recordReceived(1_000, 8);
+        now.set(2000);
+        m.tick();
+        assertEquals(9, rates.get(1).nextSeq(), "one past the last frame counted");
+        m.resend();
+        m.tick();
+        now.set(2500);
+        m.tick();
+        assertEquals(3, rates.size());
+        assertFalse(rates.get(2).hasNextSeq(), "a new session's numbers start afresh");
     }
 
     @Test

@@ -70,6 +70,9 @@ public final class ControlCodec {
         } else if (message instanceof ControlMessage.RateReport r) {
             o.put("time", r.timeMillis());
             o.put("bytesPerSecond", r.bytesPerSecond());
+            if (r.hasNextSeq()) {
+                o.put("nextSeq", r.nextSeq());
+            }
         } else if (message instanceof ControlMessage.RequestEvent r) {
             o.put("time", r.timeMillis());
             o.put("request", r.requestId());
@@ -221,7 +224,8 @@ public final class ControlCodec {
                 yield new ControlMessage.Scope(scope);
             }
             case "rebind" -> rebind(root);
-            case "rate" -> new ControlMessage.RateReport(longField(root, "time"), doubleField(root, "bytesPerSecond"));
+            case "rate" -> new ControlMessage.RateReport(longField(root, "time"), doubleField(root, "bytesPerSecond"),
+                    optionalLong(root, "nextSeq", ControlMessage.RateReport.NO_SEQ));
             case "request" -> new ControlMessage.RequestEvent(longField(root, "time"), intField(root, "request"));
             case "bye" -> new ControlMessage.Bye();
             case "welcome" -> welcome(root);
@@ -303,6 +307,12 @@ public final class ControlCodec {
                     asInt("manifest[" + k + "][1]", run.get(1)), asInt("manifest[" + k + "][2]", run.get(2))));
         }
         return out;
+    }
+
+    /** The integer {@code field} of {@code parent}, or {@code absent} when it is missing or null. */
+    private static long optionalLong(JsonNode parent, String field, long absent) {
+        JsonNode n = parent.get(field);
+        return n == null || n.isNull() ? absent : asLong(field, n);
     }
 
     private static Optional<Boolean> optionalBoolean(JsonNode parent, String field) {

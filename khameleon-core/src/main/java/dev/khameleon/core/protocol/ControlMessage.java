@@ -180,8 +180,15 @@ public sealed interface ControlMessage {
      * @param timeMillis     client clock at the end of the measured interval, {@code >= 0}
      * @param bytesPerSecond block-frame bytes received per second: finite, in
      *                       {@code [0, }{@value Protocol#MAX_BYTES_PER_SECOND}{@code ]}
+     * @param nextSeq        the sequence number the client expected next when it measured (one
+     *                       past the last block frame it received or skipped), in
+     *                       {@code [0, 2^53 − 1]}, or {@link #NO_SEQ} when the client does not say;
+     *                       the server bounds its bytes in flight with it
      */
-    record RateReport(long timeMillis, double bytesPerSecond) implements ControlMessage {
+    record RateReport(long timeMillis, double bytesPerSecond, long nextSeq) implements ControlMessage {
+        /** The {@code nextSeq} of a report that does not carry one. */
+        public static final long NO_SEQ = -1;
+
         /** Validates the fields. */
         public RateReport {
             Fields.checkMin("time", timeMillis, 0);
@@ -190,6 +197,19 @@ public sealed interface ControlMessage {
                 throw Fields.invalid("bytesPerSecond must be finite and in [0, " + Protocol.MAX_BYTES_PER_SECOND
                         + "], was " + bytesPerSecond);
             }
+            if (nextSeq != NO_SEQ && (nextSeq < 0 || nextSeq > ResumeRequest.MAX_NEXT_SEQ)) {
+                throw Fields.invalid("nextSeq must be in [0, " + ResumeRequest.MAX_NEXT_SEQ + "], was " + nextSeq);
+            }
+        }
+
+        /** A report without a sequence number, as clients before the {@code nextSeq} field send. */
+        public RateReport(long timeMillis, double bytesPerSecond) {
+            this(timeMillis, bytesPerSecond, NO_SEQ);
+        }
+
+        /** Whether the report carries {@link #nextSeq}. */
+        public boolean hasNextSeq() {
+            return nextSeq != NO_SEQ;
         }
 
         @Override

@@ -37,6 +37,8 @@ class ControlCodecTest {
                 new ControlMessage.PredictionState(0, json("[1,2,{\"a\":null}]")),
                 new ControlMessage.RateReport(5, 1_250_000.5),
                 new ControlMessage.RateReport(5, 0),
+                new ControlMessage.RateReport(5, 1_250_000.5, 0),
+                new ControlMessage.RateReport(5, 0, ResumeRequest.MAX_NEXT_SEQ),
                 new ControlMessage.RequestEvent(7, 17),
                 new ControlMessage.Bye(),
                 new ControlMessage.Welcome(1, "6f1c2a9e", "gallery", 4096, 10_000, 5000, List.of(50L, 150L, 250L, 500L),
@@ -161,6 +163,12 @@ class ControlCodecTest {
                 Arguments.of("{\"type\":\"rate\",\"time\":1,\"bytesPerSecond\":1e400}", ErrorCode.INVALID_MESSAGE),
                 Arguments.of("{\"type\":\"rate\",\"time\":1,\"bytesPerSecond\":2e12}", ErrorCode.INVALID_MESSAGE),
                 Arguments.of("{\"type\":\"rate\",\"time\":1,\"bytesPerSecond\":\"fast\"}", ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"rate\",\"time\":1,\"bytesPerSecond\":1,\"nextSeq\":-1}",
+                        ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"rate\",\"time\":1,\"bytesPerSecond\":1,\"nextSeq\":9007199254740992}",
+                        ErrorCode.INVALID_MESSAGE),
+                Arguments.of("{\"type\":\"rate\",\"time\":1,\"bytesPerSecond\":1,\"nextSeq\":1.5}",
+                        ErrorCode.INVALID_MESSAGE),
                 Arguments.of("{\"type\":\"request\",\"time\":1,\"request\":-2}", ErrorCode.INVALID_MESSAGE),
                 Arguments.of("{\"type\":\"request\",\"time\":1}", ErrorCode.INVALID_MESSAGE),
                 Arguments.of("{\"type\":\"welcome\",\"protocol\":1,\"session\":\"s\",\"application\":\"a\",\"blockSize\":1,"
@@ -244,6 +252,20 @@ class ControlCodecTest {
                     r.nextDouble(0, Protocol.MAX_BYTES_PER_SECOND));
             assertEquals(m, ControlCodec.decode(ControlCodec.encode(m)));
         }
+    }
+
+    @Test
+    void rateReport_nextSeqIsOptional_andOnlyWrittenWhenPresent() {
+        ControlMessage.RateReport old = (ControlMessage.RateReport) ControlCodec.decode(
+                "{\"type\":\"rate\",\"time\":3,\"bytesPerSecond\":10}");
+        assertFalse(old.hasNextSeq());
+        assertFalse(ControlCodec.encode(old).contains("nextSeq"), ControlCodec.encode(old));
+        ControlMessage.RateReport withSeq = (ControlMessage.RateReport) ControlCodec.decode(
+                "{\"type\":\"rate\",\"time\":3,\"bytesPerSecond\":10,\"nextSeq\":42}");
+        assertEquals(42, withSeq.nextSeq());
+        assertTrue(ControlCodec.encode(withSeq).contains("\"nextSeq\":42"), ControlCodec.encode(withSeq));
+        assertFalse(((ControlMessage.RateReport) ControlCodec.decode(
+                "{\"type\":\"rate\",\"time\":3,\"bytesPerSecond\":10,\"nextSeq\":null}")).hasNextSeq());
     }
 
     static IntStream seeds() {
