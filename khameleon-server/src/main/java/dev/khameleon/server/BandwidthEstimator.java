@@ -1,5 +1,7 @@
 package dev.khameleon.server;
 
+import java.util.Arrays;
+
 /**
  * A session's bandwidth estimate: the harmonic mean of the last {@value #WINDOW} non-zero
  * receive-rate reports, each raised to at least {@value #MIN_BYTES_PER_SECOND} bytes/s and the
@@ -47,6 +49,19 @@ final class BandwidthEstimator {
         reports[next] = Math.max(MIN_BYTES_PER_SECOND, bytesPerSecond);
         next = (next + 1) % WINDOW;
         count = Math.min(WINDOW, count + 1);
+    }
+
+    /**
+     * Fills the window with {@code bytesPerSecond}: what the reports of a sender that was
+     * ramping up say about the link is their largest, not their mean.
+     */
+    void fill(double bytesPerSecond) {
+        if (!(bytesPerSecond > 0) || Double.isInfinite(bytesPerSecond)) {
+            return;
+        }
+        Arrays.fill(reports, Math.max(MIN_BYTES_PER_SECOND, bytesPerSecond));
+        count = WINDOW;
+        next = 0;
     }
 
     /** The current estimate in bytes per second, {@code > 0}. */

@@ -223,7 +223,7 @@ final class PushController implements SlotFetcher.Listener {
         if (m instanceof ControlMessage.PredictionState s) {
             onState(s.timeMillis(), s.state());
         } else if (m instanceof ControlMessage.RateReport r) {
-            onRate(r.bytesPerSecond());
+            onRate(r);
         } else if (m instanceof ControlMessage.RequestEvent r) {
             onRequest(r.timeMillis(), r.requestId());
         } else if (m instanceof ControlMessage.Scope sc) {
@@ -281,12 +281,12 @@ final class PushController implements SlotFetcher.Listener {
         maybeSchedule();
     }
 
-    /** A receive-rate report: the bandwidth estimate and the pace follow it. */
-    void onRate(double bytesPerSecond) {
+    /** A receive-rate report: the bandwidth estimate, the pace and the frames in flight follow it. */
+    void onRate(ControlMessage.RateReport report) {
         if (stopped) {
             return;
         }
-        pace.report(bytesPerSecond, now());
+        pace.report(report.bytesPerSecond(), report.nextSeq(), now());
     }
 
     /**
@@ -509,6 +509,7 @@ final class PushController implements SlotFetcher.Listener {
             long seq = s.seq;
             int generation = s.generation;
             port.write(seq, plan.takeHead(), generation);
+            pace.sent(seq, now());
             counters.blockWritten(frameBytes);
             long delay = plan.written(seq, now());
             if (delay >= 0) {

@@ -33,6 +33,7 @@ record ServerConfig(
         double maxBytesPerSecond,
         double fixedBytesPerSecond,
         double pacingGain,
+        double inFlightGain,
         int fetchWindow,
         long fetchTimeoutMillis,
         int fetchThreads,

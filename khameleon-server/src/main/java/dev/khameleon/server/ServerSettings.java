@@ -18,11 +18,12 @@ import java.util.function.LongSupplier;
  * A server's settings with their defaults and their validation: the setters of
  * {@link KhameleonServer.Builder}, its only subclass, which adds {@code build()}. Each setter checks
  * its value at once and rejects a bad one with an {@link IllegalArgumentException} naming the
- * setting and the value; {@link #toConfig()} checks the combination. The setters are public
+ * setting and the value; {@link #toConfig()} checks the combination. The push's settings
+ * (bandwidth, pacing, fetching, scheduling) are in {@link PushSettings}. The setters are public
  * because they are the builder's API (javadoc lists them under the builder); the class is not.
  * Not thread-safe.
  */
-abstract sealed class ServerSettings permits KhameleonServer.Builder {
+abstract sealed class ServerSettings extends PushSettings permits KhameleonServer.Builder {
     private String host = "127.0.0.1";
     private int port = 8080;
     private final Map<String, Application> applications = new LinkedHashMap<>();
@@ -42,18 +43,9 @@ abstract sealed class ServerSettings permits KhameleonServer.Builder {
     private int writeBufferHighBytes = 64 * 1024;
     private int sendBufferBytes;
     private int notSentLowWaterBytes = 16 * 1024;
-    private double initialBytesPerSecond = 1_000_000;
-    private double maxBytesPerSecond = Double.POSITIVE_INFINITY;
-    private double fixedBytesPerSecond;
-    private double pacingGain = 1.25;
-    private int fetchWindow = 16;
-    private long fetchTimeoutMillis = 5_000;
-    private int fetchThreads = 4;
-    private int schedulerThreads = Runtime.getRuntime().availableProcessors();
     private int ioThreads;
     private int maxCacheBlocks = 16_384;
     private long maxTotalCacheBlocks = 1L << 21;
-    private long stateIntervalMillis = 10;
     private Transport transport = Transport.AUTO;
     private SslContext sslContext;
     private long shutdownTimeoutMillis = 5_000;
@@ -65,10 +57,6 @@ abstract sealed class ServerSettings permits KhameleonServer.Builder {
     private LongSupplier resumeClock = System::currentTimeMillis;
 
     ServerSettings() {
-    }
-
-    private KhameleonServer.Builder self() {
-        return (KhameleonServer.Builder) this; // the only subclass (sealed)
     }
 
     /**
@@ -256,68 +244,6 @@ abstract sealed class ServerSettings permits KhameleonServer.Builder {
         return self();
     }
 
-    /** The bandwidth estimate before a session's first rate report, bytes/s, in {@code [1000, 1e12]} (default 1e6). */
-    public KhameleonServer.Builder initialBytesPerSecond(double rate) {
-        this.initialBytesPerSecond = rate("initialBytesPerSecond", rate);
-        return self();
-    }
-
-    /**
-     * A per-session rate cap, bytes/s, in {@code [1000, 1e12]} (default none): it bounds each
-     * session's bandwidth estimate and the pace of its sender (the pacing gain does not take
-     * the pace above it).
-     */
-    public KhameleonServer.Builder maxBytesPerSecond(double rate) {
-        this.maxBytesPerSecond = rate("maxBytesPerSecond", rate);
-        return self();
-    }
-
-    /** A fixed bandwidth for every session that ignores rate reports, bytes/s, in {@code [1000, 1e12]} (default: use reports). */
-    public KhameleonServer.Builder fixedBytesPerSecond(double rate) {
-        this.fixedBytesPerSecond = rate("fixedBytesPerSecond", rate);
-        return self();
-    }
-
-    /**
-     * The sender paces at the bandwidth estimate times this gain, in {@code [1, 4]} (default
-     * 1.25). A gain above 1 lets the estimate (which is measured from what the server sends)
-     * grow to the link's capacity; write-buffer back-pressure bounds what queues meanwhile.
-     */
-    public KhameleonServer.Builder pacingGain(double gain) {
-        if (!(gain >= 1 && gain <= 4)) {
-            throw new IllegalArgumentException("pacingGain must be in [1, 4], was " + gain);
-        }
-        this.pacingGain = gain;
-        return self();
-    }
-
-    /**
-     * The most planned blocks per session fetched ahead of the sender, in {@code [1, 1024]} (default 16); a
-     * session fetches fewer when its pace and its source's fetch time say fewer are sent soon.
-     */
-    public KhameleonServer.Builder fetchWindow(int blocks) {
-        this.fetchWindow = range("fetchWindow", blocks, 1, 1024);
-        return self();
-    }
-
-    /** A fetch not done after this long is skipped, in {@code [1 ms, 10 min]} (default 5 s). */
-    public KhameleonServer.Builder fetchTimeout(Duration timeout) {
-        this.fetchTimeoutMillis = millis("fetchTimeout", timeout, 1, 600_000);
-        return self();
-    }
-
-    /** Threads that start block fetches, in {@code [1, 1024]} (default 4). */
-    public KhameleonServer.Builder fetchThreads(int threads) {
-        this.fetchThreads = threads("fetchThreads", threads, 1);
-        return self();
-    }
-
-    /** Threads that run schedulers, shared by all sessions, in {@code [1, 1024]} (default: available processors). */
-    public KhameleonServer.Builder schedulerThreads(int threads) {
-        this.schedulerThreads = threads("schedulerThreads", threads, 1);
-        return self();
-    }
-
     /** Event-loop threads for connections, in {@code [0, 1024]}; 0 (the default) lets Netty choose (2 × processors). */
     public KhameleonServer.Builder ioThreads(int threads) {
         this.ioThreads = threads("ioThreads", threads, 0);
@@ -349,16 +275,6 @@ abstract sealed class ServerSettings permits KhameleonServer.Builder {
             throw new IllegalArgumentException("maxTotalCacheBlocks must be in [1, 2^40], was " + blocks);
         }
         this.maxTotalCacheBlocks = blocks;
-        return self();
-    }
-
-    /**
-     * The least time between two re-plans of one session for new states, in
-     * {@code [0, 10 s]} (default 10 ms). States that arrive faster are merged: only the newest
-     * is planned, so a client flooding states costs at most one re-plan per interval.
-     */
-    public KhameleonServer.Builder stateInterval(Duration interval) {
-        this.stateIntervalMillis = millis("stateInterval", interval, 0, 10_000);
         return self();
     }
 
@@ -467,43 +383,10 @@ abstract sealed class ServerSettings permits KhameleonServer.Builder {
                 helloTimeoutMillis, maxFramePayloadBytes, handshakeTimeoutMillis, readIdleTimeoutMillis,
                 writeStallTimeoutMillis, maxPingsPerSecond, maxInboundBytesPerSecond, writeBufferLowBytes,
                 writeBufferHighBytes, sendBufferBytes, notSentLowWaterBytes,
-                initialBytesPerSecond, maxBytesPerSecond, fixedBytesPerSecond, pacingGain, fetchWindow,
+                initialBytesPerSecond, maxBytesPerSecond, fixedBytesPerSecond, pacingGain, inFlightGain, fetchWindow,
                 fetchTimeoutMillis, fetchThreads, schedulerThreads, ioThreads, maxCacheBlocks, maxTotalCacheBlocks,
                 stateIntervalMillis, transport,
                 Optional.ofNullable(sslContext), shutdownTimeoutMillis, closeTimeoutMillis, clock, s,
                 new ResumeTokens(key, resumeTtlMillis, resumeClock));
-    }
-
-    private static long millis(String name, Duration d, long min, long max) {
-        Objects.requireNonNull(d, name);
-        long ms;
-        try {
-            ms = d.toMillis();
-        } catch (ArithmeticException e) {
-            ms = Long.MAX_VALUE;
-        }
-        if (d.isNegative() || ms < min || ms > max) {
-            throw new IllegalArgumentException(name + " must be in [" + min + " ms, " + max + " ms], was " + d);
-        }
-        return ms;
-    }
-
-    private static double rate(String name, double rate) {
-        if (!(rate >= BandwidthEstimator.MIN_BYTES_PER_SECOND && rate <= 1e12)) {
-            throw new IllegalArgumentException(name + " must be in [" + (long) BandwidthEstimator.MIN_BYTES_PER_SECOND
-                    + ", 1e12] bytes/s, was " + rate);
-        }
-        return rate;
-    }
-
-    private static int threads(String name, int threads, int min) {
-        return range(name, threads, min, 1024);
-    }
-
-    private static int range(String name, int value, int min, int max) {
-        if (value < min || value > max) {
-            throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], was " + value);
-        }
-        return value;
     }
 }

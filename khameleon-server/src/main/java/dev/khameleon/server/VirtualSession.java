@@ -2,6 +2,7 @@ package dev.khameleon.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Block;
+import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.server.SessionScheduler.Job;
 import dev.khameleon.server.SessionScheduler.Result;
@@ -101,8 +102,8 @@ public final class VirtualSession implements AutoCloseable {
     }
 
     /** A receive-rate report from the client arrives now. */
-    public void onRate(double bytesPerSecond) {
-        controller.onRate(bytesPerSecond);
+    public void onRate(ControlMessage.RateReport report) {
+        controller.onRate(report);
     }
 
     /** A request event from the client arrives now. */

@@ -283,7 +283,7 @@ class PushControllerTest {
                 .blockSource(TestApps.inMemory(N, BLOCKS, BLOCK_SIZE)).predictor(CELL).build();
         Harness h = new Harness(uniform, b -> { });
         for (int i = 0; i < 5; i++) {
-            h.controller.onRate(1e6);
+            h.controller.onRate(new dev.khameleon.core.protocol.ControlMessage.RateReport(0, 1e6));
         }
         h.controller.start();
         h.runJob();
