@@ -2,6 +2,7 @@ package dev.khameleon.bench.sim;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Block;
+import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.core.spi.UtilityFunction;
@@ -75,8 +76,8 @@ final class EngineServer implements VirtualSession.Host {
     }
 
     /** A receive-rate report arrives at the server now. */
-    void onRate(double bytesPerSecond) {
-        session.onRate(bytesPerSecond);
+    void onRate(ControlMessage.RateReport report) {
+        session.onRate(report);
     }
 
     /** The bytes of one block frame on the wire. */

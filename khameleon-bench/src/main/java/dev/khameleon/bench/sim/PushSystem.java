@@ -224,7 +224,7 @@ final class PushSystem implements SimSystem {
 
             @Override
             public void sendRate(ControlMessage.RateReport report) {
-                ctx.loop().after(ctx.oneWayNanos(), () -> engine.onRate(report.bytesPerSecond()));
+                ctx.loop().after(ctx.oneWayNanos(), () -> engine.onRate(report));
             }
         }).clock(() -> ctx.loop().nowNanos() / 1_000_000L)
                 .stateInterval(Duration.ofMillis(c.predictionIntervalMillis()))
@@ -347,7 +347,7 @@ final class PushSystem implements SimSystem {
     /** Client side: the block lands in the ring; the cache manager makes its upcalls. */
     private void arrive(long seq, Block block, int frameBytes) {
         if (states != null) {
-            states.recordReceived(frameBytes);
+            states.recordReceived(frameBytes, seq);
         }
         arrive(seq, block);
     }
