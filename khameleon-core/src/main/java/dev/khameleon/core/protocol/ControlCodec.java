@@ -225,7 +225,7 @@ public final class ControlCodec {
             }
             case "rebind" -> rebind(root);
             case "rate" -> new ControlMessage.RateReport(longField(root, "time"), doubleField(root, "bytesPerSecond"),
-                    optionalLong(root, "nextSeq", ControlMessage.RateReport.NO_SEQ));
+                    optionalSeq(root, "nextSeq"));
             case "request" -> new ControlMessage.RequestEvent(longField(root, "time"), intField(root, "request"));
             case "bye" -> new ControlMessage.Bye();
             case "welcome" -> welcome(root);
@@ -309,10 +309,20 @@ public final class ControlCodec {
         return out;
     }
 
-    /** The integer {@code field} of {@code parent}, or {@code absent} when it is missing or null. */
-    private static long optionalLong(JsonNode parent, String field, long absent) {
+    /**
+     * The sequence number {@code field} of {@code parent}, {@code >= 0}, or
+     * {@link ControlMessage.RateReport#NO_SEQ} when it is missing or null.
+     */
+    private static long optionalSeq(JsonNode parent, String field) {
         JsonNode n = parent.get(field);
-        return n == null || n.isNull() ? absent : asLong(field, n);
+        if (n == null || n.isNull()) {
+            return ControlMessage.RateReport.NO_SEQ;
+        }
+        long seq = asLong(field, n);
+        if (seq < 0) {
+            throw Fields.invalid(field + " must be >= 0, was " + seq);
+        }
+        return seq;
     }
 
     private static Optional<Boolean> optionalBoolean(JsonNode parent, String field) {
