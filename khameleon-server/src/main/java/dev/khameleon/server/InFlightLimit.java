@@ -9,9 +9,10 @@ package dev.khameleon.server;
  * time from sending the last frame a report counts to the report's arrival is a round-trip
  * sample; the least sample of the current window of {@value #MIN_RTT_WINDOW_SECONDS} s and the
  * one before is the path's round trip (a single sample can be long: a frame that landed well
- * before the report, on an idle link). Between reports the client is taken to receive at the bandwidth estimate. A frame may go
- * when the frames in flight stay under {@code gain × estimate × round trip}, and never fewer
- * than {@value #MIN_FRAMES} frames: the link stays busy while the queue stays short. Without
+ * before the report, on an idle link). Between reports the client is taken to receive at the
+ * rate the caller gives. A frame may go when the frames in flight stay under
+ * {@code gain × rate × round trip}, and never fewer than {@value #MIN_FRAMES} frames: the link
+ * stays busy while the queue stays short. Without
  * reports that carry {@code nextSeq} (an older client) nothing is bounded here and only the
  * pacer and the channel's water marks hold the sender back.
  *

@@ -30,6 +30,9 @@ class BuilderValidationTest {
         rejects("initialBytesPerSecond", "NaN", () -> b.initialBytesPerSecond(Double.NaN));
         rejects("maxBytesPerSecond", "-1", () -> b.maxBytesPerSecond(-1));
         rejects("pacingGain", "0.5", () -> b.pacingGain(0.5));
+        rejects("inFlightGain", "0.5", () -> b.inFlightGain(0.5));
+        rejects("inFlightGain", "17.0", () -> b.inFlightGain(17));
+        rejects("inFlightGain", "NaN", () -> b.inFlightGain(Double.NaN));
         rejects("fetchWindow", "0", () -> b.fetchWindow(0));
         rejects("fetchTimeout", "PT0S", () -> b.fetchTimeout(Duration.ZERO));
         rejects("readIdleTimeout", "PT-1S", () -> b.readIdleTimeout(Duration.ofSeconds(-1)));
