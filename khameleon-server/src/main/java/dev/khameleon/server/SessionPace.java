@@ -2,6 +2,8 @@ package dev.khameleon.server;
 
 import dev.khameleon.core.protocol.ControlMessage;
 
+import java.util.Arrays;
+
 /**
  * A session's bandwidth estimate and the pace its sender keeps: the estimate follows the client's
  * receive-rate reports ({@link BandwidthEstimator}), the pace is the estimate × the pacing gain,
@@ -52,6 +54,8 @@ final class SessionPace {
     /** The last reports that showed the link (not a drain), bytes per second, for the bound. */
     private final double[] recent = new double[MAX_FILTER_REPORTS];
     private int recentNext;
+    /** The largest of {@link #recent}, kept per report so that no frame's check scans them. */
+    private double recentMax;
 
     SessionPace(ServerConfig config, int frameBytes, SessionCounters counters, long nowNanos) {
         this.config = config;
@@ -93,11 +97,7 @@ final class SessionPace {
 
     /** The rate the bound and the deliveries between reports are reckoned at, bytes per second. */
     private double boundRate() {
-        double max = 0;
-        for (double r : recent) {
-            max = Math.max(max, r);
-        }
-        return Math.max(estimate(), Math.min(max, config.maxBytesPerSecond()));
+        return Math.max(estimate(), Math.min(recentMax, config.maxBytesPerSecond()));
     }
 
     /**
@@ -114,6 +114,7 @@ final class SessionPace {
             if (bytesPerSecond > 0 && Double.isFinite(bytesPerSecond) && config.fixedBytesPerSecond() == 0) {
                 recent[recentNext] = bytesPerSecond;
                 recentNext = (recentNext + 1) % MAX_FILTER_REPORTS;
+                recentMax = Arrays.stream(recent).max().orElse(0);
             }
         }
         if (startup) {
