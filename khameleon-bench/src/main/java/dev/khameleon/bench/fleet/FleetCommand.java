@@ -96,19 +96,6 @@ public final class FleetCommand implements Callable<Integer> {
             + "default ${DEFAULT-VALUE}")
     Path configDoc = Path.of("docs", "scale-out.md");
 
-    /** Runs the tool as its own program and exits with its status (2: bad argument or missing binary). */
-    public static void main(String[] args) {
-        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        System.exit(dev.khameleon.bench.Cli.run(prepend("fleet", args)));
-    }
-
-    private static String[] prepend(String first, String[] rest) {
-        String[] out = new String[rest.length + 1];
-        out[0] = first;
-        System.arraycopy(rest, 0, out, 1, rest.length);
-        return out;
-    }
-
     /**
      * Checks every option and the files the rig needs.
      *

@@ -1,6 +1,5 @@
 package dev.khameleon.bench.store;
 
-import dev.khameleon.bench.Cli;
 import dev.khameleon.bench.GridSize;
 import dev.khameleon.bench.sim.trace.BalabitReader;
 import dev.khameleon.bench.sim.trace.PointerTrace;
@@ -133,14 +132,6 @@ public final class StoreBench implements Callable<Integer> {
             + "corpus's block device while it replays, e.g. 3000,125 for a cloud volume's baseline (needs root and the "
             + "cgroup blkio or io controller; throttles O_DIRECT reads and page-cache misses); default: no cap")
     ReadThrottle.Limit throttleReads;
-
-    /** Runs the benchmark; see the class description. */
-    public static void main(String[] args) {
-        String[] withCommand = new String[args.length + 1];
-        withCommand[0] = "store";
-        System.arraycopy(args, 0, withCommand, 1, args.length);
-        System.exit(Cli.run(withCommand));
-    }
 
     @Override
     public Integer call() throws Exception {
