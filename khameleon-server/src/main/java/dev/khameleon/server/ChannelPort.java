@@ -33,7 +33,7 @@ import java.util.function.BiConsumer;
  * <p><b>Threading.</b> Confined to the channel's event loop, except the jobs it submits, which run on
  * the scheduler executor and hand their results back through the event loop.
  */
-final class ChannelPort implements PushController.Port {
+final class ChannelPort implements PushPort {
     private static final Logger log = LoggerFactory.getLogger(ChannelPort.class);
 
     private final String id;
@@ -170,10 +170,10 @@ final class ChannelPort implements PushController.Port {
     public long withdraw() {
         SchedulerTask t = queued;
         if (t == null || !server.withdraw(t)) {
-            return PushController.NOT_WITHDRAWN;
+            return PushPort.NOT_WITHDRAWN;
         }
         queued = null;
-        return t.replan() ? t.order() : PushController.WITHDRAWN;
+        return t.replan() ? t.order() : PushPort.WITHDRAWN;
     }
 
     @Override

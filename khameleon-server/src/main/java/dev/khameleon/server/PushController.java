@@ -24,7 +24,7 @@ import java.util.function.LongSupplier;
  * planned blocks are fetched, when each is written, and what a new state, scope, rate report,
  * request, job result or fetched block changes. The server's push handler and the simulator both
  * run this class; it knows no channel, executor or wall clock. Events come in as method calls; what
- * is to be done goes out through the {@link Port}: submit or withdraw a scheduler job, write a block
+ * is to be done goes out through the {@link PushPort}: submit or withdraw a scheduler job, write a block
  * frame, wake at a time, close with a code. Fetches go through a {@link SlotFetcher}, built on the
  * same port.
  *
@@ -45,65 +45,12 @@ final class PushController implements SlotFetcher.Listener {
     static final int MAX_REPLAN_MARGIN = 16;
     private static final double EWMA = 0.2;
 
-    /** {@link Port#withdraw()}: the job had started, ended or was never queued. */
-    static final long NOT_WITHDRAWN = -2;
-    /** {@link Port#withdraw()}: withdrawn, and it was not a re-plan (it keeps no queue turn). */
-    static final long WITHDRAWN = -1;
-
-    /**
-     * What the controller has done on its behalf: the session's connection, executors and timers.
-     * Every method is called on the controller's thread and must not block.
-     */
-    interface Port extends SlotFetcher.Host {
-        /**
-         * Queues {@code job} on the scheduler; its result comes back through
-         * {@link PushController#onResult}, on the controller's thread.
-         *
-         * @param replan whether it re-plans (re-plans run before jobs that only plan ahead)
-         * @param order  the queue turn to keep, from {@link #withdraw()}; -1 for a new one
-         * @return false if the scheduler no longer runs (the server is shutting down)
-         */
-        boolean submit(Job job, boolean replan, long order);
-
-        /**
-         * Withdraws the job last submitted if it has not started.
-         *
-         * @return its queue turn if it was a re-plan, {@link #WITHDRAWN} if it was not, or
-         *     {@link #NOT_WITHDRAWN} if it has started or ended
-         */
-        long withdraw();
-
-        /** Whether a block frame written now goes out without piling up beyond the outbound window. */
-        boolean isWritable();
-
-        /** Writes block frame {@code seq}; {@link #flush()} sends what was written. */
-        void write(long seq, Block block, int generation);
-
-        /** Writes and flushes control messages, already encoded (a scope's {@code rebind} messages). */
-        void writeControl(List<String> messages);
-
-        /** Sends the frames written since the last flush. */
-        void flush();
-
-        /** The head block is ready but the port is not writable: the sender waits for writability. */
-        void blocked();
-
-        /**
-         * Calls {@link PushController#onWake()} at {@code atNanos}, unless a wake is already due by
-         * then; at most one wake is pending.
-         */
-        void wakeAt(long atNanos);
-
-        /** Closes the session with {@code code}; the port calls {@link PushController#stop()}. */
-        void close(ErrorCode code, String message);
-    }
-
     private final String id;
     private final Application application;
     private final ServerConfig config;
     private final SessionCounters counters;
     private final LongSupplier clock;
-    private final Port port;
+    private final PushPort port;
     private final int frameBytes;
     private final boolean scoped;
     private final SessionPace pace;
@@ -134,7 +81,7 @@ final class PushController implements SlotFetcher.Listener {
      * @param port        what the controller's decisions are carried out by
      */
     PushController(String id, ServerRuntime.App app, ServerConfig config, SessionCounters counters, int cacheBlocks,
-                   Port port) {
+                   PushPort port) {
         this.id = id;
         this.application = app.application();
         this.config = config;
@@ -206,7 +153,7 @@ final class PushController implements SlotFetcher.Listener {
         plan.clear();
         pendingState = null;
         pendingScope = null;
-        if (queuedJob != null && port.withdraw() != NOT_WITHDRAWN) {
+        if (queuedJob != null && port.withdraw() != PushPort.NOT_WITHDRAWN) {
             queuedJob = null;
         }
     }
@@ -315,7 +262,7 @@ final class PushController implements SlotFetcher.Listener {
         pump();
     }
 
-    /** A wake asked for with {@link Port#wakeAt} is due. */
+    /** A wake asked for with {@link PushPort#wakeAt} is due. */
     void onWake() {
         pump();
     }
@@ -407,7 +354,7 @@ final class PushController implements SlotFetcher.Listener {
             return;
         }
         long order = port.withdraw();
-        if (order == NOT_WITHDRAWN) {
+        if (order == PushPort.NOT_WITHDRAWN) {
             return;
         }
         plan.jobEnded();

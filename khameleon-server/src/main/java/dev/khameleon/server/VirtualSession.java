@@ -149,7 +149,7 @@ public final class VirtualSession implements AutoCloseable {
     }
 
     /** Carries out the controller's decisions on the host's clock; a job runs at once, its result later. */
-    private final class Port implements PushController.Port {
+    private final class Port implements PushPort {
         private long wakeDeadline = Long.MAX_VALUE;
         private long wakeToken;
 
@@ -166,7 +166,7 @@ public final class VirtualSession implements AutoCloseable {
         @Override
         public long withdraw() {
             // A job starts as it is submitted: one session never waits for a scheduler thread.
-            return PushController.NOT_WITHDRAWN;
+            return PushPort.NOT_WITHDRAWN;
         }
 
         @Override

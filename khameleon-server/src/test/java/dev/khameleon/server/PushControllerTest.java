@@ -40,7 +40,7 @@ class PushControllerTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 
     /** A session on a fake clock, with the port's decisions in plain lists. */
-    private static final class Harness implements PushController.Port {
+    private static final class Harness implements PushPort {
         long now;
         final ArrayDeque<Job> jobs = new ArrayDeque<>();
         final List<Long> orders = new ArrayList<>();
@@ -116,7 +116,7 @@ class PushControllerTest {
         @Override
         public long withdraw() {
             if (!withdrawable || jobs.isEmpty()) {
-                return PushController.NOT_WITHDRAWN;
+                return PushPort.NOT_WITHDRAWN;
             }
             jobs.pollLast();
             return 42;
