@@ -5,7 +5,6 @@ import dev.khameleon.core.ScheduleChunk;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -21,11 +20,13 @@ import java.util.function.LongSupplier;
  *
  * <p>The parts: a {@link ReadQueue} (which read next: demand in elevator order, then prefetch
  * hints soonest-due first), an {@link ExtentCache} (which memory to reuse: cold data first, then
- * announced data due last), a {@link ReadConcurrency} (how many reads in flight) and an
- * {@link IoLoop} (the threads). This class ties them together under one lock; every critical
- * section does constant or logarithmic work, and byte copies and CRC checks happen outside the
- * lock, protected by the extent's pin count (or, while its loader hands it out, by its LOADING
- * state), so memory is never reused while a block is copied out of it.
+ * announced data due last), {@link Announcements} (what the schedule announced, and when it is
+ * due), a {@link ReadAdmission} (which read starts next, and how many are in flight within a
+ * {@link ReadConcurrency} limit) and an {@link IoLoop} (the threads). This class ties them
+ * together under one lock; every critical section does constant or logarithmic work, and byte
+ * copies and CRC checks happen outside the lock, protected by the extent's pin count (or, while
+ * its loader hands it out, by its LOADING state), so memory is never reused while a block is
+ * copied out of it.
  *
  * <p>Reads a sender waits for may use every read slot and always go first; prefetch reads use the
  * slots demand leaves free, all but one (kept for the next sender who waits), so they cannot crowd
@@ -36,15 +37,8 @@ import java.util.function.LongSupplier;
  * queued extents (fetches beyond fail at once; hints beyond are dropped and counted).
  */
 final class ReadAheadReader implements BlockReader {
-    /**
-     * Announced data due longer ago than this plus the observed lead (announcement to first fetch)
-     * is no longer preferred to other data: its slots were re-planned or its session left.
-     */
-    static final long STALE_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** How long a demand read may wait before it goes ahead of the elevator order: about one disk seek. */
     static final long DEMAND_DEADLINE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    /** The slot pace assumed until fetches have shown the real one (a 16 KiB block at 16 MB/s). */
-    static final long INITIAL_SLOT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /**
      * The most reads for waiting senders allowed in flight beyond an adaptive limit (each only in
      * memory that no announced data holds: raising the limit itself was measured to cost
@@ -63,22 +57,13 @@ final class ReadAheadReader implements BlockReader {
     private final Condition work = lock.newCondition();
     private final ExtentCache cache;
     private final ReadQueue queue;
-    private final SlotPace pace = new SlotPace(INITIAL_SLOT_NANOS);
+    private final Announcements hints;
     private final ReadConcurrency concurrency;
+    private final ReadAdmission admission;
     private final IoLoop<Extent> loop;
-    /** Reads for waiting senders allowed beyond {@code concurrency.limit()} ({@code FileBlockStore.Builder.demandBurstReads}). */
-    private final int burst;
-    private long burstReads;
     /** Test hook: runs on the I/O thread after it sealed a loaded extent, before it takes the lock. */
     private volatile Runnable afterHandOverForTesting;
     private long nextId;
-    private long nextChunk;
-    /** Reads in flight within the limit, and burst reads beyond it (which do not count towards it). */
-    private int readsInFlight;
-    private int burstsInFlight;
-    private int prefetchesInFlight;
-    /** An I/O thread found no memory it may take: wake it when memory is released. */
-    private boolean starved;
     private boolean closed;
 
     private ReadAheadReader(Segments segments, Counters counters, String name, boolean useHints,
@@ -101,16 +86,20 @@ final class ReadAheadReader implements BlockReader {
         this.concurrency = concurrency;
         // Burst reads only take memory nobody announced, so they cannot starve the limit's reads;
         // the pool bounds how many could ever run at once.
-        this.burst = concurrency.adaptive()
+        int burst = concurrency.adaptive()
                 ? (int) Math.max(0, Math.min(demandBurstReads, fit - 1 - concurrency.max())) : 0;
         // Allocated up front: first-touch of fresh memory is slow (milliseconds per MiB on a busy
         // VM) and must not sit on the read path; the bound is then also the footprint.
         this.cache = new ExtentCache(new BuddyPool(poolBytes, largestRead), this::staleNanos, this::requeue);
         this.queue = new ReadQueue(maxPendingReads, DEMAND_DEADLINE_NANOS);
+        this.hints = new Announcements(cache, queue, counters, this::newExtent, nanoTime);
+        this.admission = new ReadAdmission(concurrency, burst, queue, cache,
+                e -> (int) segments.readLength(e.request, e.from, e.to), e -> segments.diskPosition(e.request, e.to),
+                work, nanoTime, hints::staleNanos);
         this.loop = new IoLoop<>(lock, work, "khameleon-store-" + name + "-io-", concurrency.max() + burst, new IoLoop.Jobs<>() {
             @Override
             public Extent next() {
-                return takeNext();
+                return admission.next();
             }
 
             @Override
@@ -171,16 +160,16 @@ final class ReadAheadReader implements BlockReader {
                 int limit = useHints ? blockIndex + 1 : segments.index().entry(requestId).count();
                 e = newExtent(requestId, blockIndex, limit);
                 queue.demand(e, nanoTime.getAsLong());
-                signalIfRoom(true);
+                admission.signalIfRoom(true);
             }
-            samplePace(e);
+            hints.fetched(e);
             if (e.state != Extent.State.READY) {
                 Extent.Waiter w = e.addWaiter(requestId, blockIndex);
                 if (w != null) {
                     if (!e.demanded && e.state == Extent.State.QUEUED) {
                         // A hinted read the sender now waits for: move it to the demand queue.
                         queue.demand(e, nanoTime.getAsLong());
-                        signalIfRoom(true);
+                        admission.signalIfRoom(true);
                     }
                     return w.future;
                 }
@@ -205,54 +194,15 @@ final class ReadAheadReader implements BlockReader {
         if (!useHints || chunk.isEmpty()) {
             return;
         }
-        // Merge the chunk per response, keeping the order in which responses first appear; each
-        // entry is (block << 32 | offset in the chunk), so sorting orders by block.
-        LinkedHashMap<Integer, List<Long>> wanted = new LinkedHashMap<>();
-        int n = segments.index().size();
-        for (int k = 0; k < chunk.size(); k++) {
-            int r = chunk.requestId(k);
-            int b = chunk.blockIndex(k);
-            if (r >= 0 && r < n && b >= 0 && b < segments.index().entry(r).count()) {
-                wanted.computeIfAbsent(r, x -> new ArrayList<>()).add(((long) b << 32) | k);
-            }
-        }
+        Map<Integer, List<Long>> wanted = Announcements.byResponse(chunk, segments.index());
         long now = nanoTime.getAsLong();
         lock.lock();
         try {
             if (closed) {
                 return;
             }
-            long slot = pace.slotNanos();
-            long lead = pace.leadNanos();
-            boolean added = false;
-            long announcer = nextChunk++;
-            for (Map.Entry<Integer, List<Long>> m : wanted.entrySet()) {
-                int r = m.getKey();
-                List<Long> slots = m.getValue();
-                slots.sort(null);
-                int last = (int) (slots.get(slots.size() - 1) >>> 32);
-                Extent current = null;
-                for (long s : slots) {
-                    int b = (int) (s >>> 32);
-                    int k = (int) s;
-                    if (current == null || !current.covers(b)) {
-                        current = cache.find(r, b);
-                        if (current == null) {
-                            if (!queue.hasRoom()) {
-                                counters.hintsDropped.increment();
-                                break;
-                            }
-                            // One read from here to the response's last wanted block, as far as read-ahead allows.
-                            current = newExtent(r, b, last + 1);
-                            queue.hint(current);
-                            added = true;
-                        }
-                    }
-                    announce(current, announcer, now, k, now + lead + k * slot);
-                }
-            }
-            if (added && prefetchesInFlight < prefetchLimit()) {
-                signalIfRoom(false);
+            if (hints.announce(wanted, now) && admission.hasPrefetchRoom()) {
+                admission.signalIfRoom(false);
             }
         } finally {
             lock.unlock();
@@ -274,50 +224,15 @@ final class ReadAheadReader implements BlockReader {
         return true;
     }
 
-    /** Records one more announced slot of {@code e}, due at {@code due}. Lock held. */
-    private void announce(Extent e, long announcer, long now, int offset, long due) {
-        boolean listed = cache.unlist(e);
-        e.hinted++;
-        if (e.lastAnnouncer != announcer) {
-            e.lastAnnouncer = announcer;
-            e.announcers++;
-        }
-        if (due < e.due) {
-            queue.advance(e, due);
-            e.announcedNanos = now;
-            e.announcedOffset = offset;
-            e.paceSampled = false;
-        }
-        if (listed) {
-            cache.list(e);
-        }
-    }
-
-    /**
-     * On the first fetch of an extent that one chunk announced, teaches the slot pace when it was
-     * fetched (with several announcers, the fetch may belong to another session's chunk). Lock held.
-     */
-    private void samplePace(Extent e) {
-        if (e.hinted > 0 && e.announcers == 1 && !e.paceSampled) {
-            e.paceSampled = true;
-            pace.sample(e.announcedOffset, nanoTime.getAsLong() - e.announcedNanos);
-        }
+    /** For the cache, which is built before the announcements it consults. Lock held. */
+    private long staleNanos() {
+        return hints.staleNanos();
     }
 
     /** Records that {@code slots} announced slots of {@code e} were fetched. Lock held. */
     private void consumeHints(Extent e, int slots) {
-        if (e.hinted > 0) {
-            boolean listed = cache.unlist(e);
-            e.hinted = Math.max(0, e.hinted - slots);
-            if (e.hinted == 0) {
-                e.due = Long.MAX_VALUE;
-            }
-            if (listed) {
-                cache.list(e);
-            }
-            if (e.hinted == 0) {
-                wakeStarved();
-            }
+        if (hints.consume(e, slots)) {
+            admission.wakeStarved();
         }
     }
 
@@ -329,103 +244,6 @@ final class ReadAheadReader implements BlockReader {
         cache.add(e);
         queue.created();
         return e;
-    }
-
-    /**
-     * Picks the next extent to read and gives it memory, or returns null if there is nothing to
-     * do now. Demand reads go first, in elevator order (beyond the limit only into memory that
-     * holds no announced data); hinted reads follow soonest-due first, but only into memory that
-     * holds no announced data due sooner. Lock held.
-     */
-    private Extent takeNext() {
-        int limit = concurrency.limit();
-        if (readsInFlight >= limit && burstsInFlight >= burst) {
-            return null;
-        }
-        long now = nanoTime.getAsLong();
-        if (queue.hasDemand()) {
-            Extent e = queue.peekDemand(now);
-            boolean beyond = readsInFlight >= limit;
-            BuddyPool.Allocation memory = beyond ? cache.acquireUnannounced(readBytes(e), now)
-                    : cache.acquire(readBytes(e), true, e.due, now);
-            if (memory == null) {
-                // A burst read that found no such memory waits for the next fetch or completion
-                // instead of being woken by every unpin (that churn was measured to cost throughput).
-                starved |= !beyond;
-                return null;
-            }
-            if (beyond) {
-                burstReads++;
-                burstsInFlight++;
-                e.burst = true;
-            } else {
-                readsInFlight++;
-            }
-            return start(e, memory);
-        }
-        if (readsInFlight >= limit) {
-            return null;
-        }
-        while (queue.hasHints() && prefetchesInFlight < prefetchLimit()) {
-            Extent e = queue.peekHint();
-            if (e.hinted == 0 || now - e.due > staleNanos()) {
-                // Every slot that wanted it was fetched already, or it was re-planned away: not worth a read.
-                queue.remove(e);
-                cache.remove(e);
-                continue;
-            }
-            BuddyPool.Allocation memory = cache.acquire(readBytes(e), false, e.due, now);
-            if (memory == null) {
-                starved = true;
-                return null;
-            }
-            e.prefetching = true;
-            prefetchesInFlight++;
-            readsInFlight++;
-            return start(e, memory);
-        }
-        return null;
-    }
-
-    /** Prefetch reads allowed in flight: every read slot but one, at least one. */
-    private int prefetchLimit() {
-        return Math.max(1, concurrency.limit() - 1);
-    }
-
-    private long staleNanos() {
-        return STALE_NANOS + pace.leadNanos();
-    }
-
-    private int readBytes(Extent e) {
-        return (int) segments.readLength(e.request, e.from, e.to);
-    }
-
-    private Extent start(Extent e, BuddyPool.Allocation memory) {
-        queue.take(e, segments.diskPosition(e.request, e.to));
-        e.state = Extent.State.LOADING;
-        e.memory = memory;
-        return e;
-    }
-
-    /**
-     * Wakes one I/O thread if another read may start now. A thread that found no memory it may
-     * take sleeps until memory is released; a new demand read within the limit may evict more
-     * than a prefetch may, so it wakes a thread even then. Beyond the limit, a demand read wakes
-     * a thread only if memory that nobody announced is there to take. Lock held.
-     */
-    private void signalIfRoom(boolean demand) {
-        if (readsInFlight < concurrency.limit() ? demand || !starved
-                : demand && burstsInFlight < burst
-                        && cache.hasUnannounced(readBytes(queue.peekDemand(nanoTime.getAsLong())), nanoTime.getAsLong())) {
-            work.signal();
-        }
-    }
-
-    private void wakeStarved() {
-        if (starved) {
-            starved = false;
-            work.signal();
-        }
     }
 
     /**
@@ -470,36 +288,21 @@ final class ReadAheadReader implements BlockReader {
         Extent next = null;
         lock.lock();
         try {
-            if (e.burst) {
-                e.burst = false;
-                burstsInFlight--;
-            } else {
-                readsInFlight--;
-            }
-            if (failure == null) {
-                concurrency.completed(latency);
-            }
-            if (e.prefetching) {
-                e.prefetching = false;
-                prefetchesInFlight--;
-            }
+            admission.finished(e, failure == null, latency);
             if (failure == null) {
                 // Also when closed: a fetch may still copy from it under a pin; close forgets it.
                 if (cache.loaded(e)) {
-                    wakeStarved();
+                    admission.wakeStarved();
                 }
                 consumeHints(e, served);
             } else {
                 failed = e.drain();
                 cache.remove(e);
                 cache.release(e);
-                starved = false;
             }
             if (!closed) {
-                next = takeNext();
-                if ((queue.hasDemand() || queue.hasHints()) && readsInFlight < concurrency.limit()) {
-                    work.signal();
-                }
+                next = admission.next();
+                admission.signalIfMore();
             }
         } finally {
             lock.unlock();
@@ -530,7 +333,7 @@ final class ReadAheadReader implements BlockReader {
         lock.lock();
         try {
             if (cache.unpin(e)) {
-                wakeStarved();
+                admission.wakeStarved();
             }
         } finally {
             lock.unlock();
@@ -596,7 +399,7 @@ final class ReadAheadReader implements BlockReader {
     long burstReads() {
         lock.lock();
         try {
-            return burstReads;
+            return admission.burstReads();
         } finally {
             lock.unlock();
         }
