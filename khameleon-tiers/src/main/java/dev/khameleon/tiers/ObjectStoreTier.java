@@ -13,33 +13,43 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
  * The object-store tier: one object per response in an S3-compatible bucket, read with a byte-range
  * GET bounded by the size the response must have, so a foreign or oversized object never costs
- * more than that. The S3 client is synchronous, so calls run on this tier's own bounded pool,
- * never on the caller's thread; a full pool counts as a failure and the fetch goes on without
+ * more than that. A response the tiers below yield after a miss is stored there; a damaged object is
+ * refused and replaced. The S3 client is synchronous, so calls run on this tier's own bounded pool,
+ * never on the caller's thread; a full pool counts as a failure and the lookup goes on without
  * the tier. Failures skip the tier for the retry interval with one log line per outage. Thread-safe.
  */
-final class ObjectStoreTier implements AutoCloseable {
+final class ObjectStoreTier implements Tier {
     private static final Logger LOG = LoggerFactory.getLogger(ObjectStoreTier.class);
+    /** A refused object is news about a lookup, logged with the stack's other lookup events. */
+    private static final Logger LOOKUP_LOG = LoggerFactory.getLogger(TieredBlockSource.class);
 
     private final S3Client s3;
     private final String bucket;
     private final ThreadPoolExecutor pool;
-    private final long retryNanos;
-    private final LongSupplier nanoClock;
-    private final AtomicBoolean down = new AtomicBoolean();
-    private volatile long downUntilNanos;
+    private final Outage outage;
+    private final KeySpace keys;
+    private final int blockSize;
+    private final TierCounters counters;
 
-    ObjectStoreTier(S3Client s3, String bucket, int threads, Duration retryInterval, LongSupplier nanoClock) {
+    /**
+     * The tier on {@code bucket} through {@code s3} (the caller's to close), with {@code threads} for
+     * its calls, holding responses of {@code blockSize}-byte blocks under {@code keys}.
+     */
+    ObjectStoreTier(S3Client s3, String bucket, int threads, Duration retryInterval, LongSupplier nanoClock,
+                    KeySpace keys, int blockSize, TierCounters counters) {
         this.s3 = s3;
         this.bucket = bucket;
-        this.retryNanos = retryInterval.toNanos();
-        this.nanoClock = nanoClock;
+        this.outage = new Outage(retryInterval, nanoClock);
+        this.keys = keys;
+        this.blockSize = blockSize;
+        this.counters = counters;
         AtomicInteger n = new AtomicInteger();
         this.pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024), r -> {
             Thread t = new Thread(r, "khameleon-tiers-s3-" + n.incrementAndGet());
@@ -49,13 +59,45 @@ final class ObjectStoreTier implements AutoCloseable {
         pool.allowCoreThreadTimeOut(true);
     }
 
-    /** Whether to use the tier now: not inside the back-off after a failure. */
-    boolean usable() {
-        return !(down.get() && nanoClock.getAsLong() - downUntilNanos < 0);
+    /** The response read from the bucket, or the one from the tiers below, which is then stored there. */
+    @Override
+    public CompletableFuture<StoredResponse> load(Chain chain) {
+        Lookup lookup = chain.lookup();
+        if (outage.skipping()) {
+            return chain.proceed(lookup);
+        }
+        String key = keys.object(lookup.contentKey());
+        return get(key, StoredResponse.encodedLength(lookup.count(), blockSize)).handle((value, e) -> {
+            if (e != null) {
+                failed(e);
+                return chain.proceed(lookup);
+            }
+            succeeded();
+            if (value != null) {
+                try {
+                    StoredResponse r = StoredResponse.decode(value, lookup.contentKey(), blockSize);
+                    counters.objectStoreHits.increment();
+                    return CompletableFuture.completedFuture(r);
+                } catch (StoredResponse.CorruptValueException ce) {
+                    counters.corruptValues.increment();
+                    LOOKUP_LOG.warn("refused the object {} ({}); computing the response again", key, ce.getMessage());
+                }
+            }
+            return chain.proceed(lookup).thenApply(r -> {
+                counters.write(() -> put(key, r.encode()), this::failed);
+                return r;
+            });
+        }).thenCompose(Function.identity());
+    }
+
+    /** Stops this tier's threads; the S3 client is the caller's. */
+    @Override
+    public void close() {
+        pool.shutdownNow();
     }
 
     /** The object at {@code key}, at most {@code maxBytes} of it, or null if there is none. */
-    CompletableFuture<byte[]> get(String key, long maxBytes) {
+    private CompletableFuture<byte[]> get(String key, long maxBytes) {
         try {
             return CompletableFuture.supplyAsync(() -> {
                 try {
@@ -71,7 +113,7 @@ final class ObjectStoreTier implements AutoCloseable {
     }
 
     /** Stores {@code value} at {@code key}. */
-    CompletableFuture<Void> put(String key, byte[] value) {
+    private CompletableFuture<Void> put(String key, byte[] value) {
         try {
             return CompletableFuture.runAsync(() -> s3.putObject(PutObjectRequest.builder().bucket(bucket).key(key)
                     .contentLength((long) value.length).build(), RequestBody.fromBytes(value)), pool);
@@ -80,30 +122,19 @@ final class ObjectStoreTier implements AutoCloseable {
         }
     }
 
-    /** Records a failed call: the tier is skipped for the retry interval; logs once per outage. */
-    void failed(Throwable cause) {
-        downUntilNanos = nanoClock.getAsLong() + retryNanos;
-        if (down.compareAndSet(false, true)) {
-            Throwable root = cause;
-            while (root.getCause() != null && root.getCause() != root) {
-                root = root.getCause();
-            }
-            LOG.warn("object-store tier (bucket {}) unavailable ({}: {}); serving from the other tiers, retrying every"
-                    + " {} ms", bucket, root.getClass().getSimpleName(), root.getMessage(),
-                    TimeUnit.NANOSECONDS.toMillis(retryNanos));
+    /** Records a failed call: counted, and the tier is skipped for the retry interval; logs once per outage. */
+    private void failed(Throwable cause) {
+        counters.objectStoreFailures.increment();
+        if (outage.fail()) {
+            LOG.warn("object-store tier (bucket {}) unavailable ({}); serving from the other tiers, retrying every"
+                    + " {} ms", bucket, Outage.rootCause(cause), outage.retryMillis());
         }
     }
 
     /** Records a call that succeeded; logs once when the tier comes back. */
-    void succeeded() {
-        if (down.get() && down.compareAndSet(true, false)) {
+    private void succeeded() {
+        if (outage.recover()) {
             LOG.info("object-store tier (bucket {}) answers again", bucket);
         }
-    }
-
-    /** Stops this tier's threads; the S3 client is the caller's. */
-    @Override
-    public void close() {
-        pool.shutdownNow();
     }
 }

@@ -3,8 +3,10 @@ package dev.khameleon.tiers;
 import dev.khameleon.core.Block;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.zip.CRC32C;
 
 /**
@@ -56,6 +58,21 @@ final class StoredResponse {
             b.payload().get(payloads, i * blockSize, blockSize);
         }
         return new StoredResponse(contentKey, blockSize, paddings, payloads);
+    }
+
+    /**
+     * The response made of {@code blocks} (see {@link #of}) once every one has completed; fails if any of
+     * them fails, or as {@link #of} does.
+     */
+    static CompletableFuture<StoredResponse> gather(long contentKey, int blockSize,
+                                                    List<CompletableFuture<Block>> blocks) {
+        return CompletableFuture.allOf(blocks.toArray(CompletableFuture[]::new)).thenApply(x -> {
+            List<Block> list = new ArrayList<>(blocks.size());
+            for (CompletableFuture<Block> f : blocks) {
+                list.add(f.join());
+            }
+            return of(contentKey, blockSize, list);
+        });
     }
 
     /** The length of the wire form of a response of {@code count} blocks of {@code blockSize} bytes. */

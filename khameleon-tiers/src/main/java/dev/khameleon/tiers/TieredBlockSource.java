@@ -1,34 +1,20 @@
 package dev.khameleon.tiers;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.khameleon.core.Block;
 import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.store.FileBlockStore;
-import io.lettuce.core.RedisURI;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.s3.S3Client;
 
 import java.io.Closeable;
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 
 /**
  * A {@link BlockSource} that answers from a stack of tiers in front of an origin source: this
@@ -60,69 +46,15 @@ import java.util.function.Supplier;
  * (the Redis connection, its timer) but not the origin or the file store, which the caller owns.
  */
 public final class TieredBlockSource implements BlockSource, Closeable {
-    private static final Logger LOG = LoggerFactory.getLogger(TieredBlockSource.class);
-
     private final BlockSource origin;
     private final int blockSize;
-    private final Cache<Long, StoredResponse> memory;
-    private final FileBlockStore file;
-    private final RedisTier redis;
-    private final ObjectStoreTier objects;
-    private final String namespace;
-    private final String nodeId;
-    private final long lockMillis;
-    private final long maxWaitNanos;
-    private final long pollMillis;
-    private final int maxOriginConcurrency;
-    private final long leaseMillis;
-    private final long permitWaitNanos;
-    private final LongSupplier nanoClock;
-    private final ScheduledThreadPoolExecutor timer;
-    private final SingleFlight<StoredResponse> loads = new SingleFlight<>();
-    private final AtomicInteger writesInFlight = new AtomicInteger();
-    private final AtomicLong sequence = new AtomicLong();
+    private final TierStack stack;
     private volatile boolean closed;
-
-    private final LongAdder memoryHits = new LongAdder();
-    private final LongAdder fileHits = new LongAdder();
-    private final LongAdder redisHits = new LongAdder();
-    private final LongAdder objectStoreHits = new LongAdder();
-    private final LongAdder objectStoreFailures = new LongAdder();
-    private final LongAdder originComputations = new LongAdder();
-    private final LongAdder waitedForOtherNode = new LongAdder();
-    private final LongAdder waitTimeouts = new LongAdder();
-    private final LongAdder uncoordinatedComputations = new LongAdder();
-    private final LongAdder corruptValues = new LongAdder();
-    private final LongAdder redisFailures = new LongAdder();
 
     private TieredBlockSource(Builder b) {
         this.origin = b.origin;
         this.blockSize = origin.blockSize();
-        this.memory = b.memoryBytes == 0 ? null : Caffeine.newBuilder()
-                .maximumWeight(b.memoryBytes)
-                .weigher((Long k, StoredResponse v) -> v.weight())
-                .executor(Runnable::run)
-                .build();
-        this.file = b.file;
-        this.namespace = b.namespace;
-        this.nodeId = b.nodeId;
-        this.lockMillis = b.lockTime.toMillis();
-        this.maxWaitNanos = b.maxWait.toNanos();
-        this.pollMillis = Math.max(1, b.pollInterval.toMillis());
-        this.maxOriginConcurrency = b.maxOriginConcurrency;
-        this.leaseMillis = b.leaseTime.toMillis();
-        this.permitWaitNanos = b.permitWait.toNanos();
-        this.nanoClock = b.nanoClock;
-        this.timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "khameleon-tiers-timer");
-            t.setDaemon(true);
-            return t;
-        });
-        timer.setRemoveOnCancelPolicy(true);
-        this.objects = b.s3 == null ? null
-                : new ObjectStoreTier(b.s3, b.bucket, b.objectStoreThreads, b.retryInterval, b.nanoClock);
-        this.redis = b.redis == null ? null
-                : new RedisTier(RedisURI.create(b.redis), b.redisTimeout, b.retryInterval, b.nanoClock);
+        this.stack = new TierStack(b);
     }
 
     /** A builder for a stack in front of {@code origin}; with no other setting, a memory tier of 64 MiB. */
@@ -163,58 +95,23 @@ public final class TieredBlockSource implements BlockSource, Closeable {
         if (closed) {
             return CompletableFuture.failedFuture(new IllegalStateException("tiered block source is closed"));
         }
-        int n = origin.requestCount();
-        if (requestId < 0 || requestId >= n) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException(
-                    "request id " + requestId + " out of range [0, " + n + ")"));
-        }
-        int count;
-        try {
-            count = origin.blockCount(requestId);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        if (blockIndex < 0 || blockIndex >= count) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException(
-                    "block index " + blockIndex + " out of range [0, " + count + ") for request " + requestId));
-        }
-        if (memory != null) {
-            StoredResponse r = memory.getIfPresent(contentKey);
-            if (r != null && r.count() == count) {
-                memoryHits.increment();
-                return CompletableFuture.completedFuture(r.block(requestId, blockIndex));
-            }
-        }
-        return load(requestId, contentKey, count).thenApply(r -> {
-            if (r.count() != count) {
-                throw new IllegalArgumentException("content " + contentKey + " has " + r.count()
-                        + " blocks but request " + requestId + " has " + count
-                        + ": every request bound to a content key must have its block count");
-            }
-            return r.block(requestId, blockIndex);
-        });
+        return stack.fetch(requestId, contentKey, blockIndex);
     }
 
     /** Forwards the hint to the local file store, the only tier that reads ahead; the origin is not woken. */
     @Override
     public void prefetch(ScheduleChunk chunk) {
-        if (file != null) {
-            file.prefetch(chunk);
-        }
+        stack.prefetch(chunk);
     }
 
     /** A snapshot of this stack's counters. */
     public TierStats stats() {
-        long bytes = memory == null ? 0 : memory.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
-        return new TierStats(memoryHits.sum(), fileHits.sum(), redisHits.sum(), objectStoreHits.sum(),
-                originComputations.sum(), uncoordinatedComputations.sum(), waitedForOtherNode.sum(), waitTimeouts.sum(),
-                corruptValues.sum(), redisFailures.sum(), objectStoreFailures.sum(), bytes, loads.running(),
-                writesInFlight.get());
+        return stack.stats();
     }
 
     /** Whether the shared tier is configured and currently answering. */
     public boolean sharedTierUp() {
-        return redis != null && !redis.isDown() && redis.usable();
+        return stack.sharedTierUp();
     }
 
     /**
@@ -227,329 +124,12 @@ public final class TieredBlockSource implements BlockSource, Closeable {
             return;
         }
         closed = true;
-        timer.shutdownNow();
-        IllegalStateException e = new IllegalStateException("tiered block source closed while loading");
-        loads.failAll(e);
-        if (redis != null) {
-            redis.close();
-        }
-        if (objects != null) {
-            objects.close();
-        }
+        stack.close();
     }
 
     @Override
     public String toString() {
-        return "TieredBlockSource[memory=" + (memory != null) + ", file=" + (file != null) + ", redis="
-                + (redis == null ? "none" : redis.address()) + ", objectStore=" + (objects != null) + ", origin="
-                + origin + "]";
-    }
-
-    // ---- loading ------------------------------------------------------------------------------
-
-    /** One load per content key on this node at a time; the result goes into memory before it is shared. */
-    private CompletableFuture<StoredResponse> load(int requestId, long contentKey, int count) {
-        return loads.load(contentKey, () -> fromFile(requestId, contentKey, count), r -> {
-            if (memory != null) {
-                memory.put(contentKey, r);
-            }
-        });
-    }
-
-    private CompletableFuture<StoredResponse> fromFile(int requestId, long contentKey, int count) {
-        if (file == null || contentKey < 0 || contentKey >= file.requestCount()
-                || file.blockCount((int) contentKey) != count) {
-            return fromShared(requestId, contentKey, count);
-        }
-        List<CompletableFuture<Block>> blocks = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            blocks.add(file.fetch((int) contentKey, i).toCompletableFuture());
-        }
-        return gather(contentKey, blocks).handle((r, e) -> {
-            if (e == null) {
-                fileHits.increment();
-                return CompletableFuture.completedFuture(r);
-            }
-            LOG.warn("file tier {} failed to read content {} ({}); trying the tiers below", file.directory(),
-                    contentKey, e.getMessage());
-            return fromShared(requestId, contentKey, count);
-        }).thenCompose(Function.identity());
-    }
-
-    private CompletableFuture<StoredResponse> fromShared(int requestId, long contentKey, int count) {
-        if (redis == null || !redis.usable()) {
-            return fromObjects(requestId, contentKey, count, false);
-        }
-        return sharedValue(contentKey).handle((r, e) -> {
-            if (e != null) {
-                redisFailed(e);
-                return fromObjects(requestId, contentKey, count, false);
-            }
-            redis.succeeded();
-            if (r != null) {
-                redisHits.increment();
-                return CompletableFuture.completedFuture(r);
-            }
-            return lockOrWait(requestId, contentKey, count, nanoClock.getAsLong() + maxWaitNanos);
-        }).thenCompose(Function.identity());
-    }
-
-    /**
-     * Takes the key's lock and computes, or, if another node holds it, polls until its value is in
-     * Redis, the lock is free again (then tries to take it) or {@code deadline} passes (then computes).
-     */
-    private CompletableFuture<StoredResponse> lockOrWait(int requestId, long contentKey, int count, long deadline) {
-        String token = nodeId + ":" + sequence.incrementAndGet();
-        String lock = namespace + ":lock:" + contentKey;
-        return redis.tryLock(lock, token, lockMillis).handle((got, e) -> {
-            if (e != null) {
-                redisFailed(e);
-                return fromObjects(requestId, contentKey, count, false);
-            }
-            if (got) {
-                return recheckThenCompute(requestId, contentKey, count, lock, token);
-            }
-            return later().thenCompose(x -> poll(requestId, contentKey, count, deadline));
-        }).thenCompose(Function.identity());
-    }
-
-    private CompletableFuture<StoredResponse> poll(int requestId, long contentKey, int count, long deadline) {
-        if (nanoClock.getAsLong() - deadline > 0) {
-            waitTimeouts.increment();
-            LOG.debug("waited {} ms for another node to compute content {}; computing it here",
-                    TimeUnit.NANOSECONDS.toMillis(maxWaitNanos), contentKey);
-            return fromObjects(requestId, contentKey, count, false).thenApply(r -> {
-                publish(valueKey(contentKey), r);
-                return r;
-            });
-        }
-        return sharedValue(contentKey).handle((r, e) -> {
-            if (e != null) {
-                redisFailed(e);
-                return fromObjects(requestId, contentKey, count, false);
-            }
-            if (r != null) {
-                waitedForOtherNode.increment();
-                return CompletableFuture.completedFuture(r);
-            }
-            return lockOrWait(requestId, contentKey, count, deadline);
-        }).thenCompose(Function.identity());
-    }
-
-    /**
-     * With the lock held, looks for the value once more before computing: another node may have
-     * stored it and released the lock between this node's miss and its taking the lock.
-     */
-    private CompletableFuture<StoredResponse> recheckThenCompute(int requestId, long contentKey, int count,
-                                                                 String lock, String token) {
-        return sharedValue(contentKey).handle((r, e) -> {
-            if (e != null) {
-                redisFailed(e);
-            } else if (r != null) {
-                waitedForOtherNode.increment();
-                release(lock, token);
-                return CompletableFuture.completedFuture(r);
-            }
-            return computeAndPublish(requestId, contentKey, count, lock, token);
-        }).thenCompose(Function.identity());
-    }
-
-    /**
-     * The response stored in Redis for {@code contentKey}, or null if there is none or it was
-     * refused as damaged (see {@link #decode}); fails if Redis does.
-     */
-    private CompletableFuture<StoredResponse> sharedValue(long contentKey) {
-        String key = valueKey(contentKey);
-        return redis.get(key).thenApply(value -> value == null ? null : decode(key, value, contentKey));
-    }
-
-    private void release(String lock, String token) {
-        write(() -> redis.unlock(lock, token)).whenComplete((x, ue) -> {
-            if (ue != null) {
-                redisFailed(ue);
-            }
-        });
-    }
-
-    private CompletableFuture<StoredResponse> computeAndPublish(int requestId, long contentKey, int count,
-                                                                String lock, String token) {
-        return fromObjects(requestId, contentKey, count, true).whenComplete((r, e) -> {
-            // One connection runs commands in order: the value is stored before the lock is released,
-            // so a node that finds the lock free finds the value too.
-            if (r != null) {
-                publish(valueKey(contentKey), r);
-            }
-            release(lock, token);
-        });
-    }
-
-    private void publish(String key, StoredResponse r) {
-        if (redis == null || !redis.usable()) {
-            return;
-        }
-        write(() -> redis.setIfAbsent(key, r.encode())).whenComplete((x, e) -> {
-            if (e != null) {
-                redisFailed(e);
-            }
-        });
-    }
-
-    /**
-     * Reads the response from the object store, or computes it and stores it there; without an
-     * object store, computes it.
-     */
-    private CompletableFuture<StoredResponse> fromObjects(int requestId, long contentKey, int count, boolean locked) {
-        if (objects == null || !objects.usable()) {
-            return computeWithPermit(requestId, contentKey, count, locked);
-        }
-        String key = objectKey(contentKey);
-        return objects.get(key, StoredResponse.encodedLength(count, blockSize)).handle((value, e) -> {
-            if (e != null) {
-                objectStoreFailures.increment();
-                objects.failed(e);
-                return computeWithPermit(requestId, contentKey, count, locked);
-            }
-            objects.succeeded();
-            if (value != null) {
-                try {
-                    StoredResponse r = StoredResponse.decode(value, contentKey, blockSize);
-                    objectStoreHits.increment();
-                    return CompletableFuture.completedFuture(r);
-                } catch (StoredResponse.CorruptValueException ce) {
-                    corruptValues.increment();
-                    LOG.warn("refused the object {} ({}); computing the response again", key, ce.getMessage());
-                }
-            }
-            return computeWithPermit(requestId, contentKey, count, locked).thenApply(r -> {
-                write(() -> objects.put(key, r.encode())).whenComplete((x, pe) -> {
-                    if (pe != null) {
-                        objectStoreFailures.increment();
-                        objects.failed(pe);
-                    }
-                });
-                return r;
-            });
-        }).thenCompose(Function.identity());
-    }
-
-    /** Computes from the origin holding one of the fleet's origin permits, when a limit is set. */
-    private CompletableFuture<StoredResponse> computeWithPermit(int requestId, long contentKey, int count,
-                                                              boolean locked) {
-        if (maxOriginConcurrency == 0 || redis == null || !redis.usable()) {
-            return compute(requestId, contentKey, count, locked);
-        }
-        String leaseId = nodeId + ":lease:" + sequence.incrementAndGet();
-        return acquirePermit(leaseId, nanoClock.getAsLong() + permitWaitNanos).thenCompose(held -> {
-            CompletableFuture<StoredResponse> c = compute(requestId, contentKey, count, locked);
-            if (held) {
-                c.whenComplete((r, e) -> write(() -> redis.releaseLease(semaphoreKey(), leaseId)).whenComplete((x, re) -> {
-                    if (re != null) {
-                        redisFailed(re);
-                    }
-                }));
-            }
-            return c;
-        });
-    }
-
-    /** Completes with true once a lease is held, false if Redis failed (then the limit cannot hold). */
-    private CompletableFuture<Boolean> acquirePermit(String leaseId, long deadline) {
-        return redis.tryAcquireLease(semaphoreKey(), maxOriginConcurrency, leaseMillis, leaseId).handle((ok, e) -> {
-            if (e != null) {
-                redisFailed(e);
-                return CompletableFuture.completedFuture(false);
-            }
-            if (ok) {
-                return CompletableFuture.completedFuture(true);
-            }
-            if (nanoClock.getAsLong() - deadline > 0) {
-                return CompletableFuture.<Boolean>failedFuture(new IllegalStateException("all "
-                        + maxOriginConcurrency + " origin permits of namespace " + namespace + " stayed busy for "
-                        + TimeUnit.NANOSECONDS.toMillis(permitWaitNanos) + " ms"));
-            }
-            return later().thenCompose(x -> acquirePermit(leaseId, deadline));
-        }).thenCompose(Function.identity());
-    }
-
-    /** Computes from the origin; {@code locked}: this node holds the key's shared lock, no other computes it. */
-    private CompletableFuture<StoredResponse> compute(int requestId, long contentKey, int count, boolean locked) {
-        originComputations.increment();
-        if (!locked) {
-            uncoordinatedComputations.increment();
-        }
-        List<CompletableFuture<Block>> blocks = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            try {
-                blocks.add(origin.fetch(requestId, contentKey, i).toCompletableFuture());
-            } catch (RuntimeException e) {
-                blocks.add(CompletableFuture.failedFuture(e));
-            }
-        }
-        return gather(contentKey, blocks);
-    }
-
-    private CompletableFuture<StoredResponse> gather(long contentKey, List<CompletableFuture<Block>> blocks) {
-        return CompletableFuture.allOf(blocks.toArray(CompletableFuture[]::new)).thenApply(x -> {
-            List<Block> list = new ArrayList<>(blocks.size());
-            for (CompletableFuture<Block> f : blocks) {
-                list.add(f.join());
-            }
-            return StoredResponse.of(contentKey, blockSize, list);
-        });
-    }
-
-    private StoredResponse decode(String key, byte[] value, long contentKey) {
-        try {
-            return StoredResponse.decode(value, contentKey, blockSize);
-        } catch (StoredResponse.CorruptValueException e) {
-            corruptValues.increment();
-            LOG.warn("refused the value at Redis key {} ({}); deleting it and computing the response again", key,
-                    e.getMessage());
-            write(() -> redis.delete(key));
-            return null;
-        }
-    }
-
-    private void redisFailed(Throwable e) {
-        redisFailures.increment();
-        redis.failed(e);
-    }
-
-    /**
-     * Issues a write to a shared tier, counted in {@link TierStats#writesInFlight} until it ends, so
-     * counters read once the count is zero see every value this node stored.
-     */
-    private <T> CompletableFuture<T> write(Supplier<CompletableFuture<T>> command) {
-        writesInFlight.incrementAndGet();
-        CompletableFuture<T> f;
-        try {
-            f = command.get();
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
-        return f.whenComplete((x, e) -> writesInFlight.decrementAndGet());
-    }
-
-    private CompletableFuture<Void> later() {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        try {
-            timer.schedule(() -> f.complete(null), pollMillis, TimeUnit.MILLISECONDS);
-        } catch (RuntimeException e) {
-            f.completeExceptionally(new IllegalStateException("tiered block source is closed", e));
-        }
-        return f;
-    }
-
-    private String valueKey(long contentKey) {
-        return namespace + ":r:" + contentKey;
-    }
-
-    private String objectKey(long contentKey) {
-        return namespace + "/r/" + contentKey;
-    }
-
-    private String semaphoreKey() {
-        return namespace + ":origin-permits";
+        return "TieredBlockSource[" + stack + ", origin=" + origin + "]";
     }
 
     /**
@@ -557,24 +137,24 @@ public final class TieredBlockSource implements BlockSource, Closeable {
      * and the bad value; {@link #build()} checks the combination. Not thread-safe.
      */
     public static final class Builder {
-        private final BlockSource origin;
-        private long memoryBytes = 64L << 20;
-        private FileBlockStore file;
-        private URI redis;
-        private S3Client s3;
-        private String bucket;
-        private int objectStoreThreads = 8;
-        private String namespace;
-        private String nodeId = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
-        private Duration lockTime = Duration.ofSeconds(10);
-        private Duration maxWait = Duration.ofSeconds(5);
-        private Duration pollInterval = Duration.ofMillis(20);
-        private Duration redisTimeout = Duration.ofMillis(500);
-        private Duration retryInterval = Duration.ofSeconds(1);
-        private int maxOriginConcurrency;
-        private Duration leaseTime = Duration.ofSeconds(30);
-        private Duration permitWait = Duration.ofSeconds(10);
-        private LongSupplier nanoClock = System::nanoTime;
+        final BlockSource origin;
+        long memoryBytes = 64L << 20;
+        FileBlockStore file;
+        URI redis;
+        S3Client s3;
+        String bucket;
+        int objectStoreThreads = 8;
+        String namespace;
+        String nodeId = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
+        Duration lockTime = Duration.ofSeconds(10);
+        Duration maxWait = Duration.ofSeconds(5);
+        Duration pollInterval = Duration.ofMillis(20);
+        Duration redisTimeout = Duration.ofMillis(500);
+        Duration retryInterval = Duration.ofSeconds(1);
+        int maxOriginConcurrency;
+        Duration leaseTime = Duration.ofSeconds(30);
+        Duration permitWait = Duration.ofSeconds(10);
+        LongSupplier nanoClock = System::nanoTime;
 
         private Builder(BlockSource origin) {
             this.origin = Objects.requireNonNull(origin, "origin");
@@ -647,23 +227,13 @@ public final class TieredBlockSource implements BlockSource, Closeable {
          * answers change (e.g. {@code "gallery:v3"}). 1 to 200 visible ASCII characters.
          */
         public Builder namespace(String namespace) {
-            Objects.requireNonNull(namespace, "namespace");
-            if (namespace.isEmpty() || namespace.length() > 200 || !namespace.chars().allMatch(c -> c > 32 && c < 127)) {
-                throw new IllegalArgumentException(
-                        "namespace must be 1-200 visible ASCII characters, was \"" + namespace + "\"");
-            }
-            this.namespace = namespace;
+            this.namespace = visibleAscii("namespace", namespace, 200);
             return this;
         }
 
         /** This node's name in lock tokens and leases (diagnostics only). Default: random. */
         public Builder nodeId(String nodeId) {
-            Objects.requireNonNull(nodeId, "nodeId");
-            if (nodeId.isEmpty() || nodeId.length() > 100 || !nodeId.chars().allMatch(c -> c > 32 && c < 127)) {
-                throw new IllegalArgumentException("nodeId must be 1-100 visible ASCII characters, was \"" + nodeId
-                        + "\"");
-            }
-            this.nodeId = nodeId;
+            this.nodeId = visibleAscii("nodeId", nodeId, 100);
             return this;
         }
 
@@ -757,6 +327,15 @@ public final class TieredBlockSource implements BlockSource, Closeable {
                         + " differs from the origin's " + origin.blockSize());
             }
             return new TieredBlockSource(this);
+        }
+
+        private static String visibleAscii(String name, String value, int maxLength) {
+            Objects.requireNonNull(value, name);
+            if (value.isEmpty() || value.length() > maxLength || !value.chars().allMatch(c -> c > 32 && c < 127)) {
+                throw new IllegalArgumentException(name + " must be 1-" + maxLength
+                        + " visible ASCII characters, was \"" + value + "\"");
+            }
+            return value;
         }
 
         private static Duration positive(String name, Duration d) {
