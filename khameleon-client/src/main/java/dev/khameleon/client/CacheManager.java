@@ -6,11 +6,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -55,12 +53,13 @@ public final class CacheManager {
     private final MetricsRecorder metrics = new MetricsRecorder();
 
     private final Object lock = new Object();
-    private final Map<Integer, List<Registration>> byRequest = new HashMap<>();
+    /** requestId → its registrations; read for every block, hence not boxed. */
+    private final IntObjectMap<List<Registration>> byRequest;
     private final LinkedHashSet<Registration> active = new LinkedHashSet<>();
     private Registration waiting;
     private Registration latest;
     /** requestId → generation of its current binding, for ids not at generation 0; writer thread only. */
-    private final Map<Integer, Integer> generations = new HashMap<>();
+    private final LongIntMap generations = new LongIntMap(16);
     private volatile long staleBlocks;
 
     private CacheManager(Builder b) {
@@ -69,6 +68,8 @@ public final class CacheManager {
         this.executor = b.executor;
         this.nanoClock = b.nanoClock;
         this.maxActive = b.maxActive;
+        // Every indexed registration is active, and at most maxActive + 1 are (the latest is never retired).
+        this.byRequest = new IntObjectMap<>(b.maxActive + 1);
     }
 
     /** Starts a builder for a manager over {@code cache}. */
@@ -107,7 +108,12 @@ public final class CacheManager {
             int prefix = cache.prefixLength(requestId);
             hit = prefix > 0;
             metrics.registered(hit);
-            byRequest.computeIfAbsent(requestId, k -> new ArrayList<>(2)).add(reg);
+            List<Registration> regs = byRequest.get(requestId);
+            if (regs == null) {
+                regs = new ArrayList<>(2);
+                byRequest.put(requestId, regs);
+            }
+            regs.add(reg);
             active.add(reg);
             latest = reg;
             if (hit) {
@@ -240,7 +246,7 @@ public final class CacheManager {
 
     /** The current binding generation of {@code requestId} (0 for its default meaning). Writer thread only. */
     public int generation(int requestId) {
-        return generations.isEmpty() ? 0 : generations.getOrDefault(requestId, 0);
+        return generations.size() == 0 || requestId < 0 ? 0 : generations.get(requestId, 0);
     }
 
     /** How many blocks were dropped because they answered an old binding of their request. Any thread. */

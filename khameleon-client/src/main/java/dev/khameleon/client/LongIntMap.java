@@ -5,23 +5,21 @@ import java.util.Arrays;
 /**
  * A fixed-capacity open-addressing map from non-negative {@code long} keys to {@code int}
  * values, with linear probing and backward-shift deletion (no tombstones, so lookups stay
- * O(1) however many insertions and removals happen). Sized once for at most {@code maxSize}
- * entries; never resizes. Not thread-safe.
+ * O(1) however many insertions and removals happen). Sized for {@code maxSize} entries at a load
+ * of at most one half, so up to {@code maxSize} entries it never resizes (the cache's index relies
+ * on that); beyond, it doubles its table. Not thread-safe.
  */
 final class LongIntMap {
     private static final long EMPTY = -1L;
 
-    private final long[] keys;
-    private final int[] values;
-    private final int mask;
+    private long[] keys;
+    private int[] values;
+    private int mask;
     private int size;
 
+    /** An empty map with room for {@code maxSize} entries before its first resize. */
     LongIntMap(int maxSize) {
-        int tableSize = Integer.highestOneBit(Math.max(4, maxSize) * 2 - 1) << 1;
-        keys = new long[tableSize];
-        values = new int[tableSize];
-        mask = tableSize - 1;
-        Arrays.fill(keys, EMPTY);
+        allocate(Integer.highestOneBit(Math.max(4, maxSize) * 2 - 1) << 1);
     }
 
     /** The value of {@code key}, or {@code missing} when absent. */
@@ -46,8 +44,10 @@ final class LongIntMap {
                 return;
             }
             if (k == EMPTY) {
-                if (size == keys.length - 1) {
-                    throw new IllegalStateException("map is full: " + size + " entries");
+                if (size >= keys.length / 2) {
+                    grow();
+                    put(key, value);
+                    return;
                 }
                 keys[i] = key;
                 values[i] = value;
@@ -82,13 +82,34 @@ final class LongIntMap {
         size--;
     }
 
+    /** How many entries it holds. */
     int size() {
         return size;
     }
 
+    /** Removes every entry, keeping the table. */
     void clear() {
         Arrays.fill(keys, EMPTY);
         size = 0;
+    }
+
+    private void allocate(int tableSize) {
+        keys = new long[tableSize];
+        values = new int[tableSize];
+        mask = tableSize - 1;
+        Arrays.fill(keys, EMPTY);
+    }
+
+    private void grow() {
+        long[] oldKeys = keys;
+        int[] oldValues = values;
+        allocate(oldKeys.length * 2);
+        size = 0;
+        for (int i = 0; i < oldKeys.length; i++) {
+            if (oldKeys[i] != EMPTY) {
+                put(oldKeys[i], oldValues[i]);
+            }
+        }
     }
 
     private int slot(long key) {

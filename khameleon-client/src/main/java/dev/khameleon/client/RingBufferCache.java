@@ -4,9 +4,7 @@ import dev.khameleon.core.Block;
 import dev.khameleon.core.protocol.ManifestRun;
 
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The client's block cache: a FIFO ring of {@code C} one-block slots in which the block with
@@ -40,8 +38,8 @@ public final class RingBufferCache {
     private final boolean[] used;
     /** (requestId, blockIndex) → the slot holding the newest copy of that block. */
     private final LongIntMap index;
-    /** requestId → what is present of that request; only requests with ≥ 1 block present. */
-    private final Map<Integer, Present> requests;
+    /** requestId → what is present of that request; only requests with ≥ 1 block present. Not boxed: read for every block. */
+    private final IntObjectMap<Present> requests;
     private long nextSeq;
     private int occupied;
     /** This cache seen through {@link CacheView} only: a caller cannot cast it back to a writer. */
@@ -60,7 +58,7 @@ public final class RingBufferCache {
         this.slots = new Block[capacity];
         this.used = new boolean[capacity];
         this.index = new LongIntMap(capacity);
-        this.requests = new HashMap<>(Math.min(capacity, 1 << 16) * 2);
+        this.requests = new IntObjectMap<>(Math.min(capacity, 1 << 16));
     }
 
     /** A read-only view of this cache, for applications; always the same instance. */

@@ -45,4 +45,22 @@ class LongIntMapTest {
             }
         }
     }
+
+    /** Past the size it was made for, the map grows and keeps every entry findable. */
+    @ParameterizedTest
+    @ValueSource(longs = {6, 7, 8})
+    void beyondItsSize_growsAndKeepsEveryEntry(long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        LongIntMap map = new LongIntMap(4);
+        Map<Long, Integer> model = new HashMap<>();
+        while (model.size() < 500) {
+            long key = rnd.nextLong(1L << 40);
+            int value = rnd.nextInt();
+            map.put(key, value);
+            model.put(key, value);
+        }
+        assertEquals(500, map.size());
+        model.forEach((k, v) -> assertEquals(v, map.get(k, -1), () -> "key " + k));
+        assertEquals(-1, map.get(1L << 41, -1));
+    }
 }
