@@ -1,7 +1,0 @@
-/**
- * Network models for the simulator: a {@link dev.khameleon.bench.sim.net.Link} is the
- * bottleneck downlink (fixed rate, or exactly the delivery opportunities of a
- * {@link dev.khameleon.bench.sim.net.MahimahiTrace}); one-way latency is added on top by
- * the simulated systems.
- */
-package dev.khameleon.bench.sim.net;

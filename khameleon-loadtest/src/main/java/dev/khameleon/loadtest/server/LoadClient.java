@@ -1,0 +1,216 @@
+package dev.khameleon.loadtest.server;
+
+import dev.khameleon.core.protocol.BlockFrame;
+import dev.khameleon.core.protocol.ControlCodec;
+import dev.khameleon.core.protocol.ControlMessage;
+import org.HdrHistogram.Histogram;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One well-behaved load session on the JDK's WebSocket client: it counts the bytes it receives and,
+ * given a {@link Latency}, sends point-predictor states and times the first block of each state's
+ * request. All clients connect from 127.0.0.1 (the JDK 17 client cannot choose its local address).
+ * Thread-safe: the JDK delivers messages on its own threads, states come from a ticker thread.
+ */
+final class LoadClient implements WebSocket.Listener {
+    /** Where clients record the delay from sending a state to the first block it asked for. */
+    record Latency(Histogram delays, AtomicLong missed) {
+        /** An empty histogram of up to 60 s at 3 significant digits. */
+        static Latency create() {
+            return new Latency(new Histogram(TimeUnit.SECONDS.toNanos(60), 3), new AtomicLong());
+        }
+
+        /** A copy of the delays recorded so far. */
+        Histogram snapshot() {
+            synchronized (delays) {
+                return delays.copy();
+            }
+        }
+    }
+
+    final AtomicLong bytes = new AtomicLong();
+    /** Completes with the first text message (the welcome, or an error). */
+    final CompletableFuture<String> welcome = new CompletableFuture<>();
+    /** The close status the server sent, or -1 while open. */
+    volatile int closeStatus = -1;
+    volatile WebSocket ws;
+    private volatile Latency latency;
+    private final SplittableRandom random;
+    private final ByteBuffer frame = ByteBuffer.allocate(LoadApp.FRAME_BYTES + 64);
+    private final StringBuilder text = new StringBuilder();
+    private int target = -1;
+    private long sentNanos;
+    private long time;
+
+    LoadClient(int index, Latency latency) {
+        this.latency = latency;
+        this.random = new SplittableRandom(index);
+    }
+
+    /** Records later delays into {@code next}; a state in flight is timed into the new one. */
+    void recordInto(Latency next) {
+        latency = next;
+    }
+
+    /**
+     * Connects {@code sessions} clients to the load application, {@code batch} at a time, each batch
+     * sending its hellos and waiting for the welcomes before the next one opens (so at most {@code batch}
+     * connections are in their handshake at once).
+     */
+    static List<LoadClient> connect(int port, int sessions, Latency latency, int batch) {
+        HttpClient http = HttpClient.newHttpClient();
+        URI uri = URI.create("ws://127.0.0.1:" + port + "/" + LoadApp.APP);
+        List<LoadClient> clients = new ArrayList<>();
+        for (int from = 0; from < sessions; from += batch) {
+            List<CompletableFuture<WebSocket>> opening = new ArrayList<>();
+            List<LoadClient> made = new ArrayList<>();
+            for (int i = from; i < Math.min(sessions, from + batch); i++) {
+                LoadClient c = new LoadClient(i, latency);
+                made.add(c);
+                opening.add(http.newWebSocketBuilder().buildAsync(uri, c));
+            }
+            for (int k = 0; k < opening.size(); k++) {
+                WebSocket ws = opening.get(k).orTimeout(30, TimeUnit.SECONDS).join();
+                made.get(k).ws = ws;
+                ws.sendText(ControlCodec.encode(ControlMessage.Hello.of(LoadApp.APP, LoadApp.CACHE)), true).join();
+            }
+            for (LoadClient c : made) {
+                String first = c.welcome.orTimeout(30, TimeUnit.SECONDS).join();
+                if (!first.contains("\"welcome\"")) {
+                    throw new IllegalStateException("session refused: " + first);
+                }
+            }
+            clients.addAll(made);
+        }
+        return clients;
+    }
+
+    /**
+     * Starts one thread that makes every client send a state every 150 ms, or every 5 slots at
+     * {@code rate} bytes/s when slots are longer (so a state can show at all), the clients spread evenly
+     * over the interval; states sent before {@code recordFrom} (nanoTime) are not timed. Stop it with
+     * {@code shutdownNow()}.
+     */
+    static ScheduledExecutorService sendStates(List<LoadClient> clients, long recordFrom, double rate) {
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "load-states");
+            t.setDaemon(true);
+            return t;
+        });
+        long interval = stateIntervalMillis(rate);
+        for (int i = 0; i < clients.size(); i++) {
+            LoadClient c = clients.get(i);
+            ticker.scheduleAtFixedRate(() -> c.sendState(recordFrom), (interval * i) / clients.size(), interval,
+                    TimeUnit.MILLISECONDS);
+        }
+        return ticker;
+    }
+
+    /** 150 ms, or 5 slots of one block frame at {@code rate} bytes/s when that is longer. */
+    static long stateIntervalMillis(double rate) {
+        return Math.max(150, (long) Math.ceil(5 * LoadApp.FRAME_BYTES / rate * 1000));
+    }
+
+    static void close(List<LoadClient> clients) {
+        for (LoadClient c : clients) {
+            c.ws.abort();
+        }
+    }
+
+    static long totalBytes(List<LoadClient> clients) {
+        long sum = 0;
+        for (LoadClient c : clients) {
+            sum += c.bytes.get();
+        }
+        return sum;
+    }
+
+    /**
+     * Sends a state for a random request; a state sent before {@code recordFrom} (warm-up) is not timed,
+     * and a state superseded before any block of its request arrived counts as missed.
+     */
+    synchronized void sendState(long recordFrom) {
+        if (target >= 0 && sentNanos >= recordFrom) {
+            latency.missed().incrementAndGet();
+        }
+        target = random.nextInt(LoadApp.N);
+        sentNanos = System.nanoTime();
+        ws.sendText("{\"type\":\"state\",\"time\":" + (++time) + ",\"state\":{\"request\":" + target + "}}", true);
+        if (sentNanos < recordFrom) {
+            target = -1 - target;
+        }
+    }
+
+    @Override
+    public void onOpen(WebSocket webSocket) {
+        webSocket.request(Long.MAX_VALUE);
+    }
+
+    @Override
+    public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
+        bytes.addAndGet(data.remaining());
+        if (latency != null) {
+            if (frame.remaining() >= data.remaining()) {
+                frame.put(data);
+            }
+            if (last) {
+                frame.flip();
+                int requestId = BlockFrame.readHeader(frame).requestId();
+                frame.clear();
+                onBlock(requestId);
+            }
+        }
+        return null;
+    }
+
+    private synchronized void onBlock(int requestId) {
+        if (requestId == target) {
+            long d = System.nanoTime() - sentNanos;
+            Histogram h = latency.delays();
+            synchronized (h) {
+                h.recordValue(Math.min(d, h.getHighestTrackableValue()));
+            }
+            target = -1;
+        } else if (target < -1 && requestId == -1 - target) {
+            target = -1;
+        }
+    }
+
+    @Override
+    public synchronized CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+        if (!welcome.isDone()) {
+            text.append(data);
+            if (last) {
+                welcome.complete(text.toString());
+                text.setLength(0);
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+        closeStatus = statusCode;
+        return null;
+    }
+
+    @Override
+    public void onError(WebSocket webSocket, Throwable error) {
+        if (closeStatus < 0) {
+            closeStatus = 1006;
+        }
+    }
+}

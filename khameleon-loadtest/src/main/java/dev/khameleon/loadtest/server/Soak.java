@@ -1,0 +1,242 @@
+package dev.khameleon.loadtest.server;
+
+import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.server.KhameleonServer;
+import dev.khameleon.server.ServerMetrics;
+import org.HdrHistogram.Histogram;
+
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * A soak benchmark: healthy sessions under hostile clients, all over loopback, on an in-process
+ * {@link KhameleonServer} with its default limits.
+ *
+ * <p>{@code H} healthy sessions (the {@link ServerLoad} latency clients: a point-predictor state for a
+ * random request every 150 ms, timing the first block of that request) run an unloaded phase, then a
+ * loaded phase next to every chosen {@link HostileKind}. The healthy clients all connect from 127.0.0.1
+ * (the JDK 17 WebSocket client cannot choose its local address), so {@code maxConnectionsPerAddress} is
+ * raised to {@code max(64, H)} and they connect 16 at a time (the default {@code maxHandshakesPerAddress});
+ * every other limit keeps its default. Each hostile kind connects from its own address 127.0.0.2–9, so
+ * the per-address limits apply to it as to any client. Healthy sessions are paced at
+ * {@code min(2 MB/s, total-rate / H)} because they send no rate reports.
+ *
+ * <p>Run: {@code java -jar khameleon-loadtest/target/khameleon-loadtest.jar soak
+ * [--healthy 200] [--seconds 20] [--warmup 3] [--hostile all] [--total-rate 20e6]}. It prints Markdown
+ * tables and exits by itself (a watchdog ends a run that overstays by three minutes).
+ */
+@Command(name = "soak", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Healthy sessions on an in-process server, alone and then next to hostile clients.",
+                "The server keeps its default limits. Prints Markdown tables of the healthy sessions' latency, the",
+                "hostile clients' outcomes and the server's memory, and exits by itself; a watchdog ends a run that",
+                "overstays by three minutes."})
+public final class Soak implements Callable<Integer> {
+    /** {@code KhameleonServer.Builder.maxCacheBlocks}'s default. */
+    static final int DEFAULT_MAX_CACHE_BLOCKS = 16_384;
+    /** {@code KhameleonServer.Builder.maxTotalCacheBlocks}'s default. */
+    static final long DEFAULT_MAX_TOTAL_CACHE_BLOCKS = 2_097_152;
+    /** Upper estimate of scheduler heap per cache block (docs/server.md, "Choosing maxCacheBlocks"). */
+    static final long HEAP_PER_CACHE_BLOCK = 120;
+    /** Netty's default high water mark: what one connection may queue, plus one frame. */
+    static final long QUEUE_PER_CONNECTION = 64 * 1024 + LoadApp.FRAME_BYTES;
+    static final long SLACK_BYTES = 64L << 20;
+    /** Healthy clients connect this many at a time: the default {@code maxHandshakesPerAddress}. */
+    static final int CONNECT_BATCH = 16;
+
+    /** Counts what reaches the default uncaught-exception handler while a run is installed. */
+    private static final class Escapes implements Thread.UncaughtExceptionHandler {
+        final AtomicLong errors = new AtomicLong();
+        final AtomicLong others = new AtomicLong();
+
+        @Override
+        public void uncaughtException(Thread t, Throwable e) {
+            (e instanceof Error ? errors : others).incrementAndGet();
+            System.err.println("uncaught in " + t.getName() + ": " + e);
+        }
+    }
+
+    @Option(names = "--healthy", description = "Well-behaved sessions, in [1, 10000]; default ${DEFAULT-VALUE}")
+    int healthy = 200;
+
+    @Option(names = "--seconds", description = "Length of each measured phase, in [1, 600]; default ${DEFAULT-VALUE}")
+    int seconds = 20;
+
+    @Option(names = "--warmup", description = "Seconds before the unloaded phase, in [0, 60]; default ${DEFAULT-VALUE}")
+    int warmup = 3;
+
+    @Option(names = "--hostile", paramLabel = "KINDS", description = "The hostile clients of the loaded phase: all, none "
+            + "(the unloaded phase only) or a comma-separated list of the kinds; default ${DEFAULT-VALUE}")
+    String hostile = "all";
+
+    @Option(names = "--total-rate", paramLabel = "BYTES_PER_S", description = "Bytes/s shared by the healthy sessions, "
+            + "each paced at min(2e6, total-rate / healthy), at least 1000; default ${DEFAULT-VALUE}")
+    double totalRate = 20e6;
+
+    @Option(names = "--fetch", paramLabel = "inline|executor", description = "inline: the synthetic source promises "
+            + "completed stages, so the server fetches on the event loop (what an in-memory source gets); executor: on "
+            + "its fetch executor; default ${DEFAULT-VALUE}")
+    String fetch = "inline";
+
+    /**
+     * The settings given, checked.
+     *
+     * @throws IllegalArgumentException naming the option and its bad value
+     */
+    SoakOptions options() {
+        boolean inlineFetch = switch (fetch.trim()) {
+            case "inline" -> true;
+            case "executor" -> false;
+            default -> throw new IllegalArgumentException("--fetch: 'inline' or 'executor', not '" + fetch + "'");
+        };
+        return new SoakOptions(healthy, seconds, warmup, HostileKind.parseList(hostile), totalRate, inlineFetch);
+    }
+
+    /** Runs both phases and prints the report; exit status 0, or 3 when the watchdog ends an overlong run. */
+    @Override
+    public Integer call() throws Exception {
+        SoakOptions options = options();
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep((options.warmup() + 2L * options.seconds() + 180) * 1000);
+                System.err.println("khameleon-loadtest soak: still running three minutes after its phases should have ended; exiting");
+                System.exit(3);
+            } catch (InterruptedException e) {
+                // done in time
+            }
+        }, "soak-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        System.out.printf("Soak: %d healthy sessions at %.0f KB/s, %d s warm-up, %d s per phase, hostile %s%n",
+                options.healthy(), options.ratePerSession() / 1e3, options.warmup(), options.seconds(),
+                options.hostile());
+        SoakReport report = run(options, true);
+        System.out.println(report.markdown());
+        return 0;
+    }
+
+    /**
+     * Runs both phases and returns the report.
+     *
+     * @param ownAddresses hostile clients connect from 127.0.0.2–9 (false: from 127.0.0.1, for tests)
+     */
+    static SoakReport run(SoakOptions options, boolean ownAddresses) throws Exception {
+        Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
+        Escapes escapes = new Escapes();
+        Thread.setDefaultUncaughtExceptionHandler(escapes);
+        try {
+            return run(options, ownAddresses, escapes);
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(previous);
+        }
+    }
+
+    private static SoakReport run(SoakOptions options, boolean ownAddresses, Escapes escapes) throws Exception {
+        long hostileConnections = 0;
+        for (HostileKind k : options.hostile()) {
+            hostileConnections += k.maxOpen();
+        }
+        int perAddress = Math.max(64, options.healthy() + (ownAddresses ? 0 : (int) hostileConnections));
+        double rate = options.ratePerSession();
+        try (KhameleonServer server = LoadApp.server(ServerPredictor.point(LoadApp.N, LoadApp.HORIZONS), rate, options.inlineFetch())
+                .maxConnectionsPerAddress(perAddress).build().start()) {
+            LoadClient.Latency latency = LoadClient.Latency.create();
+            List<LoadClient> clients = LoadClient.connect(server.port(), options.healthy(), latency, CONNECT_BATCH);
+            long recordFrom = System.nanoTime() + options.warmup() * 1_000_000_000L;
+            ScheduledExecutorService states = LoadClient.sendStates(clients, recordFrom, rate);
+            try {
+                Thread.sleep(options.warmup() * 1000L);
+                SoakReport.Phase baseline = measure("unloaded", clients, latency, options, escapes);
+                if (options.hostile().isEmpty()) {
+                    return new SoakReport(baseline, null, Map.of(), new TreeMap<>(), 0,
+                            heapBound(baseline), directBound(baseline, options.healthy()));
+                }
+                LoadClient.Latency loadedLatency = LoadClient.Latency.create();
+                for (LoadClient c : clients) {
+                    c.recordInto(loadedLatency);
+                }
+                ServerMetrics m0 = server.metrics();
+                SoakReport.Phase loaded;
+                Map<HostileKind, HostileCounts> counts;
+                try (HostileClients hostile = new HostileClients(server.port(), options.hostile(),
+                        DEFAULT_MAX_CACHE_BLOCKS, ownAddresses)) {
+                    hostile.start();
+                    loaded = measure("loaded", clients, loadedLatency, options, escapes);
+                    counts = hostile.counts();
+                }
+                ServerMetrics m1 = server.metrics();
+                return new SoakReport(baseline, loaded, counts, SoakReport.delta(m0.errorsByCode(), m1.errorsByCode()),
+                        m1.handshakesRefused() - m0.handshakesRefused(), heapBound(baseline),
+                        directBound(baseline, options.healthy() + hostileConnections));
+            } finally {
+                states.shutdownNow();
+                LoadClient.close(clients);
+            }
+        }
+    }
+
+    /**
+     * The heap bound: the unloaded heap plus scheduler state for the whole cache budget at
+     * {@link #HEAP_PER_CACHE_BLOCK} bytes a block, plus {@link #SLACK_BYTES}.
+     */
+    static long heapBound(SoakReport.Phase baseline) {
+        return baseline.heapBytes() + DEFAULT_MAX_TOTAL_CACHE_BLOCKS * HEAP_PER_CACHE_BLOCK + SLACK_BYTES;
+    }
+
+    /**
+     * The direct-memory bound: the unloaded figure plus a full write buffer ({@link #QUEUE_PER_CONNECTION})
+     * for every connection the run may hold at once, plus {@link #SLACK_BYTES}.
+     */
+    static long directBound(SoakReport.Phase baseline, long connections) {
+        return baseline.direct() + connections * QUEUE_PER_CONNECTION + SLACK_BYTES;
+    }
+
+    private static SoakReport.Phase measure(String name, List<LoadClient> clients, LoadClient.Latency latency,
+                                            SoakOptions options, Escapes escapes) throws InterruptedException {
+        long b0 = LoadClient.totalBytes(clients);
+        Map<Long, Long> cpu0 = ServerCpu.snapshot();
+        Map<Long, Long> clientCpu0 = ServerCpu.snapshot(ServerCpu.HEALTHY_CLIENTS);
+        Map<Long, Long> hostileCpu0 = ServerCpu.snapshot(ServerCpu.HOSTILE_CLIENTS);
+        long t0 = System.nanoTime();
+        Thread.sleep(options.seconds() * 1000L);
+        long bytes = LoadClient.totalBytes(clients) - b0;
+        double wall = (System.nanoTime() - t0) / 1e9;
+        double cores = ServerCpu.nanosBetween(cpu0, ServerCpu.snapshot()) / 1e9 / wall;
+        double clientCores = ServerCpu.nanosBetween(clientCpu0, ServerCpu.snapshot(ServerCpu.HEALTHY_CLIENTS)) / 1e9 / wall;
+        // Hostile threads that ended during the phase are missed: a lower bound, exact for long-lived ones.
+        double hostileCores = ServerCpu.nanosBetween(hostileCpu0, ServerCpu.snapshot(ServerCpu.HOSTILE_CLIENTS)) / 1e9
+                / wall;
+        Histogram h = latency.snapshot();
+        long closed = clients.stream().filter(c -> c.closeStatus >= 0).count();
+        System.gc();
+        long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        return new SoakReport.Phase(name, clients.size(), wall, bytes, options.ratePerSession(), h.getTotalCount(),
+                latency.missed().get(), h.getValueAtPercentile(50), h.getValueAtPercentile(99), cores, clientCores, hostileCores, closed, heap,
+                jdkDirect(), nettyDirect(), escapes.errors.get(), escapes.others.get());
+    }
+
+    private static long jdkDirect() {
+        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if (pool.getName().equals("direct")) {
+                return pool.getMemoryUsed();
+            }
+        }
+        return -1;
+    }
+
+    private static long nettyDirect() {
+        try {
+            return io.netty.util.internal.PlatformDependent.usedDirectMemory();
+        } catch (LinkageError e) {
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package dev.khameleon.loadtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.khameleon.simulator.ToolHelpTest;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Every command of the load-test tool answers {@code --help} with its usage and exit status 0, running no load. */
+class LoadtestHelpTest {
+
+    static Stream<String> commands() {
+        return ToolHelpTest.commandsOf(Cli.commandLine());
+    }
+
+    @ParameterizedTest(name = "khameleon-loadtest {0} --help")
+    @MethodSource("commands")
+    void everyCommand_helpPrintsItsUsageAndExitsZero(String name) {
+        ToolHelpTest.assertHelp(Cli::commandLine, name);
+    }
+
+    @Test
+    void theCommandListIsComplete() {
+        assertEquals(List.of("", "soak", "server-load", "proxy-overhead", "fleet", "store", "help"),
+                commands().toList());
+    }
+
+    /** Runs {@code khameleon-loadtest args}; returns {exit status, stdout, stderr}. */
+    private static String[] execute(String... args) {
+        picocli.CommandLine cli = Cli.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cli.setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
+        int status = cli.execute(args);
+        return new String[] {Integer.toString(status), out.toString(), err.toString()};
+    }
+
+    @Test
+    void misspelledOptionOrCommand_isNamedWithItsNearestMatch_status2() {
+        String[] r = execute("fleet", "--nodes-cores", "4");
+        assertEquals("2", r[0], r[2]);
+        List<String> lines = r[2].lines().toList();
+        assertEquals("khameleon-loadtest fleet: --nodes-cores: unknown option", lines.get(0));
+        assertTrue(lines.get(1).startsWith("  --node-cores="), r[2]);
+        assertEquals("Run 'khameleon-loadtest fleet --help' for all options.", lines.get(lines.size() - 1));
+        r = execute("sok");
+        assertEquals("2", r[0], r[2]);
+        assertTrue(r[2].startsWith("khameleon-loadtest: sok: unknown command"), r[2]);
+        assertEquals("", r[1], "nothing ran");
+    }
+
+    @Test
+    void serverLoad_badValues_areRefusedInOneLineNamingTheOption() {
+        for (List<String> c : List.of(
+                List.of("--sessions", "0", "khameleon-loadtest server-load: --sessions 0: outside [1, 5000]"),
+                List.of("--seconds", "0", "khameleon-loadtest server-load: --seconds 0: outside [1, 600]"),
+                List.of("--total-rate", "5e5", "khameleon-loadtest server-load: --total-rate: 500000.0 bytes/s gives 1000 "
+                        + "sessions less than the server's minimum of 1000 bytes/s each (or is above 1e12)"))) {
+            String[] r = execute("server-load", c.get(0), c.get(1));
+            assertEquals("2", r[0], c + ": " + r[2]);
+            assertEquals(c.get(2), r[2].strip());
+            assertEquals("", r[1], "nothing ran");
+        }
+    }
+}

@@ -1,0 +1,5 @@
+/**
+ * The simulator's picocli subcommands ({@code simulate}, {@code experiment}), registered in
+ * {@link dev.khameleon.simulator.Cli}.
+ */
+package dev.khameleon.simulator.cli;
