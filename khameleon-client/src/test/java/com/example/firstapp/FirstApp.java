@@ -3,7 +3,7 @@ package com.example.firstapp;
 import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.client.Response;
 import dev.khameleon.core.Block;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.spi.BlockSource;

@@ -3,7 +3,7 @@ package dev.khameleon.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.khameleon.core.Block;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.spi.BlockSource;

@@ -2,7 +2,7 @@ package dev.khameleon.microbench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Distribution;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.predict.GaussianAtHorizon;
 import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.predict.PointerForecast;

@@ -1,6 +1,6 @@
 package dev.khameleon.server;
 
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;

@@ -1,7 +1,7 @@
 package dev.khameleon.simulator;
 
 import dev.khameleon.simulator.trace.PointerTrace;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import java.util.Arrays;
 
 /**

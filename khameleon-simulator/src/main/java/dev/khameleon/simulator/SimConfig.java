@@ -2,7 +2,7 @@ package dev.khameleon.simulator;
 
 import dev.khameleon.simulator.net.Link;
 import dev.khameleon.client.KalmanPredictor;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.simulator.net.MahimahiTrace;
 import dev.khameleon.core.Horizons;
 import dev.khameleon.core.predict.GaussianGridPredictor;

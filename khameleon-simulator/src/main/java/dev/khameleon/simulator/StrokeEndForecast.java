@@ -2,7 +2,7 @@ package dev.khameleon.simulator;
 
 import dev.khameleon.simulator.trace.PointerTrace;
 import dev.khameleon.core.Distribution;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;

@@ -1,6 +1,6 @@
 package dev.khameleon.simulator;
 
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.spi.Layout;
 import dev.khameleon.core.spi.UtilityFunction;
 

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.khameleon.simulator.trace.PointerTrace;
 import dev.khameleon.simulator.trace.TraceLoader;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,7 @@
 package dev.khameleon.tiers;
 
 import dev.khameleon.core.Block;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.image.ProgressiveJpegEncoder;
 import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.Layout;

@@ -2,7 +2,7 @@ package dev.khameleon.core.predict;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Distribution;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.Horizons;
 import dev.khameleon.core.spi.ServerPredictor;
 

@@ -1,6 +1,5 @@
 package dev.khameleon.core.spi;
 
-import dev.khameleon.core.GridLayout;
 import dev.khameleon.core.Rect;
 
 /**

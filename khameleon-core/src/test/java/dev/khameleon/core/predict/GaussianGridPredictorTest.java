@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.khameleon.core.Distribution;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.spi.Layout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

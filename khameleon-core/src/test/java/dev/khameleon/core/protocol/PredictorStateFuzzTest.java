@@ -3,7 +3,7 @@ package dev.khameleon.core.protocol;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Distribution;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.predict.GaussianAtHorizon;
 import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.predict.PointerForecast;

@@ -1,7 +1,7 @@
 package dev.khameleon.loadtest.fleet;
 
 import dev.khameleon.core.Block;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.spi.BlockSource;

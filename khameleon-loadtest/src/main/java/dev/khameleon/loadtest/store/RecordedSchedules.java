@@ -2,7 +2,7 @@ package dev.khameleon.loadtest.store;
 
 import dev.khameleon.simulator.trace.PointerTrace;
 import dev.khameleon.core.Distribution;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.Horizons;
 import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.spi.Scheduler;

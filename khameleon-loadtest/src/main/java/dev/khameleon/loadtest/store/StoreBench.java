@@ -3,7 +3,7 @@ package dev.khameleon.loadtest.store;
 import dev.khameleon.simulator.GridSize;
 import dev.khameleon.simulator.trace.BalabitReader;
 import dev.khameleon.simulator.trace.PointerTrace;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.store.DirectIo;
 import dev.khameleon.store.FileBlockStore;
 import dev.khameleon.store.ImportSummary;

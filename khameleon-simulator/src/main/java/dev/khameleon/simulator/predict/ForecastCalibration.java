@@ -6,7 +6,7 @@ import dev.khameleon.simulator.Workload;
 import dev.khameleon.simulator.trace.PointerTrace;
 import dev.khameleon.client.KalmanPredictor;
 import dev.khameleon.core.Distribution;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.predict.GaussianAtHorizon;
 import dev.khameleon.core.predict.GaussianGridPredictor;

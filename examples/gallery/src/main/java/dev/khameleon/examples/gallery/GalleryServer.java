@@ -2,7 +2,7 @@ package dev.khameleon.examples.gallery;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.image.MeasuredUtility;
 import dev.khameleon.core.image.ProgressiveJpegEncoder;
 import dev.khameleon.core.predict.GaussianGridPredictor;

@@ -2,7 +2,7 @@ package dev.khameleon.examples.gallery;
 
 import dev.khameleon.client.ClientMetrics;
 import dev.khameleon.client.KhameleonClient;
-import dev.khameleon.core.GridLayout;
+import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.PointerEvent;
 
 import java.time.Duration;

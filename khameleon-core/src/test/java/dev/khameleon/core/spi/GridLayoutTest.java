@@ -1,6 +1,6 @@
-package dev.khameleon.core;
+package dev.khameleon.core.spi;
 
-import dev.khameleon.core.spi.Layout;
+import dev.khameleon.core.Rect;
 import dev.khameleon.core.testkit.LayoutContract;
 import org.junit.jupiter.api.Test;
 

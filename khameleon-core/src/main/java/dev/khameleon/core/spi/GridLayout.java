@@ -1,6 +1,6 @@
-package dev.khameleon.core;
+package dev.khameleon.core.spi;
 
-import dev.khameleon.core.spi.Layout;
+import dev.khameleon.core.Rect;
 
 /**
  * A grid of {@code rows × cols} equal cells; cell {@code (r, c)} is request {@code r·cols + c}.
