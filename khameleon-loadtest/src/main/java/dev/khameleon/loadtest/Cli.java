@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
  * Every command runs real servers (in this JVM, or HAProxy, Redis and server nodes as processes) on
  * 127.0.0.1 and prints Markdown tables; a new command is a picocli class listed in {@code subcommands}.
  * Bad input is reported as the simulator's command line reports it (see
- * {@link dev.khameleon.simulator.Cli#run}): one line naming the option, exit status 2.
+ * {@link dev.khameleon.simulator.tool.Cli#run}): one line naming the option, exit status 2.
  */
 @Command(name = "khameleon-loadtest", mixinStandardHelpOptions = true, version = "khameleon-loadtest 0.1.0",
         description = "Load tests of the Khameleon server over loopback.",
@@ -28,7 +28,7 @@ public final class Cli implements Runnable {
 
     /** A new command line for every command. */
     public static CommandLine commandLine() {
-        return dev.khameleon.simulator.Cli.toolCommandLine(new Cli());
+        return dev.khameleon.simulator.tool.Cli.toolCommandLine(new Cli());
     }
 
     @Override

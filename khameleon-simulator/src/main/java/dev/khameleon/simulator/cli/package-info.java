@@ -1,5 +1,5 @@
 /**
  * The simulator's picocli subcommands ({@code simulate}, {@code experiment}), registered in
- * {@link dev.khameleon.simulator.Cli}.
+ * {@link dev.khameleon.simulator.tool.Cli}.
  */
 package dev.khameleon.simulator.cli;

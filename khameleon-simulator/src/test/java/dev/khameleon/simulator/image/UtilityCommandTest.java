@@ -1,6 +1,6 @@
 package dev.khameleon.simulator.image;
 
-import dev.khameleon.simulator.Cli;
+import dev.khameleon.simulator.tool.Cli;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

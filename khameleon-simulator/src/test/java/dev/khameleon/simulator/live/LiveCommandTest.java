@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.khameleon.simulator.Cli;
+import dev.khameleon.simulator.tool.Cli;
 import dev.khameleon.simulator.SharedData;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package dev.khameleon.simulator.live;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.khameleon.simulator.Cli;
+import dev.khameleon.simulator.tool.Cli;
 import dev.khameleon.simulator.RequestMode;
 import dev.khameleon.simulator.SharedData;
 import dev.khameleon.simulator.SimConfig;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.khameleon.simulator.Cli;
+import dev.khameleon.simulator.tool.Cli;
 import dev.khameleon.simulator.GridSize;
 import dev.khameleon.simulator.SimConfig;
 import dev.khameleon.core.predict.GaussianGridPredictor;

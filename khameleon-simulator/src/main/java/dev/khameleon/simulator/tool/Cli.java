@@ -1,8 +1,9 @@
-package dev.khameleon.simulator;
+package dev.khameleon.simulator.tool;
 
 import dev.khameleon.simulator.image.UtilityCommand;
 import dev.khameleon.simulator.cli.ExperimentCommand;
 import dev.khameleon.simulator.cli.SimulateCommand;
+import dev.khameleon.simulator.ParseErrors;
 import java.io.UncheckedIOException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
