@@ -67,9 +67,19 @@ public final class Simulator {
         return new Plan(workload, samples, requests, startNanos, endNanos);
     }
 
-    /** Runs {@code systemName} on {@code trace} under {@code config}. */
+    /**
+     * Runs the registered system {@code systemName} on {@code trace} under {@code config}.
+     *
+     * @throws IllegalArgumentException if no system of that name is registered
+     */
     public static Result run(SimConfig config, PointerTrace trace, String systemName) {
-        SimSystem system = SystemRegistry.create(systemName);
+        return run(config, trace, SystemRegistry.spec(systemName));
+    }
+
+    /** Runs {@code spec}, registered or not, on {@code trace} under {@code config}, reported under its name. */
+    public static Result run(SimConfig config, PointerTrace trace, SystemSpec spec) {
+        String systemName = spec.name();
+        SimSystem system = spec.create();
         Plan plan = plan(config, trace);
         Workload workload = plan.workload();
         EventLoop loop = new EventLoop();

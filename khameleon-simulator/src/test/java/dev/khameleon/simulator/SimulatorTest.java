@@ -83,7 +83,7 @@ class SimulatorTest {
         }
         PointerTrace dwell = PointerTrace.of("dwell", t, x, y, 1000, 1000);
         SimConfig config = SimConfig.builder().profile(Profile.PAPER_PROTOTYPE).mosaic(10, 10).bandwidthMBps(15).build();
-        Metrics wrong = Simulator.run(config, dwell, "acc-0-1").metrics();
+        Metrics wrong = Simulator.run(config, dwell, SystemRegistry.acc(0, 1)).metrics();
         // Three demand fetches and at most one wrong guess for each of the two requests with a
         // next one; a guess on every sample would fetch up to 97 others.
         assertTrue(wrong.receivedBytes() <= 5 * config.imageBytes(), "received " + wrong.receivedBytes());
@@ -101,7 +101,7 @@ class SimulatorTest {
         SimConfig config = SimConfig.builder().profile(Profile.PAPER_PROTOTYPE).mosaic(10, 10).bandwidthMBps(15)
                 .requestMode(RequestMode.PER_VISIT).build();
         Metrics plain = Simulator.run(config, sweep(20), "baseline").metrics();
-        Metrics acc = Simulator.run(config, sweep(20), "acc-0-5").metrics();
+        Metrics acc = Simulator.run(config, sweep(20), SystemRegistry.acc(0, 5)).metrics();
         assertTrue(acc.receivedBytes() < 20L * 6 * config.imageBytes(), "stale prefetches were cancelled");
         assertTrue(acc.meanLatencyMs() <= plain.meanLatencyMs() + 68, "a demand waits at most one prefetch in "
                 + "transmission: " + acc.meanLatencyMs() + " vs baseline " + plain.meanLatencyMs());
@@ -151,7 +151,28 @@ class SimulatorTest {
     @Test
     void unknownSystem_isRejectedWithTheKnownNames() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SystemRegistry.create("lru"));
-        assertTrue(e.getMessage().contains("baseline"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> SystemRegistry.create("acc-1.5-1"));
+        assertTrue(e.getMessage().startsWith("unknown system lru; known: khameleon, oracle,"), e.getMessage());
+        assertTrue(e.getMessage().contains("'khameleon-simulator systems' lists them all"), e.getMessage());
+        // A variant is a registered entry, not a name read at run time.
+        assertThrows(IllegalArgumentException.class, () -> SystemRegistry.create("acc-0.9-2"));
+        assertThrows(IllegalArgumentException.class, () -> SystemRegistry.acc(1.5, 1));
+        assertThrows(IllegalArgumentException.class, () -> SystemRegistry.acc(1, 0));
+    }
+
+    @Test
+    void acc_namesItsSettingsAsThePaperDoes() {
+        assertEquals("acc-0.8-1", SystemRegistry.acc(0.8, 1).name());
+        assertEquals("acc-1-5", SystemRegistry.acc(1, 5).name());
+        assertEquals(List.of("acc-0.8-1", "acc-1-1", "acc-1-5"),
+                SystemRegistry.names().stream().filter(n -> n.startsWith("acc-")).toList());
+    }
+
+    @Test
+    void everyRegisteredSystem_hasAUniqueNameAndMakesAFreshInstancePerRun() {
+        List<String> names = SystemRegistry.names();
+        assertEquals(names.size(), new java.util.HashSet<>(names).size());
+        for (SystemSpec s : SystemRegistry.all()) {
+            assertTrue(s.create() != s.create(), s.name() + " hands out one instance twice");
+        }
     }
 }

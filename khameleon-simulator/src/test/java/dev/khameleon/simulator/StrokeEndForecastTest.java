@@ -9,8 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.khameleon.simulator.trace.PointerTrace;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.spi.GridLayout;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@link StrokeEndForecast}: where a stroke ends, exactly or with a given error, and its mixture. */
@@ -139,11 +141,25 @@ class StrokeEndForecastTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"stroke-end-oracle-150-1001", "stroke-end-oracle-150-10-0", "stroke-end-oracle-150-10-101",
-            "stroke-end-oracle-150--5", "stroke-end-oracle-150-10-50-1"})
-    void registry_rejectsABadErrorOrShare(String name) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SystemRegistry.create(name));
-        assertTrue(e.getMessage().contains(name), e.getMessage());
+    @CsvSource({"150, 1001, 100, the error must be 0 to 1000 px", "150, -5, 100, the error must be 0 to 1000 px",
+            "150, 10, 0, the share must be 1 to 100 %", "150, 10, 101, the share must be 1 to 100 %",
+            "0, 0, 100, the window must be 1 to 10000 ms", "10001, 0, 100, the window must be 1 to 10000 ms"})
+    void strokeEndOracle_refusesABadWindowErrorOrShare(int windowMs, int errorPx, int share, String message) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SystemRegistry.strokeEndOracle("probe", windowMs, errorPx, share));
+        assertTrue(e.getMessage().startsWith("system probe: " + message), e.getMessage());
+    }
+
+    @Test
+    void registry_holdsTheDocumentedProbeGridAndNoOther() {
+        List<String> probes = SystemRegistry.all().stream().filter(s -> s.group() == SystemSpec.Group.PROBE)
+                .map(SystemSpec::name).toList();
+        assertEquals(21, probes.size(), probes.toString());
+        for (String name : List.of("stroke-end-oracle-150", "stroke-end-oracle-75-0", "stroke-end-oracle-300-40",
+                "stroke-end-oracle-150-0-50", "stroke-end-oracle-150-40-50")) {
+            assertTrue(probes.contains(name), name + " in " + probes);
+        }
+        assertThrows(IllegalArgumentException.class, () -> SystemRegistry.create("stroke-end-oracle-150-200"));
     }
 
     /** The probability-weighted mean x and y of horizon {@code j}'s explicit cells, and the spread per axis. */

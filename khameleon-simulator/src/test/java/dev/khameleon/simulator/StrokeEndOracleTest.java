@@ -70,8 +70,9 @@ class StrokeEndOracleTest {
         PointerTrace trace = SimulatorTest.galleryTrace();
         SimConfig config = SimConfig.builder().build();
         Simulator.Result exact = Simulator.run(config, trace, "stroke-end-oracle-150");
-        Simulator.Result off = Simulator.run(config, trace, "stroke-end-oracle-150-200");
-        assertEquals("stroke-end-oracle-150-200", off.system());
+        Simulator.Result off = Simulator.run(config, trace,
+                SystemRegistry.strokeEndOracle("told-200-px-off", 150, 200, 100));
+        assertEquals("told-200-px-off", off.system());
         double exactEnd = strokeEnds(exact);
         double offEnd = strokeEnds(off);
         assertTrue(offEnd > exactEnd, "stroke ends: " + offEnd + " ms told 200 px off, " + exactEnd + " ms exactly");
@@ -79,9 +80,9 @@ class StrokeEndOracleTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"stroke-end-oracle-0", "stroke-end-oracle-10001", "stroke-end-oracle-", "stroke-end-oracle-x"})
-    void registry_rejectsABadWindow(String name) {
+    void registry_refusesAnUnregisteredProbeName(String name) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SystemRegistry.create(name));
-        assertTrue(e.getMessage().contains(name) || e.getMessage().contains("stroke-end-oracle-W"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("unknown system " + name + ";"), e.getMessage());
     }
 
     /** What the approach and landing phases add to the run's mean latency, ms. */

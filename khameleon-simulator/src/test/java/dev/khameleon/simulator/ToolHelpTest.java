@@ -55,6 +55,6 @@ public class ToolHelpTest {
 
     @Test
     void theCommandListIsComplete() {
-        assertEquals(List.of("", "simulate", "experiment", "utility", "forecast", "live", "help"), commands().toList());
+        assertEquals(List.of("", "simulate", "experiment", "utility", "forecast", "live", "systems", "help"), commands().toList());
     }
 }

@@ -34,7 +34,7 @@ public final class SimulateCommand implements Callable<Integer> {
     TraceOptions traceOptions;
 
     @Option(names = "--systems", defaultValue = "khameleon,baseline", split = ",",
-            description = "Systems to run (default ${DEFAULT-VALUE}); known: khameleon, oracle, uniform, predictor-only, baseline, progressive, acc-A-K, stroke-end-oracle-W[-E[-S]].")
+            description = "Systems to run (default ${DEFAULT-VALUE}): khameleon, oracle, uniform, predictor-only, baseline, progressive, acc-0.8-1, acc-1-1, acc-1-5, ideal-sender; 'khameleon-simulator systems' lists every one, the research probes too.")
     List<String> systems;
 
     @Mixin

@@ -3,6 +3,7 @@ package dev.khameleon.simulator.tool;
 import dev.khameleon.simulator.image.UtilityCommand;
 import dev.khameleon.simulator.cli.ExperimentCommand;
 import dev.khameleon.simulator.cli.SimulateCommand;
+import dev.khameleon.simulator.cli.SystemsCommand;
 import dev.khameleon.simulator.ParseErrors;
 import java.io.UncheckedIOException;
 import picocli.CommandLine;
@@ -15,7 +16,7 @@ import picocli.CommandLine.Command;
 @Command(name = "khameleon-simulator", mixinStandardHelpOptions = true, version = "khameleon-simulator 0.1.0",
         description = "Khameleon's trace-driven simulator, its experiments and the live replay that judges it.",
         subcommands = {SimulateCommand.class, ExperimentCommand.class, UtilityCommand.class,
-                dev.khameleon.simulator.predict.ForecastCommand.class, dev.khameleon.simulator.live.LiveCommand.class,
+                dev.khameleon.simulator.predict.ForecastCommand.class, dev.khameleon.simulator.live.LiveCommand.class, SystemsCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Cli implements Runnable {
 
