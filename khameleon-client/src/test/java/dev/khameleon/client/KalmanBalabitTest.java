@@ -3,6 +3,7 @@ package dev.khameleon.client;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.predict.GaussianAtHorizon;
 import dev.khameleon.core.predict.PointerForecast;
+import dev.khameleon.testing.BalabitTraces;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;

@@ -3,6 +3,7 @@ package dev.khameleon.client;
 import dev.khameleon.core.Block;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ProtocolException;
+import dev.khameleon.testing.ScriptedServer;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import org.junit.jupiter.api.Test;

@@ -12,6 +12,7 @@ import dev.khameleon.core.spi.Layout;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
+import dev.khameleon.testing.BalabitTraces;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

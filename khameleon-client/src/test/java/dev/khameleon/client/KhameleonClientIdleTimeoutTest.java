@@ -3,6 +3,7 @@ package dev.khameleon.client;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ControlMessage.Welcome;
+import dev.khameleon.testing.ScriptedServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

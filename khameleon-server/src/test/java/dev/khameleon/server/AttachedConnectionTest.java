@@ -4,6 +4,7 @@ import dev.khameleon.core.protocol.BlockFrame;
 import dev.khameleon.core.protocol.ControlCodec;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.server.spi.WebSocketPeer;
+import dev.khameleon.testing.TestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,5 +1,7 @@
 package dev.khameleon.server;
 
+import dev.khameleon.testing.RawClient;
+import dev.khameleon.testing.TestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -4,6 +4,8 @@ import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
+import dev.khameleon.testing.RawClient;
+import dev.khameleon.testing.TestClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,8 @@
 package dev.khameleon.server;
 
 import dev.khameleon.core.protocol.ControlMessage;
+import dev.khameleon.testing.RawClient;
+import dev.khameleon.testing.TestClient;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.testing.TestClient;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import java.net.URI;

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.khameleon.core.Distribution;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.testing.RawClient;
+import dev.khameleon.testing.TestClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

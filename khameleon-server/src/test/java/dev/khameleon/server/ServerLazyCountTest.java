@@ -6,6 +6,7 @@ import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.spi.RequestScope;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.core.testkit.LazyCountBlockSource;
+import dev.khameleon.testing.TestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,6 +1,8 @@
 package dev.khameleon.server;
 
 import dev.khameleon.core.protocol.ControlMessage;
+import dev.khameleon.testing.RawClient;
+import dev.khameleon.testing.TestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -6,6 +6,7 @@ import dev.khameleon.core.protocol.BlockFrame;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.testing.TestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -4,6 +4,7 @@ import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ManifestRun;
 import dev.khameleon.core.protocol.Protocol;
 import dev.khameleon.core.protocol.ResumeRequest;
+import dev.khameleon.testing.TestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -10,6 +10,8 @@ import dev.khameleon.core.protocol.Protocol;
 import dev.khameleon.core.spi.RequestScope;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.core.testkit.KeyedBlockSource;
+import dev.khameleon.testing.RawClient;
+import dev.khameleon.testing.TestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,6 +1,7 @@
 package dev.khameleon.server;
 
 import dev.khameleon.core.protocol.ControlMessage;
+import dev.khameleon.testing.TestClient;
 import io.netty.handler.ssl.SslContextBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -6,6 +6,7 @@ import dev.khameleon.core.scheduler.Schedulers;
 import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.Scheduler;
 import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.testing.TestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -1,5 +1,7 @@
 package dev.khameleon.tiers;
 
+import dev.khameleon.testing.Haproxy;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

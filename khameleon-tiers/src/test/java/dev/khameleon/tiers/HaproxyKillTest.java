@@ -2,6 +2,7 @@ package dev.khameleon.tiers;
 
 import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.core.PointerEvent;
+import dev.khameleon.testing.Haproxy;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

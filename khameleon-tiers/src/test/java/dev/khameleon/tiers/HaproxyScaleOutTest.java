@@ -5,6 +5,7 @@ import dev.khameleon.client.Response;
 import dev.khameleon.core.Block;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.server.KhameleonServer;
+import dev.khameleon.testing.Haproxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package dev.khameleon.tiers;
 
+import dev.khameleon.testing.RedisProcess;
 import org.gaul.s3proxy.S3Proxy;
 import org.jclouds.ContextBuilder;
 import org.jclouds.blobstore.BlobStoreContext;

@@ -2,6 +2,7 @@ package dev.khameleon.tiers;
 
 import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.testkit.BlockSourceContract;
+import dev.khameleon.testing.RedisProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,5 +1,6 @@
 package dev.khameleon.tiers;
 
+import dev.khameleon.testing.RedisProcess;
 import io.lettuce.core.RedisURI;
 
 import java.io.IOException;

@@ -5,14 +5,15 @@ import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.image.ProgressiveJpegEncoder;
 import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.Layout;
-import org.junit.jupiter.api.Assumptions;
+import dev.khameleon.testing.BalabitTraces;
+import dev.khameleon.testing.RedisProcess;
+import dev.khameleon.testing.SharedData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -44,13 +45,11 @@ class SharedTierReplayTest {
     private static final int VISITS_PER_NODE = 200;
     private static final int BLOCK_SIZE = 4096;
 
+    /** The shared data directory; skips the test, naming the path, without the Kodak images or Balabit traces. */
     private static Path data() {
-        Path dir = Path.of(System.getProperty("khameleon.shared.data", "../shared/data")).toAbsolutePath().normalize();
-        Assumptions.assumeTrue(Files.isDirectory(dir.resolve("images/kodak")), "Kodak images not found at "
-                + dir.resolve("images/kodak"));
-        Assumptions.assumeTrue(Files.isDirectory(dir.resolve("pointer/balabit")), "balabit pointer traces not found at "
-                + dir.resolve("pointer/balabit"));
-        return dir;
+        SharedData.requireDirectory("images/kodak", "Kodak images");
+        BalabitTraces.directoryOrSkip();
+        return SharedData.root();
     }
 
     /** Cell {@code i} shows quarter {@code i / 24} of Kodak photo {@code i % 24 + 1}. */

@@ -1,6 +1,7 @@
 package dev.khameleon.tiers;
 
 import dev.khameleon.core.Block;
+import dev.khameleon.testing.RedisProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

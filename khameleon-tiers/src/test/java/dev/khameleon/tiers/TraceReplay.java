@@ -2,6 +2,7 @@ package dev.khameleon.tiers;
 
 import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.core.PointerEvent;
+import dev.khameleon.testing.BalabitTraces;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -4,6 +4,7 @@ import dev.khameleon.client.ClientListener;
 import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.protocol.ControlMessage.Welcome;
+import dev.khameleon.testing.FrameTap;
 
 import java.net.URI;
 import java.time.Duration;

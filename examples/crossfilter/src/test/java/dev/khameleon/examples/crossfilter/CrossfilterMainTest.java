@@ -84,8 +84,8 @@ class CrossfilterMainTest {
 
     @Test
     void evaluation_onTheRealSessions_reportsEverySessionEventSplitByKind() throws Exception {
-        FlightsTable table = FlightsTable.read(SharedData.flightsCsv());
-        List<Workflow> workflows = Workflows.readAll(SharedData.workflows());
+        FlightsTable table = FlightsTable.read(FlightsData.flightsCsv());
+        List<Workflow> workflows = Workflows.readAll(FlightsData.workflows());
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (TileBackend db = TileBackend.duckDb(table, table.sample(table.size(), 1), 1);
                 PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {

@@ -56,10 +56,10 @@ class CrossfilterServerTest {
 
     @BeforeAll
     static void load() throws Exception {
-        FlightsTable table = FlightsTable.read(SharedData.flightsCsv());
+        FlightsTable table = FlightsTable.read(FlightsData.flightsCsv());
         db = TileBackend.duckDb(table, table.sample(table.size(), 42), 1);
         cache = TileCache.create(db);
-        workflows = Workflows.readAll(SharedData.workflows());
+        workflows = Workflows.readAll(FlightsData.workflows());
         model = ServingModel.learn(workflows, cache, TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), 4,
                 100, 42, 60);
     }

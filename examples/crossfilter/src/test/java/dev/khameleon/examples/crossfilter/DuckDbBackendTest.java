@@ -17,7 +17,7 @@ class DuckDbBackendTest {
 
     @BeforeAll
     static void load() throws Exception {
-        table = FlightsTable.read(SharedData.flightsCsv());
+        table = FlightsTable.read(FlightsData.flightsCsv());
         backend = TileBackend.duckDb(table, table.sample(table.size(), 1), 2);
     }
 

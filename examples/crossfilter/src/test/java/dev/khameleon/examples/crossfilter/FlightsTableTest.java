@@ -22,7 +22,7 @@ class FlightsTableTest {
 
     @Test
     void read_realFile_countsRowsAndMissingValuesPerColumn() throws IOException {
-        FlightsTable t = FlightsTable.read(SharedData.flightsCsv());
+        FlightsTable t = FlightsTable.read(FlightsData.flightsCsv());
         assertEquals(10_000, t.size());
         // Counted independently: empty fields per column in flights-10k.csv.
         assertEquals(9, t.missing(View.DEP_TIME));

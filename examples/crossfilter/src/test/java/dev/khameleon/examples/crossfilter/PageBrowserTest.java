@@ -58,8 +58,8 @@ class PageBrowserTest {
     static void start() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
                 "Chromium or chromedriver absent: " + CHROMIUM + ", " + CHROMEDRIVER);
-        FlightsTable table = FlightsTable.read(SharedData.flightsCsv());
-        workflows = Workflows.readAll(SharedData.workflows());
+        FlightsTable table = FlightsTable.read(FlightsData.flightsCsv());
+        workflows = Workflows.readAll(FlightsData.workflows());
         db = TileBackend.duckDb(table, table.sample(table.size(), 42), 2);
         cache = TileCache.create(db);
         TileEncoder encoder = TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE);

@@ -53,8 +53,8 @@ class PageReplayBenchmark {
         String backend = System.getProperty("crossfilter.bench.backend", "duckdb");
         long rate = Long.getLong("crossfilter.bench.rate", 5_625_000);
         long rtt = Long.getLong("crossfilter.bench.rtt", 100);
-        FlightsTable table = FlightsTable.read(SharedData.flightsCsv());
-        List<Workflow> workflows = Workflows.readAll(SharedData.workflows());
+        FlightsTable table = FlightsTable.read(FlightsData.flightsCsv());
+        List<Workflow> workflows = Workflows.readAll(FlightsData.workflows());
         PostgresCluster cluster = null;
         TileBackend db;
         if (backend.equals("postgresql")) {

@@ -18,7 +18,7 @@ class PostgresBackendTest {
 
     @BeforeAll
     static void start() throws Exception {
-        table = FlightsTable.read(SharedData.flightsCsv());
+        table = FlightsTable.read(FlightsData.flightsCsv());
         Assumptions.assumeTrue(PostgresCluster.available(PostgresCluster.DEFAULT_BIN),
                 "PostgreSQL binaries absent: " + PostgresCluster.DEFAULT_BIN);
         cluster = PostgresCluster.start(PostgresCluster.DEFAULT_BIN);

@@ -104,7 +104,7 @@ class PushReplayTest {
      */
     @Test
     void onTheRealSessions_everyEventIsAnswered_andTheBackendStaysWithinItsSlots() throws Exception {
-        List<Workflow> workflows = Workflows.readAll(SharedData.workflows());
+        List<Workflow> workflows = Workflows.readAll(FlightsData.workflows());
         TileEncoder encoder = TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE);
         PushReplay.Setup paper = new PushReplay.Setup(4, () -> 30, new PushReplay.Link(5.625e6, 100, 4069),
                 TileEncoder.DEFAULT_BLOCK_SIZE, encoder::blockCount, UtilityFunction.linear(), Selection.MAX_GAIN,

@@ -19,7 +19,7 @@ class TileEncoderTest {
 
     @BeforeAll
     static void read() throws Exception {
-        table = FlightsTable.read(SharedData.flightsCsv());
+        table = FlightsTable.read(FlightsData.flightsCsv());
     }
 
     @Test

@@ -13,8 +13,8 @@ class TileUtilityTest {
 
     @Test
     void measure_overRealBrushStates_risesFromZeroToOne() throws Exception {
-        FlightsTable table = FlightsTable.read(SharedData.flightsCsv());
-        List<BrushState> all = BrushState.all(Workflows.readAll(SharedData.workflows()));
+        FlightsTable table = FlightsTable.read(FlightsData.flightsCsv());
+        List<BrushState> all = BrushState.all(Workflows.readAll(FlightsData.workflows()));
         List<BrushState> states = BrushState.sample(all, 40, 3);
         assertEquals(40, states.size());
         TileUtility u = TileUtility.measure(states, key -> JavaCounts.tile(table, key),

@@ -16,7 +16,7 @@ class WorkflowsTest {
 
     @Test
     void readAll_realSessions_countsEventsAndSwitches() throws Exception {
-        List<Workflow> all = Workflows.readAll(SharedData.workflows());
+        List<Workflow> all = Workflows.readAll(FlightsData.workflows());
         assertEquals(55, all.size());
         // Counted independently from the files: 73,738 interactions, 20,662 on DISTANCE.
         assertEquals(73_738, all.stream().mapToInt(w -> w.events().size()).sum());
@@ -27,7 +27,7 @@ class WorkflowsTest {
 
     @Test
     void read_firstSession_startsWithAnEmptyBrushThatGrows() throws Exception {
-        Workflow w = Workflows.read(SharedData.workflows()
+        Workflow w = Workflows.read(FlightsData.workflows()
                 .resolve("01a259b8-856e-48ae-92bd-fade80fa00c6_flights_0_workflow.json.gz"));
         assertEquals("01a259b8-856e-48ae-92bd-fade80fa00c6_flights_0", w.name());
         assertEquals(500, w.events().size());
@@ -67,7 +67,7 @@ class WorkflowsTest {
 
     @Test
     void viewWidths_everyViewIs350PixelsWide() throws Exception {
-        Map<View, Integer> widths = Workflows.viewWidths(SharedData.viewsGeometry());
+        Map<View, Integer> widths = Workflows.viewWidths(FlightsData.viewsGeometry());
         assertEquals(View.values().length, widths.size());
         widths.values().forEach(w -> assertEquals(View.PIXELS, w));
     }

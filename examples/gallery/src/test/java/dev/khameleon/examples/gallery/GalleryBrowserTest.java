@@ -2,6 +2,7 @@ package dev.khameleon.examples.gallery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.khameleon.testing.SharedData;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,9 +44,7 @@ class GalleryBrowserTest {
     void replayedPointerTrace_showsTheHoveredPicturesMostlyFromTheCache(@TempDir Path profile) throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(BrowserSession.CHROMIUM),
                 "Chromium absent: " + BrowserSession.CHROMIUM + " (CI installs it: apt-get install chromium chromium-driver)");
-        Path trace = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"),
-                "pointer", "gallery", "1M-30s.json");
-        Assumptions.assumeTrue(Files.isRegularFile(trace), "pointer trace absent: " + trace.toAbsolutePath());
+        Path trace = SharedData.requireFile("pointer/gallery/1M-30s.json", "pointer trace");
         // The first 20 s of the trace: enough hovers, a bounded test time.
         PointerTrace replayed = PointerTrace.read(trace).first(REPLAY_MILLIS);
 

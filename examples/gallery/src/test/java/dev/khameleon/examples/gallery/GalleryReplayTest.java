@@ -1,7 +1,7 @@
 package dev.khameleon.examples.gallery;
 
 import dev.khameleon.client.ClientMetrics;
-import org.junit.jupiter.api.Assumptions;
+import dev.khameleon.testing.SharedData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,9 +19,7 @@ class GalleryReplayTest {
 
     @Test
     void javaClientReplayingARealTrace_getsAnswersPushedThroughTheEmulatedLink() throws Exception {
-        Path file = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"),
-                "pointer", "gallery", "1M-30s.json");
-        Assumptions.assumeTrue(Files.isRegularFile(file), "pointer trace absent: " + file.toAbsolutePath());
+        Path file = SharedData.requireFile("pointer/gallery/1M-30s.json", "pointer trace");
         PointerTrace trace = PointerTrace.read(file).first(6_000);
         try (GalleryServer gallery = GalleryServer.builder().port(0).grid(8, 12).cacheBlocks(300)
                 .linkBytesPerSecond(2e6).latencyMillis(40).start()) {

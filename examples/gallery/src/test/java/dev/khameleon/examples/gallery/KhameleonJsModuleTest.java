@@ -13,15 +13,14 @@ import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.core.testkit.KeyedBlockSource;
 import dev.khameleon.server.Application;
 import dev.khameleon.server.KhameleonServer;
+import dev.khameleon.testing.SharedData;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -408,9 +407,7 @@ class KhameleonJsModuleTest {
 
     @Test
     void kalmanPredictor_matchesTheJavaKalmanPredictorOnARealTrace() throws IOException {
-        Path trace = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"),
-                "pointer", "gallery", "1M-30s.json");
-        Assumptions.assumeTrue(Files.isRegularFile(trace), "pointer trace absent: " + trace.toAbsolutePath());
+        Path trace = SharedData.requireFile("pointer/gallery/1M-30s.json", "pointer trace");
         List<double[]> samples = new ArrayList<>();
         for (JsonNode event : JSON.readTree(trace.toFile())) {
             JsonNode e = event.get("e");

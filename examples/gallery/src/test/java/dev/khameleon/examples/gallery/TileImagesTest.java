@@ -1,6 +1,6 @@
 package dev.khameleon.examples.gallery;
 
-import org.junit.jupiter.api.Assumptions;
+import dev.khameleon.testing.SharedData;
 import org.junit.jupiter.api.Test;
 
 import org.junit.jupiter.api.io.TempDir;
@@ -70,8 +70,7 @@ class TileImagesTest {
 
     @Test
     void photoCrops_cutTilesOfTheRequestedSizeFromKodak() {
-        Path kodak = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"), "images", "kodak");
-        Assumptions.assumeTrue(Files.isDirectory(kodak), "Kodak images absent: " + kodak.toAbsolutePath());
+        Path kodak = SharedData.requireDirectory("images/kodak", "Kodak images");
         IntFunction<BufferedImage> crops = TileImages.photoCrops(kodak, 160, 120, 7);
         BufferedImage a = crops.apply(30);
         assertEquals(160, a.getWidth());

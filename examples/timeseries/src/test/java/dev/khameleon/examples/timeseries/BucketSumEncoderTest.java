@@ -25,7 +25,7 @@ class BucketSumEncoderTest {
 
     @Test
     void decodeAllBlocks_givesEveryRealWindowBackExactly() {
-        for (int[] window : SharedData.windows()) {
+        for (int[] window : TraceData.windows()) {
             assertArrayEquals(asDoubles(window), BucketSumEncoder.decode(BucketSumEncoder.content(encoder.encode(0, window))));
         }
     }
@@ -41,7 +41,7 @@ class BucketSumEncoderTest {
     void firstBlock_drawsEightPointMeansThenSixteenPointMeans() {
         // 512 bytes = n + 127 values: 16 sums of 64 points, 16 left halves (→ 32), 32 (→ 16), and 62
         // of the 64 left halves that refine 16-point buckets to 8: points 0..991 at width 8, the rest at 16.
-        int[] window = SharedData.windows().get(3);
+        int[] window = TraceData.windows().get(3);
         double[] chart = BucketSumEncoder.decode(prefix(encoder.encode(0, window), 1));
         for (int i = 0; i < window.length; i++) {
             int width = i < 992 ? 8 : 16;
@@ -53,7 +53,7 @@ class BucketSumEncoderTest {
 
     @Test
     void everyPrefix_keepsBucketTotalsAndNeverDrawsAWorseChartThanAShorterOne() {
-        for (int[] window : SharedData.windows().subList(0, 20)) {
+        for (int[] window : TraceData.windows().subList(0, 20)) {
             List<Block> blocks = encoder.encode(0, window);
             double previous = Double.POSITIVE_INFINITY;
             for (int k = 1; k <= blocks.size(); k++) {

@@ -35,7 +35,7 @@ class ChartUtilityTest {
 
     @Test
     void realWindows_firstBlockBeatsAFlatLineAndAllBlocksAreExact() {
-        ChartUtility u = ChartUtility.measure(SharedData.windows(), new BucketSumEncoder(TimeseriesApp.BLOCK_SIZE));
+        ChartUtility u = ChartUtility.measure(TraceData.windows(), new BucketSumEncoder(TimeseriesApp.BLOCK_SIZE));
         assertEquals(9, u.utilities().length, "4 KB + 4 bytes in 512-byte blocks");
         assertTrue(u.utilities()[0] > 0, "the first block draws a chart better than a flat line: " + u);
         assertEquals(1.0, u.utilities()[8]);

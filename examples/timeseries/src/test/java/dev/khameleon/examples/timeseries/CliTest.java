@@ -65,7 +65,7 @@ class CliTest {
 
     @Test
     void busyPort_isOneLineNamingIt() throws IOException {
-        String trace = SharedData.trace().toString();
+        String trace = TraceData.trace().toString();
         try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             int port = busy.getLocalPort();
             assertOneLineNaming("PORT " + port + ": cannot listen on 127.0.0.1", run(trace, Integer.toString(port)));
@@ -74,7 +74,7 @@ class CliTest {
 
     @Test
     void start_printsTheAddressWithThePortItListensOn() {
-        String[] r = run(SharedData.trace().toString(), "0");
+        String[] r = run(TraceData.trace().toString(), "0");
         assertEquals("0", r[0], r[2]);
         String first = r[1].lines().findFirst().orElse("");
         assertTrue(first.matches("khameleon-timeseries: listening on http://127\\.0\\.0\\.1:(\\d+)/ \\(port \\d+; "

@@ -25,7 +25,7 @@ class ContractTest {
 
         @Override
         protected List<int[]> sampleResponses() {
-            return SharedData.windows().subList(0, 10);
+            return TraceData.windows().subList(0, 10);
         }
     }
 
@@ -34,7 +34,7 @@ class ContractTest {
         @Override
         protected BlockSource source() {
             List<List<Block>> blocks = new ArrayList<>();
-            List<int[]> windows = SharedData.windows();
+            List<int[]> windows = TraceData.windows();
             for (int w = 0; w < windows.size(); w++) {
                 blocks.add(ENCODER.encode(w, windows.get(w)));
             }
@@ -46,7 +46,7 @@ class ContractTest {
     class Utility extends UtilityFunctionContract {
         @Override
         protected UtilityFunction utility() {
-            return ChartUtility.measure(SharedData.windows(), ENCODER).toUtilityFunction();
+            return ChartUtility.measure(TraceData.windows(), ENCODER).toUtilityFunction();
         }
     }
 }

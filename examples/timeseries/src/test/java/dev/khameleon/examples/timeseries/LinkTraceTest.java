@@ -36,7 +36,7 @@ class LinkTraceTest {
 
     @Test
     void realTrace_lastsAsLongAsItsLastDelivery() throws IOException {
-        LinkTrace trace = LinkTrace.read(SharedData.trace(), 10);
+        LinkTrace trace = LinkTrace.read(TraceData.trace(), 10);
         // Its last line is 928424 ms: 92842 whole bins of 10 ms, 90 windows of 1024 bins.
         assertEquals(92_842, trace.packetsPerBin().length);
         assertEquals(90, trace.windows(1024).size());

@@ -42,7 +42,7 @@ class PageBrowserTest {
         Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
                 "Chromium or chromedriver absent: " + CHROMIUM + ", " + CHROMEDRIVER);
         int bar = 37;
-        try (TimeseriesApp app = TimeseriesApp.start(SharedData.trace(), 0)) {
+        try (TimeseriesApp app = TimeseriesApp.start(TraceData.trace(), 0)) {
             ChromeDriverService service = new ChromeDriverService.Builder()
                     .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
             ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile()).addArguments("--headless=new",

@@ -29,7 +29,7 @@ class TimeseriesAppTest {
 
     @BeforeAll
     static void start() throws IOException {
-        app = TimeseriesApp.start(SharedData.trace(), 0);
+        app = TimeseriesApp.start(TraceData.trace(), 0);
     }
 
     @AfterAll

@@ -1,4 +1,4 @@
-package dev.khameleon.server;
+package dev.khameleon.testing;
 
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -13,11 +13,15 @@ import java.util.Base64;
  * A WebSocket client written against RFC 6455 on a plain socket, for what the JDK client cannot do:
  * stop reading entirely, with a small receive buffer, or send after the server's close frame.
  */
-final class RawClient implements AutoCloseable {
+public final class RawClient implements AutoCloseable {
     private final Socket socket;
     private final OutputStream out;
 
-    RawClient(int port, String path, int receiveBufferBytes) throws IOException {
+    /**
+     * Connects to {@code 127.0.0.1:port} with a receive buffer of {@code receiveBufferBytes} and completes
+     * the WebSocket handshake for {@code path}; throws if the server refuses it.
+     */
+    public RawClient(int port, String path, int receiveBufferBytes) throws IOException {
         socket = new Socket();
         socket.setReceiveBufferSize(receiveBufferBytes);
         socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
@@ -43,12 +47,12 @@ final class RawClient implements AutoCloseable {
     }
 
     /** Sends one masked text frame (payload below 65,536 bytes). */
-    void sendText(String text) throws IOException {
+    public void sendText(String text) throws IOException {
         sendFrame(true, 0x1, text.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Sends one masked ping with {@code payload} (at most 125 bytes). */
-    void sendPing(byte[] payload) throws IOException {
+    public void sendPing(byte[] payload) throws IOException {
         sendFrame(true, 0x9, payload);
     }
 
@@ -56,18 +60,18 @@ final class RawClient implements AutoCloseable {
      * Sends one masked frame (payload below 65,536 bytes): {@code fin} false starts or continues a
      * fragmented message, {@code opcode} as in RFC 6455 (0 continuation, 1 text, 8 close, 9 ping).
      */
-    void sendFrame(boolean fin, int opcode, byte[] payload) throws IOException {
+    public void sendFrame(boolean fin, int opcode, byte[] payload) throws IOException {
         sendBytes(encodeFrame(fin, opcode, payload));
     }
 
     /** Writes {@code bytes} as they are, e.g. part of an {@linkplain #encodeFrame encoded frame}. */
-    void sendBytes(byte[] bytes) throws IOException {
+    public void sendBytes(byte[] bytes) throws IOException {
         out.write(bytes);
         out.flush();
     }
 
     /** One masked frame as {@link #sendFrame} sends it (payload below 65,536 bytes). */
-    static byte[] encodeFrame(boolean fin, int opcode, byte[] payload) {
+    public static byte[] encodeFrame(boolean fin, int opcode, byte[] payload) {
         byte[] mask = {1, 2, 3, 4};
         int headerLength = payload.length < 126 ? 2 : 4;
         byte[] frame = new byte[headerLength + 4 + payload.length];
@@ -87,9 +91,9 @@ final class RawClient implements AutoCloseable {
     }
 
     /** A frame from the server: its opcode (1 text, 2 binary, 8 close, ...) and unmasked payload. */
-    record Frame(int opcode, byte[] payload) {
+    public record Frame(int opcode, byte[] payload) {
         /** The status code of a close frame, or -1 if it carries none. */
-        int closeStatus() {
+        public int closeStatus() {
             return payload.length >= 2 ? (payload[0] & 0xff) << 8 | payload[1] & 0xff : -1;
         }
     }
@@ -98,7 +102,7 @@ final class RawClient implements AutoCloseable {
      * Reads the server's next frame (waiting up to the socket timeout), or returns null if the server
      * closed the connection cleanly at a frame boundary. A reset connection throws.
      */
-    Frame readFrame() throws IOException {
+    public Frame readFrame() throws IOException {
         socket.setSoTimeout(10_000);
         DataInputStream in = new DataInputStream(socket.getInputStream());
         int first = in.read();
@@ -121,7 +125,7 @@ final class RawClient implements AutoCloseable {
     }
 
     /** Reads frames until a close frame, and returns it; throws if the connection ends before one. */
-    Frame readUntilClose() throws IOException {
+    public Frame readUntilClose() throws IOException {
         for (Frame f = readFrame(); f != null; f = readFrame()) {
             if (f.opcode() == 0x8) {
                 return f;
@@ -131,7 +135,7 @@ final class RawClient implements AutoCloseable {
     }
 
     /** Whether the server has closed the connection (reads what is buffered to find out). */
-    boolean serverClosed() {
+    public boolean serverClosed() {
         try {
             socket.setSoTimeout(1);
             InputStream in = socket.getInputStream();

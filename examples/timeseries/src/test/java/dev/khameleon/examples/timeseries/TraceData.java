@@ -1,24 +1,20 @@
 package dev.khameleon.examples.timeseries;
 
-import org.junit.jupiter.api.Assumptions;
+import dev.khameleon.testing.SharedData;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** The real trace the tests use; a test skips, naming the path, when the project's data is absent. */
-final class SharedData {
-    private SharedData() {
+/** The real trace the tests use, from the shared data; a test skips, naming the path, when it is absent. */
+final class TraceData {
+    private TraceData() {
     }
 
     /** The T-Mobile UMTS downlink recorded while driving (Mahimahi), the app's default. */
     static Path trace() {
-        Path file = Path.of(System.getProperty("khameleon.shared.data", "../shared/data"),
-                "network", "mahimahi", "TMobile-UMTS-driving.down");
-        Assumptions.assumeTrue(Files.isRegularFile(file), "cellular trace absent: " + file.toAbsolutePath());
-        return file;
+        return SharedData.requireFile("network/mahimahi/TMobile-UMTS-driving.down", "cellular trace");
     }
 
     /** That trace's windows, as the app cuts them. */

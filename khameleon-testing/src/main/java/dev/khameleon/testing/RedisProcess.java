@@ -1,4 +1,4 @@
-package dev.khameleon.tiers;
+package dev.khameleon.testing;
 
 import org.junit.jupiter.api.Assumptions;
 
@@ -19,8 +19,9 @@ import java.util.concurrent.TimeUnit;
  * directory, without persistence, with the LRU policy the tiers document. Tests that need it skip,
  * naming the package, when it is not installed.
  */
-final class RedisProcess implements AutoCloseable {
-    static final Path REDIS_SERVER = Path.of("/usr/bin/redis-server");
+public final class RedisProcess implements AutoCloseable {
+    /** Where Debian installs redis-server. */
+    public static final Path REDIS_SERVER = Path.of("/usr/bin/redis-server");
 
     private final Path dir;
     private final int port;
@@ -32,7 +33,7 @@ final class RedisProcess implements AutoCloseable {
     }
 
     /** Starts a server with {@code maxMemory} (e.g. {@code "64mb"}); skips the test if Redis is absent. */
-    static RedisProcess start(String maxMemory) throws IOException, InterruptedException {
+    public static RedisProcess start(String maxMemory) throws IOException, InterruptedException {
         Assumptions.assumeTrue(Files.isExecutable(REDIS_SERVER),
                 "redis-server not found at " + REDIS_SERVER + " (Debian package redis-server); test skipped");
         RedisProcess r = new RedisProcess(Files.createTempDirectory("khameleon-redis"), freePort());
@@ -56,18 +57,18 @@ final class RedisProcess implements AutoCloseable {
     }
 
     /** The server's URI. */
-    URI uri() {
+    public URI uri() {
         return URI.create("redis://127.0.0.1:" + port);
     }
 
     /** Kills the server (an outage); {@link #restart} brings it back, empty, on the same port. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(10, TimeUnit.SECONDS);
     }
 
     /** Starts the server again on the same port after {@link #kill}. */
-    void restart(String maxMemory) throws IOException, InterruptedException {
+    public void restart(String maxMemory) throws IOException, InterruptedException {
         launch(maxMemory);
     }
 
@@ -75,7 +76,7 @@ final class RedisProcess implements AutoCloseable {
      * Sends one command (each word a {@code String}, sent as UTF-8, or raw {@code byte[]}) and returns
      * the first reply line: enough for tests' SET, DEL, DBSIZE and ZCARD.
      */
-    String command(Object... words) throws IOException {
+    public String command(Object... words) throws IOException {
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
             s.setSoTimeout(5000);
             java.io.ByteArrayOutputStream req = new java.io.ByteArrayOutputStream();
@@ -115,18 +116,11 @@ final class RedisProcess implements AutoCloseable {
         }
     }
 
+    /** Stops the server (forcibly after five seconds) and deletes its directory. */
     @Override
     public void close() throws IOException {
         if (process != null) {
-            process.destroy();
-            try {
-                if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                    process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
+            Processes.stop(process, 5);
         }
         try (var files = Files.walk(dir)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -1,4 +1,4 @@
-package dev.khameleon.client;
+package dev.khameleon.testing;
 
 import dev.khameleon.core.Block;
 import dev.khameleon.core.protocol.BlockCounts;
@@ -36,17 +36,19 @@ import java.util.function.BiConsumer;
  * sends and, on each hello, runs a script that decides what to push (well-formed, fragmented or
  * broken frames), so the client's connection handling can be tested frame by frame.
  */
-final class ScriptedServer implements AutoCloseable {
+public final class ScriptedServer implements AutoCloseable {
     /** What the test server does for the {@code n}-th connection's hello. */
-    interface Script extends BiConsumer<Integer, Channel> {
+    public interface Script extends BiConsumer<Integer, Channel> {
     }
 
-    final BlockingQueue<ControlMessage> received = new LinkedBlockingQueue<>();
+    /** Every control message clients sent, in arrival order. */
+    public final BlockingQueue<ControlMessage> received = new LinkedBlockingQueue<>();
     private final AtomicInteger connections = new AtomicInteger();
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final Channel channel;
 
-    ScriptedServer(Script script) throws InterruptedException {
+    /** Starts the server on a free 127.0.0.1 port, running {@code script} on each hello. */
+    public ScriptedServer(Script script) throws InterruptedException {
         channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -77,25 +79,29 @@ final class ScriptedServer implements AutoCloseable {
                 }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
     }
 
-    URI uri() {
+    /** The WebSocket URI clients connect to. */
+    public URI uri() {
         return URI.create("ws://127.0.0.1:" + ((InetSocketAddress) channel.localAddress()).getPort() + "/app");
     }
 
-    static ControlMessage.Welcome welcome(int cacheBlocks, long firstSeq, int blockSize) {
+    /** A welcome for a session with {@code cacheBlocks}, first sequence number and block size given. */
+    public static ControlMessage.Welcome welcome(int cacheBlocks, long firstSeq, int blockSize) {
         return new ControlMessage.Welcome(1, "s" + firstSeq, "app", blockSize, 10, cacheBlocks,
                 List.of(50L, 150L, 250L, 500L), firstSeq, BlockCounts.uniform(2));
     }
 
-    static void sendText(Channel ch, ControlMessage m) {
+    /** Sends {@code m} on {@code ch} as one text frame. */
+    public static void sendText(Channel ch, ControlMessage m) {
         ch.writeAndFlush(new TextWebSocketFrame(ControlCodec.encode(m)));
     }
 
-    static void sendBlock(Channel ch, long seq, Block block) {
+    /** Sends {@code block} with sequence number {@code seq} on {@code ch} as one binary frame. */
+    public static void sendBlock(Channel ch, long seq, Block block) {
         ch.writeAndFlush(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(BlockFrame.encode(seq, block))));
     }
 
     /** Sends the frame in three WebSocket fragments. */
-    static void sendFragmented(Channel ch, long seq, Block block) {
+    public static void sendFragmented(Channel ch, long seq, Block block) {
         byte[] f = BlockFrame.encode(seq, block);
         int a = 5;
         int b = f.length / 2;

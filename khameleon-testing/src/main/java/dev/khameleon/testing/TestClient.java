@@ -1,4 +1,4 @@
-package dev.khameleon.server;
+package dev.khameleon.testing;
 
 import dev.khameleon.core.protocol.BlockFrame;
 import dev.khameleon.core.protocol.ControlCodec;
@@ -22,32 +22,39 @@ import java.util.concurrent.atomic.AtomicLong;
  * An independent test client over the JDK's {@link java.net.http.WebSocket}: it shares no code
  * with the server except the protocol codecs, queues what it receives and records the close.
  */
-final class TestClient implements AutoCloseable {
+public final class TestClient implements AutoCloseable {
     /** A close as the client saw it. */
-    record Close(int status, String reason) {
+    public record Close(int status, String reason) {
     }
 
     /** A received block frame with its arrival time and frame length. */
-    record Received(BlockFrame frame, long nanos, int bytes) {
+    public record Received(BlockFrame frame, long nanos, int bytes) {
     }
 
-    static final Duration TIMEOUT = Duration.ofSeconds(10);
+    /** How long every wait of this client lasts before it fails the test. */
+    public static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-    final BlockingQueue<ControlMessage> control = new LinkedBlockingQueue<>();
-    final BlockingQueue<Received> blocks = new LinkedBlockingQueue<>();
-    final CompletableFuture<Close> closed = new CompletableFuture<>();
-    final AtomicLong bytesReceived = new AtomicLong();
+    /** Control messages received, in arrival order. */
+    public final BlockingQueue<ControlMessage> control = new LinkedBlockingQueue<>();
+    /** Block frames received, in arrival order. */
+    public final BlockingQueue<Received> blocks = new LinkedBlockingQueue<>();
+    /** Completes with the server's close, or exceptionally on a connection error. */
+    public final CompletableFuture<Close> closed = new CompletableFuture<>();
+    /** Bytes of block frames received so far. */
+    public final AtomicLong bytesReceived = new AtomicLong();
     private final WebSocket ws;
 
     private TestClient(WebSocket ws) {
         this.ws = ws;
     }
 
-    static CompletableFuture<TestClient> connectAsync(URI uri, Map<String, String> headers) {
+    /** Opens a WebSocket to {@code uri} with extra handshake {@code headers}, on a new JDK client. */
+    public static CompletableFuture<TestClient> connectAsync(URI uri, Map<String, String> headers) {
         return connectAsync(HttpClient.newHttpClient(), uri, headers);
     }
 
-    static CompletableFuture<TestClient> connectAsync(HttpClient http, URI uri, Map<String, String> headers) {
+    /** Opens a WebSocket to {@code uri} with extra handshake {@code headers}, on {@code http}. */
+    public static CompletableFuture<TestClient> connectAsync(HttpClient http, URI uri, Map<String, String> headers) {
         CompletableFuture<TestClient> result = new CompletableFuture<>();
         Listener listener = new Listener();
         WebSocket.Builder b = http.newWebSocketBuilder().connectTimeout(TIMEOUT);
@@ -62,12 +69,13 @@ final class TestClient implements AutoCloseable {
         return result;
     }
 
-    static TestClient connect(URI uri) {
+    /** Opens a WebSocket to {@code uri}, failing after {@link #TIMEOUT}; sends nothing. */
+    public static TestClient connect(URI uri) {
         return connectAsync(uri, Map.of()).orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS).join();
     }
 
     /** Connects and completes the hello/welcome exchange. */
-    static TestClient open(URI uri, String application, int cacheBlocks) {
+    public static TestClient open(URI uri, String application, int cacheBlocks) {
         TestClient c = connect(uri);
         c.send(ControlMessage.Hello.of(application, cacheBlocks));
         ControlMessage m = c.nextControl();
@@ -78,7 +86,7 @@ final class TestClient implements AutoCloseable {
     }
 
     /** Polls {@code condition} every 10 ms until it holds; fails after {@link #TIMEOUT}. */
-    static void await(java.util.function.BooleanSupplier condition, String what) {
+    public static void await(java.util.function.BooleanSupplier condition, String what) {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
@@ -94,7 +102,7 @@ final class TestClient implements AutoCloseable {
     }
 
     /** Waits for the error message the server sends before closing, skipping anything else. */
-    ControlMessage.ErrorMessage awaitError() {
+    public ControlMessage.ErrorMessage awaitError() {
         while (true) {
             if (nextControl() instanceof ControlMessage.ErrorMessage e) {
                 return e;
@@ -102,32 +110,38 @@ final class TestClient implements AutoCloseable {
         }
     }
 
-    void send(ControlMessage m) {
+    /** Sends {@code m} encoded as the protocol's text frame, waiting until it is sent. */
+    public void send(ControlMessage m) {
         sendText(ControlCodec.encode(m));
     }
 
-    void sendText(String text) {
+    /** Sends {@code text} as one text frame, as it is, waiting until it is sent. */
+    public void sendText(String text) {
         ws.sendText(text, true).orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS).join();
     }
 
-    void sendBinary(byte[] bytes) {
+    /** Sends {@code bytes} as one binary frame, waiting until it is sent. */
+    public void sendBinary(byte[] bytes) {
         ws.sendBinary(ByteBuffer.wrap(bytes), true).orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS).join();
     }
 
-    void sendState(long time, String stateJson) {
+    /** Sends a state message at {@code time} with {@code stateJson} as its state. */
+    public void sendState(long time, String stateJson) {
         sendText("{\"type\":\"state\",\"time\":" + time + ",\"state\":" + stateJson + "}");
     }
 
     /** Sends a ping with an 8-byte payload and waits until it is sent. */
-    void sendPing() {
+    public void sendPing() {
         ws.sendPing(ByteBuffer.allocate(8)).join();
     }
 
-    ControlMessage nextControl() {
+    /** The next control message received; fails after {@link #TIMEOUT}. */
+    public ControlMessage nextControl() {
         return poll(control, "control message");
     }
 
-    Received nextBlock() {
+    /** The next block frame received; fails after {@link #TIMEOUT}. */
+    public Received nextBlock() {
         return poll(blocks, "block");
     }
 
@@ -148,7 +162,7 @@ final class TestClient implements AutoCloseable {
      * Asserts that the session is still served: a block arrives after those already received, and
      * the session is open. For a bystander that must outlive what other clients did.
      */
-    void assertStillServed() {
+    public void assertStillServed() {
         blocks.clear();
         nextBlock();
         if (closed.isDone()) {
@@ -156,7 +170,8 @@ final class TestClient implements AutoCloseable {
         }
     }
 
-    Close awaitClose() {
+    /** Waits for the server's close; fails after {@link #TIMEOUT}. */
+    public Close awaitClose() {
         return closed.orTimeout(TIMEOUT.toSeconds(), TimeUnit.SECONDS).join();
     }
 

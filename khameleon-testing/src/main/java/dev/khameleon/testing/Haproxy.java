@@ -1,4 +1,4 @@
-package dev.khameleon.tiers;
+package dev.khameleon.testing;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -20,9 +20,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 127.0.0.1 ports, request logging added) in front of nodes on loopback ports, for the tests.
  * {@link #close()} stops it, forcibly if it does not stop within ten seconds.
  */
-final class Haproxy implements AutoCloseable {
-    static final Path EXECUTABLE = Path.of("/usr/sbin/haproxy");
-    static final Path DOC = Path.of("..", "docs", "scale-out.md");
+public final class Haproxy implements AutoCloseable {
+    /** Where Debian installs haproxy. */
+    public static final Path EXECUTABLE = Path.of("/usr/sbin/haproxy");
+    /** The scale-out guide, relative to a module directory (the tests' working directory). */
+    public static final Path DOC = Path.of("..", "docs", "scale-out.md");
 
     private final Process process;
     private final int port;
@@ -35,12 +37,12 @@ final class Haproxy implements AutoCloseable {
     }
 
     /** Whether the haproxy executable is installed (Debian package {@code haproxy}). */
-    static boolean installed() {
+    public static boolean installed() {
         return Files.isExecutable(EXECUTABLE);
     }
 
     /** The configuration in the documentation's {@code haproxy} block. */
-    static String documentedConfig() throws IOException {
+    public static String documentedConfig() throws IOException {
         String doc = Files.readString(DOC);
         Matcher m = Pattern.compile("```haproxy\\n(.*?)```", Pattern.DOTALL).matcher(doc);
         assertTrue(m.find(), "docs/scale-out.md has a ```haproxy block");
@@ -48,7 +50,7 @@ final class Haproxy implements AutoCloseable {
     }
 
     /** A port free on the loopback address when asked. */
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
@@ -58,7 +60,7 @@ final class Haproxy implements AutoCloseable {
      * Starts haproxy with the documented configuration, its {@code k}-th server pointed at
      * {@code 127.0.0.1:nodePorts[k]}, and waits until it listens. Files go to {@code dir}.
      */
-    static Haproxy start(Path dir, List<Integer> nodePorts) throws Exception {
+    public static Haproxy start(Path dir, List<Integer> nodePorts) throws Exception {
         return start(dir, nodePorts, UnaryOperator.identity());
     }
 
@@ -66,7 +68,7 @@ final class Haproxy implements AutoCloseable {
      * Starts haproxy like {@link #start(Path, List)}, with the documented configuration changed by
      * {@code edit} first (to test a variant of it).
      */
-    static Haproxy start(Path dir, List<Integer> nodePorts, UnaryOperator<String> edit) throws Exception {
+    public static Haproxy start(Path dir, List<Integer> nodePorts, UnaryOperator<String> edit) throws Exception {
         int port = freePort();
         String cfg = edit.apply(documentedConfig()).replace("bind :80", "bind 127.0.0.1:" + port);
         for (int k = 0; k < nodePorts.size(); k++) {
@@ -102,12 +104,12 @@ final class Haproxy implements AutoCloseable {
     }
 
     /** The port clients connect to. */
-    int port() {
+    public int port() {
         return port;
     }
 
     /** What haproxy logged so far. */
-    String log() {
+    public String log() {
         try {
             return Files.readString(log);
         } catch (IOException e) {
@@ -116,7 +118,7 @@ final class Haproxy implements AutoCloseable {
     }
 
     /** Polls {@code condition} every 20 ms for up to 20 s; fails with haproxy's log. */
-    void await(BooleanSupplier condition, String what) throws InterruptedException {
+    public void await(BooleanSupplier condition, String what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
@@ -128,14 +130,6 @@ final class Haproxy implements AutoCloseable {
 
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        Processes.stop(process, 10);
     }
 }

@@ -1,4 +1,4 @@
-package dev.khameleon.tiers;
+package dev.khameleon.testing;
 
 import dev.khameleon.core.protocol.BlockFrame;
 
@@ -28,9 +28,9 @@ import java.util.concurrent.Executor;
  * sees them: what a test needs to check which frames a server pushed, and in which order.
  * Everything else is delegated to a plain client. Any thread may read {@link #frames}.
  */
-final class FrameTap extends HttpClient {
+public final class FrameTap extends HttpClient {
     /** One block frame: the {@code connection}-th WebSocket opened (from 1) received it. */
-    record Frame(int connection, long seq, int requestId, int index) {
+    public record Frame(int connection, long seq, int requestId, int index) {
     }
 
     private final HttpClient delegate = HttpClient.newHttpClient();
@@ -38,12 +38,12 @@ final class FrameTap extends HttpClient {
     private int connections;
 
     /** The frames received so far, in order. */
-    synchronized List<Frame> frames() {
+    public synchronized List<Frame> frames() {
         return List.copyOf(frames);
     }
 
     /** How many WebSockets have opened so far. */
-    synchronized int connections() {
+    public synchronized int connections() {
         return connections;
     }
 
