@@ -70,6 +70,12 @@ final class AttachedConnections {
             admission.ticket().close();
             return refuse(peer, remote, 1013, "draining", "the server is draining");
         }
+        if (!config.allowedHosts().isEmpty()
+                && !HandshakeGate.hostAllowed(config, peer.host().orElse(null), false)) {
+            admission.ticket().close();
+            return refuse(peer, remote, 1008, "forbidden_host", "host " + peer.host().orElse(null)
+                    + " is not allowed");
+        }
         if (origin != null && !HandshakeGate.originAllowed(config, origin, peer.host().orElse(null))) {
             admission.ticket().close();
             return refuse(peer, remote, 1008, "forbidden_origin", "origin " + origin + " is not allowed");

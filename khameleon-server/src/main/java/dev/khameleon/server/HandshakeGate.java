@@ -20,14 +20,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.URI;
+import java.util.Locale;
+import java.util.Set;
+import java.util.Base64;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Routes a WebSocket upgrade request to the application mounted at its path, or refuses it with an
- * HTTP status and closes the connection: 404 for an unknown path, 403 for an origin that is not
- * allowed, 400 for a request that is not a WebSocket upgrade, 426 for a WebSocket version other
- * than 13 (RFC 6455), 408 when no request arrives within the handshake timeout.
+ * HTTP status and closes the connection: 404 for an unknown path, 403 for a {@code Host} or an
+ * origin that is not allowed, 400 for a request that is not a well-formed WebSocket upgrade (not HTTP/1.1, no or two
+ * {@code Host} headers, two {@code Origin} headers, a {@code Sec-WebSocket-Key} that is not 16
+ * bytes in base64), 426 for a WebSocket version other than 13 (RFC 6455), 408 when no request
+ * arrives within the handshake timeout.
  *
  * <p>The path is matched on the raw request URI (up to a {@code ?}), exactly as the WebSocket
  * protocol handler matches it, so an escaped path such as {@code /%67allery} is a 404 and never
@@ -144,8 +152,18 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
             return false;
         }
         HttpHeaders h = req.headers();
+        String malformed = malformedUpgrade(req);
+        if (malformed != null) {
+            refuse(ctx, HttpResponseStatus.BAD_REQUEST, "bad_request", malformed);
+            return false;
+        }
+        String host = h.get(HttpHeaderNames.HOST);
+        if (!hostAllowed(server.config, host, isLoopback(ctx.channel().localAddress()))) {
+            refuse(ctx, HttpResponseStatus.FORBIDDEN, "forbidden_host", "host " + host + " is not allowed");
+            return false;
+        }
         String origin = h.get(HttpHeaderNames.ORIGIN);
-        if (origin != null && !originAllowed(origin, h.get(HttpHeaderNames.HOST))) {
+        if (origin != null && !originAllowed(origin, host)) {
             refuse(ctx, HttpResponseStatus.FORBIDDEN, "forbidden_origin", "origin " + origin + " is not allowed");
             return false;
         }
@@ -164,6 +182,92 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
             return false;
         }
         return true;
+    }
+
+    /**
+     * Why {@code req} is not an upgrade RFC 6455 allows (section 4.1), or null. Only one answer per
+     * header is unambiguous: with two {@code Host} or {@code Origin} headers, a proxy and this server
+     * could each check a different one.
+     */
+    static String malformedUpgrade(FullHttpRequest req) {
+        if (!HttpVersion.HTTP_1_1.equals(req.protocolVersion())) {
+            return "a WebSocket upgrade must be HTTP/1.1, was " + req.protocolVersion();
+        }
+        HttpHeaders h = req.headers();
+        int hosts = h.getAll(HttpHeaderNames.HOST).size();
+        if (hosts != 1) {
+            return hosts == 0 ? "missing Host header" : hosts + " Host headers";
+        }
+        int origins = h.getAll(HttpHeaderNames.ORIGIN).size();
+        if (origins > 1) {
+            return origins + " Origin headers";
+        }
+        List<String> keys = h.getAll(HttpHeaderNames.SEC_WEBSOCKET_KEY);
+        if (keys.size() > 1) {
+            return keys.size() + " Sec-WebSocket-Key headers";
+        }
+        if (keys.size() == 1 && !isNonce(keys.get(0))) {
+            return "Sec-WebSocket-Key must be 16 bytes in base64";
+        }
+        return null;
+    }
+
+    /** Whether {@code key} is 16 bytes in base64 (24 characters with their padding), as RFC 6455 asks. */
+    private static boolean isNonce(String key) {
+        String k = key.trim();
+        if (k.length() != 24) {
+            return false;
+        }
+        try {
+            return Base64.getDecoder().decode(k).length == 16;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Whether a {@code Host} header value may reach an application: its name (the port aside) is one
+     * of {@link ServerConfig#allowedHosts}, or, with none configured, {@code localhost} or an IP
+     * address when the connection arrived on a loopback address ({@code onLoopback}), any otherwise.
+     * An IP address cannot be rebound, which is all a DNS-rebinding page has.
+     */
+    static boolean hostAllowed(ServerConfig c, String host, boolean onLoopback) {
+        Set<String> allowed = c.allowedHosts();
+        if (allowed.contains("*") || allowed.isEmpty() && !onLoopback) {
+            return true;
+        }
+        if (host == null) {
+            return false;
+        }
+        String h = host.trim().toLowerCase(Locale.ROOT);
+        int close = h.indexOf(']');
+        String name = h.startsWith("[") ? (close < 0 ? h : h.substring(0, close + 1))
+                : h.indexOf(':') >= 0 ? h.substring(0, h.indexOf(':')) : h;
+        if (!allowed.isEmpty()) {
+            return allowed.contains(name);
+        }
+        return name.equals("localhost") || isIpLiteral(name);
+    }
+
+    private static boolean isIpLiteral(String name) {
+        if (name.startsWith("[") && name.endsWith("]")) {
+            return name.length() > 2 && name.chars().allMatch(ch -> ch == '[' || ch == ']' || ch == ':' || ch == '.'
+                    || Character.digit(ch, 16) >= 0);
+        }
+        String[] parts = name.split("\\.", -1);
+        if (parts.length != 4) {
+            return false;
+        }
+        for (String p : parts) {
+            if (p.isEmpty() || p.length() > 3 || !p.chars().allMatch(Character::isDigit) || Integer.parseInt(p) > 255) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isLoopback(SocketAddress local) {
+        return local instanceof InetSocketAddress a && a.getAddress() != null && a.getAddress().isLoopbackAddress();
     }
 
     private boolean originAllowed(String origin, String host) {

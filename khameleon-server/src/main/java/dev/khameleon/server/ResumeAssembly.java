@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * Collects a resume manifest from a hello and its {@code resumePart} messages and checks what can
- * be checked without the scheduler: at most {@code C} slots, request ids in range, and in the end
- * exactly {@code min(nextSeq, C)} slots. Keeps no runs once the resume is refused, so a bad
+ * be checked without the scheduler: at most {@code C} slots, request ids in range, a {@code nextSeq}
+ * at most {@code 2^53 − 1 − C}, and in the end exactly {@code min(nextSeq, C)} slots. Keeps no runs once the resume is refused, so a bad
  * manifest costs no memory beyond one message.
  *
  * <p><b>Threading.</b> Confined to the session's event loop.
@@ -45,6 +45,12 @@ final class ResumeAssembly {
         if (refusal == null && request.parts() > cacheBlocks) {
             refusal = MANIFEST_TOO_LARGE;
             detail = request.parts() + " parts for a ring of " + cacheBlocks + " blocks";
+        }
+        if (refusal == null && request.nextSeq() > ResumeRequest.MAX_NEXT_SEQ - cacheBlocks) {
+            // Sequence numbers past 2^53 - 1 are not exact in a JavaScript number; no session gets that far.
+            refusal = MANIFEST_INCONSISTENT;
+            detail = "sequence number " + request.nextSeq() + " leaves no room for a ring of " + cacheBlocks
+                    + " blocks below 2^53 - 1";
         }
         this.refusal = refusal;
         int expected = (int) Math.min(request.nextSeq(), cacheBlocks);

@@ -3,6 +3,7 @@ package dev.khameleon.server;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.protocol.ResumeRequest;
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,6 +14,8 @@ import java.util.concurrent.RejectedExecutionException;
  * A hello that asks to resume, from its token to the welcome: checks the token, collects the
  * manifest (waiting for its {@code resumePart} messages if any), then has the session's scheduler
  * seeded with it on the scheduler executor. Any refusal ends in a fresh session, never in an error.
+ * A token resumes one session at a time: from its check until the resumed session's connection
+ * closes, it is claimed on this server, and a second resume with it is refused ({@code token_in_use}).
  *
  * <p><b>Threading.</b> Confined to the session's event loop; the seeding runs on the scheduler
  * executor and hands its verdict back through the event loop.
@@ -40,20 +43,24 @@ final class ResumeFlow {
     private final Application application;
     private final int cacheBlocks;
     private final SessionScheduler jobs;
+    private final Channel channel;
     private final EventLoop loop;
     private final Outcome outcome;
+    /** The token this flow claimed, null before or without a claim. */
+    private String claimed;
     private ResumeAssembly assembly;
     private SchedulerTask task;
     private boolean done;
 
     ResumeFlow(String id, ServerRuntime server, Application application, int cacheBlocks, SessionScheduler jobs,
-               EventLoop loop, Outcome outcome) {
+               Channel channel, Outcome outcome) {
         this.id = id;
         this.server = server;
         this.application = application;
         this.cacheBlocks = cacheBlocks;
         this.jobs = jobs;
-        this.loop = loop;
+        this.channel = channel;
+        this.loop = channel.eventLoop();
         this.outcome = outcome;
     }
 
@@ -75,7 +82,13 @@ final class ResumeFlow {
             if (!v.accepted()) {
                 refusal = v.refusal();
                 detail = "token refused";
+            } else if (!server.claimResumeToken(r.token(), this)) {
+                refusal = ResumeTokens.IN_USE;
+                detail = "earlier session " + v.sessionId().get() + " was resumed by an open session";
             } else {
+                claimed = r.token();
+                String token = claimed;
+                channel.closeFuture().addListener(f -> server.releaseResumeToken(token, this));
                 detail = "earlier session " + v.sessionId().get();
             }
         }
@@ -110,6 +123,7 @@ final class ResumeFlow {
         ResumeAssembly a = assembly;
         a.complete();
         if (a.refusal() != null) {
+            release();
             log.info("session {}: resume refused: {} {} {}", id, a.refusal(), detail, a.detail());
             server.countResume(false);
             done = true;
@@ -132,6 +146,14 @@ final class ResumeFlow {
         }
     }
 
+    /** A refused resume starts a fresh session, which does not hold the token. */
+    private void release() {
+        if (claimed != null) {
+            server.releaseResumeToken(claimed, this);
+            claimed = null;
+        }
+    }
+
     /** The scheduler job seeding the resume ended; {@code refusal} null if it resumed. */
     private void onSeeded(ResumeAssembly a, String refusal) {
         task = null;
@@ -143,6 +165,7 @@ final class ResumeFlow {
         if (refusal == null) {
             outcome.resumed(a.nextSeq());
         } else {
+            release();
             log.info("session {}: resume refused by the scheduler: {}", id, refusal);
             outcome.refused(refusal);
         }

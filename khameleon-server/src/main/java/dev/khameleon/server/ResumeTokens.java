@@ -35,6 +35,8 @@ final class ResumeTokens {
     static final String INVALID_TOKEN = "invalid_token";
     static final String EXPIRED = "expired";
     static final String GEOMETRY = "geometry_mismatch";
+    /** The token already resumed a session on this server that is still open. */
+    static final String IN_USE = "token_in_use";
 
     private static final byte VERSION = 1;
     private static final int MAC_BYTES = 32;

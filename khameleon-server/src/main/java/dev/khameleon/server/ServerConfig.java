@@ -16,6 +16,7 @@ record ServerConfig(
         int maxSessions,
         Set<String> allowedOrigins,
         boolean allowAnyOrigin,
+        Set<String> allowedHosts,
         int maxConnectionsPerAddress,
         int maxHandshakesPerAddress,
         long helloTimeoutMillis,

@@ -43,6 +43,8 @@ final class ServerRuntime {
     final AddressLimits addressLimits;
     final RefusalLog refusals;
     private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
+    /** Resume tokens held by the sessions they resumed (or are resuming), so a token resumes one session at a time. */
+    private final ConcurrentHashMap<String, Object> resumeClaims = new ConcurrentHashMap<>();
     private final AtomicInteger active = new AtomicInteger();
     private final Object registry = new Object();
     /** Set once by {@link KhameleonServer#drain}: no new session from then on. */
@@ -238,6 +240,19 @@ final class ServerRuntime {
     /** A hello asking to resume got its session resumed ({@code true}) or a fresh one. */
     void countResume(boolean resumed) {
         (resumed ? sessionsResumed : resumesRefused).increment();
+    }
+
+    /**
+     * Claims {@code token} for {@code owner}'s resume; false if another open session holds it. One entry
+     * per resuming session at most, so the claims are bounded by the sessions.
+     */
+    boolean claimResumeToken(String token, Object owner) {
+        return resumeClaims.putIfAbsent(token, owner) == null;
+    }
+
+    /** Gives up {@code owner}'s claim on {@code token}; a claim another owner made since stays. */
+    void releaseResumeToken(String token, Object owner) {
+        resumeClaims.remove(token, owner);
     }
 
     /** Issues and checks this server's resume tokens. */

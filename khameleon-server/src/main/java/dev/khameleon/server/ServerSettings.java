@@ -30,6 +30,7 @@ abstract sealed class ServerSettings extends PushSettings permits KhameleonServe
     private int maxSessions = 10_000;
     private Set<String> allowedOrigins = Set.of();
     private boolean allowAnyOrigin;
+    private Set<String> allowedHosts = Set.of();
     private int maxConnectionsPerAddress = 64;
     private int maxHandshakesPerAddress = 16;
     private long helloTimeoutMillis = 5_000;
@@ -109,6 +110,32 @@ abstract sealed class ServerSettings extends PushSettings permits KhameleonServe
             }
         }
         this.allowedOrigins = Set.of(origins);
+        return self();
+    }
+
+    /**
+     * The host names a WebSocket upgrade's {@code Host} header may name (its port aside), e.g.
+     * {@code "khameleon.example.com"} behind a proxy that passes the client's {@code Host} on; the
+     * single entry {@code "*"} accepts any. Any other gets HTTP 403 ({@code forbidden_host}). By
+     * default a connection that arrives on a loopback address must name {@code localhost} or an IP
+     * address, so that a page whose DNS name was rebound to 127.0.0.1 cannot reach a local server
+     * (its {@code Host} carries that name), and a connection on any other address is not checked.
+     * Each call replaces the previous list; names are compared without regard to case.
+     */
+    public KhameleonServer.Builder allowedHosts(String... hosts) {
+        Set<String> names = new java.util.LinkedHashSet<>();
+        for (String h : hosts) {
+            if (h == null || h.isBlank() || h.contains(":") && !h.startsWith("[") || h.contains("/")) {
+                throw new IllegalArgumentException("allowedHosts must be host names without a port (or *), were "
+                        + Arrays.toString(hosts));
+            }
+            names.add(h.trim().toLowerCase(java.util.Locale.ROOT));
+        }
+        if (names.contains("*") && names.size() > 1) {
+            throw new IllegalArgumentException("allowedHosts * accepts any host and must be the only entry, were "
+                    + Arrays.toString(hosts));
+        }
+        this.allowedHosts = Set.copyOf(names);
         return self();
     }
 
@@ -379,7 +406,7 @@ abstract sealed class ServerSettings extends PushSettings permits KhameleonServe
         }
         return new ServerConfig(host, port,
                 Collections.unmodifiableMap(new LinkedHashMap<>(applications)), maxSessions,
-                allowedOrigins, allowAnyOrigin, maxConnectionsPerAddress, maxHandshakesPerAddress,
+                allowedOrigins, allowAnyOrigin, allowedHosts, maxConnectionsPerAddress, maxHandshakesPerAddress,
                 helloTimeoutMillis, maxFramePayloadBytes, handshakeTimeoutMillis, readIdleTimeoutMillis,
                 writeStallTimeoutMillis, maxPingsPerSecond, maxInboundBytesPerSecond, writeBufferLowBytes,
                 writeBufferHighBytes, sendBufferBytes, notSentLowWaterBytes,

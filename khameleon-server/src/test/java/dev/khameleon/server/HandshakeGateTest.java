@@ -132,6 +132,69 @@ class HandshakeGateTest {
     }
 
     @Test
+    void upgradeOverHttp10_is400() {
+        FullHttpRequest req = upgrade("/gallery", null);
+        req.setProtocolVersion(HttpVersion.HTTP_1_0);
+        assertRefused400(req, "a WebSocket upgrade must be HTTP/1.1, was HTTP/1.0");
+    }
+
+    @Test
+    void upgradeWithoutHost_is400() {
+        FullHttpRequest req = upgrade("/gallery", null);
+        req.headers().remove(HttpHeaderNames.HOST);
+        assertRefused400(req, "missing Host header");
+    }
+
+    @Test
+    void upgradeWithTwoHosts_is400() {
+        FullHttpRequest req = upgrade("/gallery", null);
+        req.headers().add(HttpHeaderNames.HOST, "evil.example");
+        assertRefused400(req, "2 Host headers");
+    }
+
+    /** Regression: with the allowed origin first, a second Origin header went unchecked. */
+    @Test
+    void upgradeWithTwoOrigins_theAllowedOneFirst_is400() {
+        FullHttpRequest req = upgrade("/gallery", "https://good.example");
+        req.headers().add(HttpHeaderNames.ORIGIN, "https://evil.example");
+        assertRefused400(req, "2 Origin headers");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"x", "dGhlIHNhbXBsZSBub25jZQ", "dGhlIHNhbXBsZSBub25jZSE=", "!!!!!!!!!!!!!!!!!!!!!!==",
+        "dGhlIHNhbXBsZSBub25jZQ==dGhl"})
+    void keyThatIsNot16BytesInBase64_is400(String key) {
+        FullHttpRequest req = upgrade("/gallery", null);
+        req.headers().set(HttpHeaderNames.SEC_WEBSOCKET_KEY, key);
+        assertRefused400(req, "Sec-WebSocket-Key must be 16 bytes in base64");
+    }
+
+    @Test
+    void wellFormedUpgrade_passesTheHeaderChecks() {
+        assertNull(HandshakeGate.malformedUpgrade(upgrade("/gallery", "https://good.example")));
+    }
+
+    private void assertRefused400(FullHttpRequest req, String reason) {
+        FullHttpRequest copy = req.copy();
+        try {
+            assertEquals(reason, HandshakeGate.malformedUpgrade(copy));
+        } finally {
+            copy.release();
+        }
+        ch.writeInbound(req);
+        FullHttpResponse res = ch.readOutbound();
+        assertNotNull(res, "a refusal response");
+        try {
+            assertEquals(400, res.status().code());
+            assertEquals(reason + "\n", res.content().toString(StandardCharsets.UTF_8));
+            assertFalse(ch.isOpen(), "the connection is closed after a refusal");
+        } finally {
+            res.release();
+        }
+        assertEquals(1, server.metrics().handshakesRefused());
+    }
+
+    @Test
     void upgradeWithoutKey_is400() {
         FullHttpRequest req = upgrade("/gallery", null);
         req.headers().remove(HttpHeaderNames.SEC_WEBSOCKET_KEY);

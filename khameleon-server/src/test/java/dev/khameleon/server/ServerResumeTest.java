@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -205,14 +206,45 @@ class ServerResumeTest {
                 ResumeAssembly.MANIFEST_INCONSISTENT);
         assertRefused(s, hello(C, new ResumeRequest(token, 2, List.of(new ManifestRun(3, BLOCKS - 1, 2)), 0)),
                 ResumeAssembly.MANIFEST_INCONSISTENT);
+        // Sequence numbers must stay exact in a JavaScript number for the ring's next C frames.
+        assertRefused(s, hello(C, new ResumeRequest(token, ResumeRequest.MAX_NEXT_SEQ,
+                List.of(new ManifestRun(ManifestRun.EMPTY, 0, C)), 0)), ResumeAssembly.MANIFEST_INCONSISTENT);
+        assertRefused(s, hello(C, new ResumeRequest(token, ResumeRequest.MAX_NEXT_SEQ - C + 1,
+                List.of(new ManifestRun(ManifestRun.EMPTY, 0, C)), 0)), ResumeAssembly.MANIFEST_INCONSISTENT);
         // Refused before its parts came: the parts that follow are ignored.
         assertRefused(s, hello(C, new ResumeRequest("AAAAAAAA", 2, none, 1)), ResumeTokens.INVALID_TOKEN,
                 new ControlMessage.ResumePart(List.of(new ManifestRun(1, 0, 2))));
         wallClock.addAndGet(Duration.ofMinutes(1).toMillis() + 1);
         assertRefused(s, hello(C, new ResumeRequest(token, 0, none, 0)), ResumeTokens.EXPIRED);
-        assertEquals(11, s.metrics().resumesRefused());
+        assertEquals(13, s.metrics().resumesRefused());
         assertEquals(0, s.metrics().sessionsResumed());
         assertEquals(Long.valueOf(0), s.metrics().errorsByCode().getOrDefault("invalid_message", 0L));
+    }
+
+    /** Regression: one token resumed several connections at once, each with the same ring. */
+    @Test
+    void resumeToken_resumesOneOpenSessionAtATime() throws InterruptedException {
+        KhameleonServer s = start(KEY);
+        String token = token(s, C);
+        TestClient first = connect(s);
+        first.send(hello(C, new ResumeRequest(token, 0, List.of(), 0)));
+        assertTrue(welcome(first).isResumed());
+        assertRefused(s, hello(C, new ResumeRequest(token, 0, List.of(), 0)), ResumeTokens.IN_USE);
+        first.close();
+        // Once the server has seen the first connection close, the token is free again.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            TestClient again = connect(s);
+            again.send(hello(C, new ResumeRequest(token, 0, List.of(), 0)));
+            ControlMessage.Welcome w = welcome(again);
+            if (w.isResumed()) {
+                break;
+            }
+            assertEquals(Optional.of(ResumeTokens.IN_USE), w.resumeRefused());
+            again.close();
+            assertTrue(System.nanoTime() < deadline, "the token stayed claimed after its session closed");
+            Thread.sleep(20);
+        }
     }
 
     @Test
