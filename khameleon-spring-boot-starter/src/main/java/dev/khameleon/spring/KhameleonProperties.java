@@ -47,6 +47,8 @@ public class KhameleonProperties {
     private List<String> allowedOrigins = new ArrayList<>();
     /** Whether pages of any origin may connect; only when every application checks a token. */
     private boolean allowAnyOrigin;
+    /** Host names an upgrade's Host may carry (e.g. the public name behind a proxy); none: the server's default. */
+    private List<String> allowedHosts = new ArrayList<>();
     /** The most connections one client address (an IPv6 /64) may hold open, in [1, 1000000]. */
     private int maxConnectionsPerAddress = 64;
     /** The most connections one client address may have in their handshake at once, in [1, 1000000]. */
@@ -98,6 +100,9 @@ public class KhameleonProperties {
         apply("max-sessions", () -> b.maxSessions(maxSessions));
         apply("allowed-origins", () -> b.allowedOrigins(allowedOrigins.toArray(String[]::new)));
         b.allowAnyOrigin(allowAnyOrigin);
+        if (!allowedHosts.isEmpty()) {
+            apply("allowed-hosts", () -> b.allowedHosts(allowedHosts.toArray(String[]::new)));
+        }
         apply("max-connections-per-address", () -> b.maxConnectionsPerAddress(maxConnectionsPerAddress));
         apply("max-handshakes-per-address", () -> b.maxHandshakesPerAddress(maxHandshakesPerAddress));
         apply("handshake-timeout", () -> b.handshakeTimeout(handshakeTimeout));
@@ -211,6 +216,19 @@ public class KhameleonProperties {
     /** Sets the browser origins allowed besides the server's own. */
     public void setAllowedOrigins(List<String> allowedOrigins) {
         this.allowedOrigins = allowedOrigins;
+    }
+
+    /**
+     * Host names an upgrade's {@code Host} may carry (default none: on a loopback address
+     * {@code localhost} and IP addresses only, any elsewhere; {@code *} for any).
+     */
+    public List<String> getAllowedHosts() {
+        return allowedHosts;
+    }
+
+    /** Sets the host names an upgrade's {@code Host} may carry. */
+    public void setAllowedHosts(List<String> allowedHosts) {
+        this.allowedHosts = allowedHosts;
     }
 
     /** Whether pages of any origin may connect (default false). */

@@ -218,7 +218,8 @@ class KhameleonAutoConfigurationTest {
     void properties_areBoundFromKebabCaseNames() {
         runner.withUserConfiguration(OneApplication.class)
                 .withPropertyValues("khameleon.max-sessions=7", "khameleon.allowed-origins=https://a.example,https://b.example",
-                        "khameleon.allow-any-origin=true", "khameleon.state-interval=50ms",
+                        "khameleon.allow-any-origin=true", "khameleon.allowed-hosts=app.example,localhost",
+                        "khameleon.state-interval=50ms",
                         "khameleon.hello-timeout=2s", "khameleon.max-total-cache-blocks=100000",
                         "khameleon.max-bytes-per-second=250000", "khameleon.max-inbound-bytes-per-second=65536",
                         "khameleon.resume-key=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=", "khameleon.resume-ttl=30m")
@@ -227,6 +228,7 @@ class KhameleonAutoConfigurationTest {
                     assertEquals(7, p.getMaxSessions());
                     assertEquals(List.of("https://a.example", "https://b.example"), p.getAllowedOrigins());
                     assertTrue(p.isAllowAnyOrigin());
+                    assertEquals(List.of("app.example", "localhost"), p.getAllowedHosts());
                     assertEquals(Duration.ofMillis(50), p.getStateInterval());
                     assertEquals(Duration.ofSeconds(2), p.getHelloTimeout());
                     assertEquals(100_000L, p.getMaxTotalCacheBlocks());
@@ -241,6 +243,8 @@ class KhameleonAutoConfigurationTest {
     @Test
     void invalidProperty_failsStartupNamingTheProperty() {
         assertStartupFails("khameleon.max-sessions=0", "khameleon.max-sessions: maxSessions must be in [1, 1000000], was 0");
+        assertStartupFails("khameleon.allowed-hosts=app.example:8090",
+                "khameleon.allowed-hosts: allowedHosts must be host names without a port");
         assertStartupFails("khameleon.port=70000", "khameleon.port: port must be in [0, 65535], was 70000");
         assertStartupFails("khameleon.host= ", "khameleon.host: host must be non-blank");
         assertStartupFails("khameleon.state-interval=11s", "khameleon.state-interval: stateInterval must be in");
