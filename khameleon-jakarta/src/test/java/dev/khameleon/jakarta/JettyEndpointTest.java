@@ -1,5 +1,6 @@
 package dev.khameleon.jakarta;
 
+import dev.khameleon.testing.WebSocketRecorder;
 import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.client.Response;
 import dev.khameleon.core.Block;
@@ -137,32 +138,8 @@ class JettyEndpointTest {
         assertEquals(0, khameleon.metrics().activeSessions(), "the session ends with the container's connection");
     }
 
-    /** Records the close a JDK WebSocket client sees. */
-    private static final class CloseRecorder implements WebSocket.Listener {
-        final CompletableFuture<Integer> closed = new CompletableFuture<>();
-        final StringBuilder text = new StringBuilder();
-
-        @Override
-        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
-            text.append(data);
-            webSocket.request(1);
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
-            closed.complete(statusCode);
-            return null;
-        }
-
-        @Override
-        public void onError(WebSocket webSocket, Throwable error) {
-            closed.completeExceptionally(error);
-        }
-    }
-
-    private static CloseRecorder connect(int port, String origin) {
-        CloseRecorder recorder = new CloseRecorder();
+    private static WebSocketRecorder connect(int port, String origin) {
+        WebSocketRecorder recorder = new WebSocketRecorder();
         WebSocket.Builder b = HttpClient.newHttpClient().newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10));
         if (origin != null) {
             b.header("Origin", origin);
@@ -174,7 +151,7 @@ class JettyEndpointTest {
     @Test
     void foreignOrigin_isClosedWith1008() throws Exception {
         int port = start(KhameleonServer.builder());
-        CloseRecorder evil = connect(port, "https://evil.example");
+        WebSocketRecorder evil = connect(port, "https://evil.example");
         assertEquals(1008, evil.closed.get(10, TimeUnit.SECONDS));
         assertEquals(1, khameleon.metrics().handshakesRefused());
     }
@@ -182,8 +159,8 @@ class JettyEndpointTest {
     @Test
     void perAddressLimit_closesTheExtraConnectionWith1008() throws Exception {
         int port = start(KhameleonServer.builder().maxConnectionsPerAddress(1));
-        CloseRecorder first = connect(port, null);
-        CloseRecorder second = connect(port, null);
+        WebSocketRecorder first = connect(port, null);
+        WebSocketRecorder second = connect(port, null);
         assertEquals(1008, second.closed.get(10, TimeUnit.SECONDS), "the container tells the client's address");
         assertFalse(first.closed.isDone());
     }
@@ -191,9 +168,9 @@ class JettyEndpointTest {
     @Test
     void clientWithoutHello_isClosedWithMissingHello() throws Exception {
         int port = start(KhameleonServer.builder().helloTimeout(Duration.ofMillis(200)));
-        CloseRecorder silent = connect(port, null);
+        WebSocketRecorder silent = connect(port, null);
         assertEquals(1002, silent.closed.get(10, TimeUnit.SECONDS));
-        assertTrue(silent.text.toString().contains("missing_hello"), silent.text.toString());
+        assertTrue(silent.text().contains("missing_hello"), silent.text());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.khameleon.simulator;
 
+import dev.khameleon.testing.SharedData;
 import dev.khameleon.simulator.tool.Cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

@@ -1,5 +1,6 @@
 package dev.khameleon.simulator;
 
+import dev.khameleon.testing.SharedData;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

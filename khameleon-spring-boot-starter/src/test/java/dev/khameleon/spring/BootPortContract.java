@@ -1,5 +1,6 @@
 package dev.khameleon.spring;
 
+import dev.khameleon.testing.WebSocketRecorder;
 import dev.khameleon.client.ClientListener;
 import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.core.PointerEvent;
@@ -98,34 +99,8 @@ abstract class BootPortContract {
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** Records what a JDK WebSocket client sees: the text received and the close status. */
-    private static final class Recorder implements WebSocket.Listener {
-        final CompletableFuture<Integer> closed = new CompletableFuture<>();
-        final StringBuilder text = new StringBuilder();
-
-        @Override
-        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
-            synchronized (text) {
-                text.append(data);
-            }
-            webSocket.request(1);
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
-            closed.complete(statusCode);
-            return null;
-        }
-
-        @Override
-        public void onError(WebSocket webSocket, Throwable error) {
-            closed.completeExceptionally(error);
-        }
-    }
-
-    private Recorder connect(int port, String path, String origin) {
-        Recorder recorder = new Recorder();
+    private WebSocketRecorder connect(int port, String path, String origin) {
+        WebSocketRecorder recorder = new WebSocketRecorder();
         WebSocket.Builder b = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10));
         if (origin != null) {
             b.header("Origin", origin);
@@ -178,14 +153,14 @@ abstract class BootPortContract {
         int port = webPort(context);
         assertEquals(1008, connect(port, "/gallery", "https://evil.example").closed.get(10, TimeUnit.SECONDS));
         assertEquals(1, context.getBean(KhameleonServer.class).metrics().handshakesRefused());
-        Recorder sameOrigin = connect(port, "/gallery", "http://127.0.0.1:" + port);
+        WebSocketRecorder sameOrigin = connect(port, "/gallery", "http://127.0.0.1:" + port);
         assertFalse(sameOrigin.closed.isDone(), "the page's own origin is allowed");
     }
 
     @Test
     void allowedOriginsProperty_admitsTheListedOrigin() throws Exception {
         ConfigurableApplicationContext context = start("khameleon.allowed-origins=https://app.example");
-        Recorder listed = connect(webPort(context), "/gallery", "https://app.example");
+        WebSocketRecorder listed = connect(webPort(context), "/gallery", "https://app.example");
         // Without a hello the session ends at the hello deadline, not at once with 1008.
         assertThrows(java.util.concurrent.TimeoutException.class, () -> listed.closed.get(1, TimeUnit.SECONDS));
         assertEquals(0, context.getBean(KhameleonServer.class).metrics().handshakesRefused());
@@ -204,21 +179,21 @@ abstract class BootPortContract {
         ConfigurableApplicationContext context = start("khameleon.max-connections-per-address=1",
                 "khameleon.hello-timeout=1s");
         int port = webPort(context);
-        Recorder a = connect(port, "/gallery", null);
-        Recorder b = connect(port, "/gallery", null);
+        WebSocketRecorder a = connect(port, "/gallery", null);
+        WebSocketRecorder b = connect(port, "/gallery", null);
         // The container completes each handshake before it opens the endpoint, so either may be the extra one.
         int first = (Integer) CompletableFuture.anyOf(a.closed, b.closed).get(10, TimeUnit.SECONDS);
         assertEquals(1008, first, "the connections carry the client's address");
-        Recorder admitted = a.closed.isDone() ? b : a;
+        WebSocketRecorder admitted = a.closed.isDone() ? b : a;
         assertEquals(1002, admitted.closed.get(10, TimeUnit.SECONDS), "the other is a session, ended by its hello deadline");
     }
 
     @Test
     void helloTimeoutProperty_closesASilentClient() throws Exception {
         ConfigurableApplicationContext context = start("khameleon.hello-timeout=200ms");
-        Recorder silent = connect(webPort(context), "/gallery", null);
+        WebSocketRecorder silent = connect(webPort(context), "/gallery", null);
         assertEquals(1002, silent.closed.get(10, TimeUnit.SECONDS));
-        assertTrue(silent.text.toString().contains("missing_hello"), silent.text.toString());
+        assertTrue(silent.text().contains("missing_hello"), silent.text());
     }
 
     @Test

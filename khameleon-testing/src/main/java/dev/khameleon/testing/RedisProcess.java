@@ -23,11 +23,13 @@ public final class RedisProcess implements AutoCloseable {
     /** Where Debian installs redis-server. */
     public static final Path REDIS_SERVER = Path.of("/usr/bin/redis-server");
 
+    private final Path binary;
     private final Path dir;
     private final int port;
     private Process process;
 
-    private RedisProcess(Path dir, int port) {
+    private RedisProcess(Path binary, Path dir, int port) {
+        this.binary = binary;
         this.dir = dir;
         this.port = port;
     }
@@ -36,13 +38,28 @@ public final class RedisProcess implements AutoCloseable {
     public static RedisProcess start(String maxMemory) throws IOException, InterruptedException {
         Assumptions.assumeTrue(Files.isExecutable(REDIS_SERVER),
                 "redis-server not found at " + REDIS_SERVER + " (Debian package redis-server); test skipped");
-        RedisProcess r = new RedisProcess(Files.createTempDirectory("khameleon-redis"), freePort());
-        r.launch(maxMemory);
+        return start(REDIS_SERVER, maxMemory);
+    }
+
+    /**
+     * Starts {@code binary} with {@code maxMemory} and waits (10 s) until it answers, for a tool that
+     * names its own Redis; no test is skipped.
+     *
+     * @throws IOException if it does not answer in time, with its log
+     */
+    public static RedisProcess start(Path binary, String maxMemory) throws IOException, InterruptedException {
+        RedisProcess r = new RedisProcess(binary, Files.createTempDirectory("khameleon-redis"), freePort());
+        try {
+            r.launch(maxMemory);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            r.close();
+            throw e;
+        }
         return r;
     }
 
     private void launch(String maxMemory) throws IOException, InterruptedException {
-        process = new ProcessBuilder(REDIS_SERVER.toString(), "--bind", "127.0.0.1", "--port", Integer.toString(port),
+        process = new ProcessBuilder(binary.toString(), "--bind", "127.0.0.1", "--port", Integer.toString(port),
                 "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--protected-mode", "yes",
                 "--maxmemory", maxMemory, "--maxmemory-policy", "allkeys-lru", "--daemonize", "no")
                 .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
@@ -100,6 +117,15 @@ public final class RedisProcess implements AutoCloseable {
             }
             return line.toString();
         }
+    }
+
+    /** How many keys match {@code pattern} (Redis {@code KEYS}: for small test databases only). */
+    public long countKeys(String pattern) throws IOException {
+        String first = command("KEYS", pattern);
+        if (!first.startsWith("*")) {
+            throw new IOException("unexpected reply to KEYS: " + first);
+        }
+        return Long.parseLong(first.substring(1));
     }
 
     private boolean ping() {

@@ -1,14 +1,10 @@
 package dev.khameleon.tiers;
 
-import java.io.BufferedReader;
+import dev.khameleon.testing.ProcessLines;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,26 +16,13 @@ final class NodeProcess {
     /** The {@code kill} of Debian's procps, to send the signals Java has no API for. */
     static final String KILL = "/bin/kill";
     private final Process process;
-    private final Path log;
-    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final ProcessLines lines;
     private final int port;
 
     private NodeProcess(Process process, Path log) throws IOException, InterruptedException {
         this.process = process;
-        this.log = log;
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.US_ASCII))) {
-                for (String line = in.readLine(); line != null; line = in.readLine()) {
-                    lines.add(line);
-                }
-            } catch (IOException e) {
-                // The node is gone: whoever waits for a line times out and says so.
-            }
-        }, "node-" + process.pid() + "-stdout");
-        reader.setDaemon(true);
-        reader.start();
-        String first = next("port", 30);
+        this.lines = new ProcessLines(process, log, "node-" + process.pid() + "-stdout");
+        String first = lines.next("port", 30);
         this.port = Integer.parseInt(first.substring("port ".length()));
     }
 
@@ -84,31 +67,13 @@ final class NodeProcess {
         OutputStream in = process.getOutputStream();
         in.write("metrics\n".getBytes(StandardCharsets.US_ASCII));
         in.flush();
-        String[] f = next("metrics", 10).split(" ");
+        String[] f = lines.next("metrics", 10).split(" ");
         return new long[] {Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])};
-    }
-
-    private String next(String prefix, int seconds) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (true) {
-            String line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            if (line == null) {
-                throw new IOException("node " + process.pid() + " printed no '" + prefix + "' line within "
-                        + seconds + " s (alive: " + process.isAlive() + "); its log:\n" + log());
-            }
-            if (line.startsWith(prefix + " ")) {
-                return line;
-            }
-        }
     }
 
     /** What the node logged so far. */
     String log() {
-        try {
-            return Files.readString(log);
-        } catch (IOException e) {
-            return "";
-        }
+        return lines.log();
     }
 
     /** SIGKILL: the node dies at once, without closing anything. */

@@ -1,5 +1,6 @@
 package dev.khameleon.loadtest.fleet;
 
+import dev.khameleon.testing.RedisProcess;
 import dev.khameleon.loadtest.proxy.HaproxyConfig;
 import dev.khameleon.loadtest.proxy.HaproxyProcess;
 import dev.khameleon.loadtest.proxy.LocalProcess;
@@ -201,7 +202,7 @@ final class FleetRig {
         List<LocalProcesses.Node> nodes = new ArrayList<>();
         List<Replay> replays = new ArrayList<>();
         LocalProcesses.ObjectStore objects = null;
-        try (LocalProcesses.Redis redis = LocalProcesses.Redis.start(s.redisServer(), s.redisMemory())) {
+        try (RedisProcess redis = RedisProcess.start(s.redisServer(), s.redisMemory())) {
             try {
                 if (s.objectStore()) {
                     objects = LocalProcesses.ObjectStore.start(logs.resolve("object-store.log"), BUCKET);

@@ -1,120 +1,24 @@
 package dev.khameleon.loadtest.fleet;
 
 import dev.khameleon.loadtest.proxy.LocalProcess;
+import dev.khameleon.testing.ProcessLines;
 
-import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The rig's child processes on 127.0.0.1 besides HAProxy: Debian's {@code redis-server}, an
- * {@link ObjectStoreServer} JVM and {@link FleetNode} JVMs. Each is stopped by its {@code close()}
+ * The rig's child JVMs on 127.0.0.1 besides HAProxy and Redis (the test kit's
+ * {@link dev.khameleon.testing.RedisProcess}): an {@link ObjectStoreServer} and {@link FleetNode}s. Each is stopped by its {@code close()}
  * (forcibly after a bounded wait); every wait for a process to come up is bounded too.
  */
 final class LocalProcesses {
     private LocalProcesses() {
-    }
-
-    /** A throw-away Redis without persistence, with the LRU policy of docs/scale-out.md. */
-    static final class Redis implements AutoCloseable {
-        private final Process process;
-        private final Path dir;
-        private final int port;
-
-        private Redis(Process process, Path dir, int port) {
-            this.process = process;
-            this.dir = dir;
-            this.port = port;
-        }
-
-        /** Starts {@code binary} with {@code maxMemory} (e.g. {@code "64mb"}) and waits (10 s) until it answers. */
-        static Redis start(Path binary, String maxMemory) throws IOException, InterruptedException {
-            Path dir = Files.createTempDirectory("fleet-redis");
-            int port = LocalProcess.freePort();
-            Process p = new ProcessBuilder(binary.toString(), "--bind", "127.0.0.1", "--port", Integer.toString(port),
-                    "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--maxmemory", maxMemory,
-                    "--maxmemory-policy", "allkeys-lru", "--daemonize", "no").redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("redis.log").toFile()).start();
-            Redis r = new Redis(p, dir, port);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!r.ping()) {
-                if (System.nanoTime() > deadline || !p.isAlive()) {
-                    String log = LocalProcess.read(dir.resolve("redis.log"));
-                    r.close();
-                    throw new IllegalStateException("redis-server did not answer on 127.0.0.1:" + port + ":\n" + log);
-                }
-                Thread.sleep(20);
-            }
-            return r;
-        }
-
-        /** The server's address for the tiers. */
-        URI uri() {
-            return URI.create("redis://127.0.0.1:" + port);
-        }
-
-        private boolean ping() {
-            try {
-                return "+PONG".equals(command("PING"));
-            } catch (IOException e) {
-                return false;
-            }
-        }
-
-        /** How many keys match {@code pattern} (Redis {@code KEYS}: for the rig's small databases only). */
-        long countKeys(String pattern) throws IOException {
-            String first = command("KEYS", pattern);
-            if (!first.startsWith("*")) {
-                throw new IOException("unexpected reply to KEYS: " + first);
-            }
-            return Long.parseLong(first.substring(1));
-        }
-
-        /** Sends one command and returns the first line of its reply. */
-        private String command(String... words) throws IOException {
-            try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
-                s.setSoTimeout(5000);
-                ByteArrayOutputStream req = new ByteArrayOutputStream();
-                req.writeBytes(("*" + words.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-                for (String w : words) {
-                    byte[] b = w.getBytes(StandardCharsets.UTF_8);
-                    req.writeBytes(("$" + b.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-                    req.writeBytes(b);
-                    req.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
-                }
-                OutputStream out = s.getOutputStream();
-                out.write(req.toByteArray());
-                out.flush();
-                InputStream in = s.getInputStream();
-                StringBuilder line = new StringBuilder();
-                for (int c = in.read(); c != -1 && c != '\n'; c = in.read()) {
-                    if (c != '\r') {
-                        line.append((char) c);
-                    }
-                }
-                return line.toString();
-            }
-        }
-
-        @Override
-        public void close() throws IOException, InterruptedException {
-            LocalProcess.stop(process);
-            LocalProcess.delete(dir);
-        }
     }
 
     /** Starts {@code mainClass} in a JVM with this JVM's class path, a small heap and its standard error in {@code log}. */
@@ -171,25 +75,12 @@ final class LocalProcesses {
     /** A {@link FleetNode} JVM (or, inside this class, another child JVM that prints {@code port N}). */
     static final class Node implements AutoCloseable {
         private final Process process;
-        private final Path log;
-        private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        private final ProcessLines lines;
         private int port;
 
         private Node(Process process, Path log) {
             this.process = process;
-            this.log = log;
-            Thread reader = new Thread(() -> {
-                try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                        StandardCharsets.US_ASCII))) {
-                    for (String line = in.readLine(); line != null; line = in.readLine()) {
-                        lines.add(line);
-                    }
-                } catch (IOException e) {
-                    // The node is gone: whoever waits for a line times out and says so.
-                }
-            }, "fleet-node-" + process.pid() + "-stdout");
-            reader.setDaemon(true);
-            reader.start();
+            this.lines = new ProcessLines(process, log, "fleet-node-" + process.pid() + "-stdout");
         }
 
         /**
@@ -209,7 +100,7 @@ final class LocalProcesses {
 
         /** Waits (60 s) until the node listens and returns its port. */
         int awaitPort() throws IOException, InterruptedException {
-            port = Integer.parseInt(next("port", 60).substring("port ".length()));
+            port = Integer.parseInt(lines.next("port", 60).substring("port ".length()));
             return port;
         }
 
@@ -223,21 +114,7 @@ final class LocalProcesses {
             OutputStream in = process.getOutputStream();
             in.write("stats\n".getBytes(StandardCharsets.US_ASCII));
             in.flush();
-            return NodeCounters.parse(next("stats", 10));
-        }
-
-        private String next(String prefix, int seconds) throws IOException, InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            while (true) {
-                String line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (line == null) {
-                    throw new IOException("node " + process.pid() + " printed no '" + prefix + "' line within "
-                            + seconds + " s (alive: " + process.isAlive() + "); its log:\n" + LocalProcess.read(log));
-                }
-                if (line.startsWith(prefix + " ")) {
-                    return line;
-                }
-            }
+            return NodeCounters.parse(lines.next("stats", 10));
         }
 
         /** Ends the node: its standard input closes (it exits), then SIGTERM and SIGKILL if it lingers. */

@@ -1,6 +1,6 @@
 package dev.khameleon.loadtest.fleet;
 
-import dev.khameleon.simulator.SharedData;
+import dev.khameleon.testing.SharedData;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,5 +1,7 @@
 package dev.khameleon.simulator.live;
 
+import dev.khameleon.core.protocol.BlockFrame;
+import dev.khameleon.testing.BlockFrameTap;
 import dev.khameleon.simulator.Recorder;
 import dev.khameleon.simulator.SimConfig;
 import dev.khameleon.simulator.Simulator;
@@ -134,7 +136,14 @@ final class LiveRun {
                     .resume(false)
                     .connectTimeout(CONNECT_TIMEOUT)
                     .upcallExecutor(task -> timeline.at(0, task))
-                    .httpClient(new BlockTap(HttpClient.newHttpClient(), id -> timeline.at(0, () -> system[0].arrived(id))))
+                    // Arrivals as PushSystem's arrive learns them: once the client has handled a block frame.
+                    .httpClient(new BlockFrameTap(HttpClient.newHttpClient(), new BlockFrameTap.Observer() {
+                        @Override
+                        public void afterListener(int connection, BlockFrame frame) {
+                            int id = frame.block().requestId();
+                            timeline.at(0, () -> system[0].arrived(id));
+                        }
+                    }))
                     .listener(new ClientListener() {
                         @Override
                         public void onConnected(Welcome welcome) {

@@ -16,7 +16,7 @@ import dev.khameleon.core.PointerEvent;
  * (the cache probed again for stale hover, and any prefix present reported as available).
  *
  * <p>Every method runs on the replay's one thread, which is also the client's upcall executor;
- * block arrivals are handed to it by {@link BlockTap}.
+ * block arrivals are handed to it by a {@link dev.khameleon.testing.BlockFrameTap} on the client.
  */
 final class LiveSystem implements SimSystem {
     private final KhameleonClient<PointerEvent> client;
@@ -49,7 +49,7 @@ final class LiveSystem implements SimSystem {
         }
     }
 
-    /** A block of {@code requestId} is in the client's cache (after {@link BlockTap} saw it handled). */
+    /** A block of {@code requestId} is in the client's cache (after the tap saw the client handle it). */
     void arrived(int requestId) {
         recorder.received(requestId, workload.blockBytes());
         int prefix = client.cache().prefixLength(requestId);

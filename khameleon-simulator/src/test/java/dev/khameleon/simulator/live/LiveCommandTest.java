@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.khameleon.simulator.tool.Cli;
-import dev.khameleon.simulator.SharedData;
+import dev.khameleon.testing.SharedData;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

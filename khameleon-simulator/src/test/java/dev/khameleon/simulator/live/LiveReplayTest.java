@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.khameleon.simulator.tool.Cli;
 import dev.khameleon.simulator.RequestMode;
-import dev.khameleon.simulator.SharedData;
+import dev.khameleon.testing.SharedData;
 import dev.khameleon.simulator.SimConfig;
 import dev.khameleon.simulator.Simulator;
 import dev.khameleon.simulator.trace.PointerTrace;

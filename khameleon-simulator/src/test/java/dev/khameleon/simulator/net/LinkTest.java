@@ -3,7 +3,7 @@ package dev.khameleon.simulator.net;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.khameleon.simulator.SharedData;
+import dev.khameleon.testing.SharedData;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -8,7 +8,7 @@ import dev.khameleon.simulator.tool.Cli;
 import dev.khameleon.simulator.GridSize;
 import dev.khameleon.simulator.SimConfig;
 import dev.khameleon.core.predict.GaussianGridPredictor;
-import dev.khameleon.simulator.SharedData;
+import dev.khameleon.testing.SharedData;
 import dev.khameleon.client.KalmanPredictor;
 import dev.khameleon.core.PointerEvent;
 import java.io.ByteArrayOutputStream;
