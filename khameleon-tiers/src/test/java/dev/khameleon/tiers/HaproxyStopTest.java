@@ -1,5 +1,6 @@
 package dev.khameleon.tiers;
 
+import dev.khameleon.core.Rect;
 import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.testing.BalabitTraces;
@@ -191,10 +192,9 @@ class HaproxyStopTest {
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                     for (int step = 0; moved.stream().anyMatch(k -> !clients.get(k).pastTheBatch()); step++) {
                         assertTrue(System.nanoTime() < deadline, "the new nodes pushed past the batch within 30 s");
-                        int cell = step % GridNode.SCREEN.requestCount();
+                        Rect cell = GridNode.SCREEN.bounds(step % GridNode.SCREEN.requestCount());
                         for (int k : moved) {
-                            clients.get(k).client.onEvent((cell % 12) * 160 + 80, (cell / 12) * 135 + 67,
-                                    System.currentTimeMillis());
+                            clients.get(k).client.onEvent(cell.centerX(), cell.centerY(), System.currentTimeMillis());
                         }
                         Thread.sleep(50);
                     }
