@@ -1,11 +1,10 @@
 package dev.khameleon.loadtest;
 
+import dev.khameleon.simulator.CommandRun;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.khameleon.simulator.ToolHelpTest;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -33,12 +32,7 @@ class LoadtestHelpTest {
 
     /** Runs {@code khameleon-loadtest args}; returns {exit status, stdout, stderr}. */
     private static String[] execute(String... args) {
-        picocli.CommandLine cli = Cli.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cli.setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
-        int status = cli.execute(args);
-        return new String[] {Integer.toString(status), out.toString(), err.toString()};
+        return CommandRun.of(Cli.commandLine(), args).asArray();
     }
 
     @Test

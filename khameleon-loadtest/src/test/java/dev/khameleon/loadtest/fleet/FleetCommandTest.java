@@ -1,11 +1,10 @@
 package dev.khameleon.loadtest.fleet;
 
+import dev.khameleon.simulator.CommandRun;
 import dev.khameleon.loadtest.Cli;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,15 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FleetCommandTest {
     /** Runs {@code khameleon-loadtest fleet args}; returns {exit status, stdout, stderr}. */
     private static String[] execute(String... args) {
-        CommandLine cli = Cli.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cli.setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
-        String[] all = new String[args.length + 1];
-        all[0] = "fleet";
-        System.arraycopy(args, 0, all, 1, args.length);
-        int status = cli.execute(all);
-        return new String[] {Integer.toString(status), out.toString(), err.toString()};
+        return CommandRun.of(Cli.commandLine(), "fleet", args).asArray();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.khameleon.loadtest.server;
 
+import dev.khameleon.simulator.CommandRun;
 import dev.khameleon.loadtest.proxy.HaproxyConfig;
 import dev.khameleon.loadtest.Cli;
 import org.junit.jupiter.api.Assumptions;
@@ -7,8 +8,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -21,17 +20,9 @@ class ProxyOverheadTest {
     private static final Path HAPROXY = Path.of("/usr/sbin/haproxy");
     private static final Path DOC = Path.of("..", "docs", "scale-out.md");
 
-    /** Runs the command line; returns {exit status, stdout, stderr}. */
+    /** Runs {@code khameleon-loadtest proxy-overhead args}; returns {exit status, stdout, stderr}. */
     private static String[] execute(String... args) {
-        CommandLine cli = Cli.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cli.setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
-        String[] all = new String[args.length + 1];
-        all[0] = "proxy-overhead";
-        System.arraycopy(args, 0, all, 1, args.length);
-        int status = cli.execute(all);
-        return new String[] {Integer.toString(status), out.toString(), err.toString()};
+        return CommandRun.of(Cli.commandLine(), "proxy-overhead", args).asArray();
     }
 
     @Test

@@ -1,11 +1,10 @@
 package dev.khameleon.loadtest.server;
 
+import dev.khameleon.simulator.CommandRun;
 import dev.khameleon.loadtest.Cli;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -25,15 +24,7 @@ class SoakOptionsTest {
 
     /** Runs {@code khameleon-loadtest soak args}; returns {exit status, stdout, stderr}. */
     private static String[] execute(String... args) {
-        CommandLine cli = Cli.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cli.setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
-        String[] all = new String[args.length + 1];
-        all[0] = "soak";
-        System.arraycopy(args, 0, all, 1, args.length);
-        int status = cli.execute(all);
-        return new String[] {Integer.toString(status), out.toString(), err.toString()};
+        return CommandRun.of(Cli.commandLine(), "soak", args).asArray();
     }
 
     @Test
