@@ -4,6 +4,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -116,8 +117,10 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
                 new ControlFrameHandler(server), app.application().requestScope().isPresent(),
                 () -> new HelloHandler(server, app, timeout));
         handedOver = true;
-        ctx.pipeline().remove(this);
+        ChannelPipeline pipeline = ctx.pipeline();
+        pipeline.remove(this);
         ctx.fireChannelRead(req);
+        UpgradeHead.release(pipeline); // the handshake ran: a hello sent with the request follows it
     }
 
     /**

@@ -30,6 +30,8 @@ final class ServerInitializer extends ChannelInitializer<Channel> {
         }
         ChannelPipeline p = ch.pipeline();
         server.config.sslContext().ifPresent(ssl -> p.addLast("tls", ssl.newHandler(ch.alloc())));
+        // Ahead of the codec: bytes behind the upgrade request (a hello in the same packet) wait for the handshake.
+        p.addLast("upgrade-head", new UpgradeHead(MAX_HANDSHAKE_BYTES + 4096));
         p.addLast("http", new HttpServerCodec(new HttpDecoderConfig()
                 .setMaxInitialLineLength(4096)
                 .setMaxHeaderSize(MAX_HANDSHAKE_BYTES)

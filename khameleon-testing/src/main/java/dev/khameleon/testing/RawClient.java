@@ -22,15 +22,26 @@ public final class RawClient implements AutoCloseable {
      * the WebSocket handshake for {@code path}; throws if the server refuses it.
      */
     public RawClient(int port, String path, int receiveBufferBytes) throws IOException {
+        this(port, path, receiveBufferBytes, new byte[0]);
+    }
+
+    /**
+     * As {@link #RawClient(int, String, int)}, sending {@code afterUpgrade} (e.g. an encoded frame) in
+     * the same write as the upgrade request, before the server has answered it.
+     */
+    public RawClient(int port, String path, int receiveBufferBytes, byte[] afterUpgrade) throws IOException {
         socket = new Socket();
         socket.setReceiveBufferSize(receiveBufferBytes);
         socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
         socket.setSoTimeout(10_000);
         out = socket.getOutputStream();
         String key = Base64.getEncoder().encodeToString("0123456789abcdef".getBytes(StandardCharsets.US_ASCII));
-        out.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nUpgrade: websocket\r\n"
+        byte[] upgrade = ("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nUpgrade: websocket\r\n"
                 + "Connection: Upgrade\r\nSec-WebSocket-Key: " + key + "\r\nSec-WebSocket-Version: 13\r\n\r\n")
-                .getBytes(StandardCharsets.US_ASCII));
+                .getBytes(StandardCharsets.US_ASCII);
+        byte[] both = java.util.Arrays.copyOf(upgrade, upgrade.length + afterUpgrade.length);
+        System.arraycopy(afterUpgrade, 0, both, upgrade.length, afterUpgrade.length);
+        out.write(both); // one write: the server reads the frame with the request
         out.flush();
         InputStream in = socket.getInputStream();
         StringBuilder head = new StringBuilder();
