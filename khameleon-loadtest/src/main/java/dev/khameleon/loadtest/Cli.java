@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
 @Command(name = "khameleon-loadtest", mixinStandardHelpOptions = true, version = "khameleon-loadtest 0.1.0",
         description = "Load tests of the Khameleon server over loopback.",
         subcommands = {Soak.class, ServerLoad.class, ProxyOverhead.class, FleetCommand.class, StoreBench.class,
+                dev.khameleon.loadtest.memory.FootprintCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Cli implements Runnable {
 

@@ -26,7 +26,7 @@ class LoadtestHelpTest {
 
     @Test
     void theCommandListIsComplete() {
-        assertEquals(List.of("", "soak", "server-load", "proxy-overhead", "fleet", "store", "help"),
+        assertEquals(List.of("", "soak", "server-load", "proxy-overhead", "fleet", "store", "footprint", "help"),
                 commands().toList());
     }
 
@@ -61,5 +61,18 @@ class LoadtestHelpTest {
             assertEquals(c.get(2), r[2].strip());
             assertEquals("", r[1], "nothing ran");
         }
+    }
+
+    @Test
+    void footprint_printsTwoLinesOfBytes_andRefusesABadOption() {
+        String[] r = execute("footprint", "--requests", "2000", "--cache-blocks", "10", "--sessions", "2");
+        assertEquals("0", r[0], r[2]);
+        List<String> lines = r[1].lines().toList();
+        assertEquals(2, lines.size(), r[1]);
+        assertTrue(lines.get(0).matches("scheduler_bytes_per_session=[0-9]+"), lines.get(0));
+        assertTrue(lines.get(1).matches("scheduler_bytes_per_session_after_batch=[0-9]+"), lines.get(1));
+        r = execute("footprint", "--sessions", "0");
+        assertEquals("2", r[0], r[2]);
+        assertEquals("khameleon-loadtest footprint: --sessions 0: outside [1, 10000]", r[2].strip());
     }
 }

@@ -56,13 +56,17 @@ final class Hellos {
     }
 
     /** Why the server's registry refused a session of {@code cacheBlocks}, or null if it registered it. */
-    static Refusal registration(ServerRuntime.Registration r, ServerConfig config, int cacheBlocks) {
+    static Refusal registration(ServerRuntime.Registration r, ServerConfig config, int cacheBlocks,
+                                long schedulerBytes) {
         return switch (r) {
             case SESSION_CAP -> new Refusal(ErrorCode.TOO_MANY_SESSIONS, "the server is at its limit of "
                     + config.maxSessions() + " sessions; try again later");
             case CACHE_BUDGET -> new Refusal(ErrorCode.TOO_MANY_SESSIONS, "the server's budget of "
                     + config.maxTotalCacheBlocks() + " cache blocks across sessions cannot take " + cacheBlocks
                     + " more; try again later or with a smaller cache");
+            case SCHEDULER_BUDGET -> new Refusal(ErrorCode.TOO_MANY_SESSIONS, "the server's budget of "
+                    + config.maxSchedulerBytes() + " bytes of scheduler state across sessions cannot take "
+                    + schedulerBytes + " more; try again later or with a smaller cache");
             case DRAINING -> new Refusal(ErrorCode.SHUTDOWN,
                     "the server is draining; connect again to reach another one");
             case REGISTERED -> null;

@@ -42,6 +42,7 @@ record ServerConfig(
         int ioThreads,
         int maxCacheBlocks,
         long maxTotalCacheBlocks,
+        long maxSchedulerBytes,
         long stateIntervalMillis,
         KhameleonServer.Transport transport,
         Optional<SslContext> sslContext,

@@ -38,7 +38,7 @@ final class ServerRuntime {
     private final AtomicLong schedulerOrder = new AtomicLong();
     final ThreadPoolExecutor fetchExecutor;
     /** Why {@link #tryRegister} refused a session. */
-    enum Registration { REGISTERED, SESSION_CAP, CACHE_BUDGET, DRAINING }
+    enum Registration { REGISTERED, SESSION_CAP, CACHE_BUDGET, SCHEDULER_BUDGET, DRAINING }
 
     final AddressLimits addressLimits;
     final RefusalLog refusals;
@@ -50,6 +50,7 @@ final class ServerRuntime {
     /** Set once by {@link KhameleonServer#drain}: no new session from then on. */
     volatile boolean draining;
     private long cacheBlocksInUse;
+    private long schedulerBytesInUse;
     private final SplittableRandom random;
     private final AtomicLong sessionCounter = new AtomicLong();
 
@@ -169,10 +170,11 @@ final class ServerRuntime {
     }
 
     /**
-     * Registers {@code s}, whose hello announced {@code cacheBlocks}, if both the session cap and
-     * the cache-block budget allow; otherwise changes nothing and says which limit refused it.
+     * Registers {@code s}, whose hello announced {@code cacheBlocks} and whose scheduler will hold
+     * about {@code schedulerBytes}, if the session cap, the cache-block budget and the scheduler
+     * memory budget allow; otherwise changes nothing and says which limit refused it.
      */
-    Registration tryRegister(Session s, int cacheBlocks) {
+    Registration tryRegister(Session s, int cacheBlocks, long schedulerBytes) {
         synchronized (registry) {
             if (draining) {
                 sessionsRejected.increment();
@@ -186,7 +188,12 @@ final class ServerRuntime {
                 sessionsRejected.increment();
                 return Registration.CACHE_BUDGET;
             }
+            if (schedulerBytesInUse + schedulerBytes > config.maxSchedulerBytes()) {
+                sessionsRejected.increment();
+                return Registration.SCHEDULER_BUDGET;
+            }
             cacheBlocksInUse += cacheBlocks;
+            schedulerBytesInUse += schedulerBytes;
             active.incrementAndGet();
             sessions.put(s.id(), s);
         }
@@ -194,13 +201,21 @@ final class ServerRuntime {
         return Registration.REGISTERED;
     }
 
-    /** Frees the places {@link #tryRegister} took for {@code s} with {@code cacheBlocks}. */
-    void unregister(Session s, int cacheBlocks) {
+    /** Frees the places {@link #tryRegister} took for {@code s} with {@code cacheBlocks} and {@code schedulerBytes}. */
+    void unregister(Session s, int cacheBlocks, long schedulerBytes) {
         synchronized (registry) {
             if (sessions.remove(s.id()) != null) {
                 active.decrementAndGet();
                 cacheBlocksInUse -= cacheBlocks;
+                schedulerBytesInUse -= schedulerBytes;
             }
+        }
+    }
+
+    /** The estimated scheduler heap of the open sessions, counted against the budget; for tests. */
+    long schedulerBytesInUse() {
+        synchronized (registry) {
+            return schedulerBytesInUse;
         }
     }
 

@@ -47,6 +47,8 @@ abstract sealed class ServerSettings extends PushSettings permits KhameleonServe
     private int ioThreads;
     private int maxCacheBlocks = 16_384;
     private long maxTotalCacheBlocks = 1L << 21;
+    /** 0: half the heap the JVM may grow to, as {@link #toConfig} finds it. */
+    private long maxSchedulerBytes;
     private Transport transport = Transport.AUTO;
     private SslContext sslContext;
     private long shutdownTimeoutMillis = 5_000;
@@ -292,10 +294,26 @@ abstract sealed class ServerSettings extends PushSettings permits KhameleonServe
     }
 
     /**
+     * The heap all open sessions' schedulers together may hold, in bytes, in [2^20, 2^50] (default half
+     * the JVM's maximum heap). Each hello is charged its scheduler's estimated footprint, which grows
+     * with the application's request count (about 22 bytes per request) and the hello's cache (about
+     * 120 bytes per block); a hello that would exceed the budget is refused with
+     * {@code too_many_sessions} (1013), so many sessions of a large application meet a refusal, never an
+     * {@code OutOfMemoryError}.
+     */
+    public KhameleonServer.Builder maxSchedulerBytes(long bytes) {
+        if (bytes < (1L << 20) || bytes > (1L << 50)) {
+            throw new IllegalArgumentException("maxSchedulerBytes must be in [2^20, 2^50], was " + bytes);
+        }
+        this.maxSchedulerBytes = bytes;
+        return self();
+    }
+
+    /**
      * The most cache blocks all open sessions may announce together, in
-     * {@code [1, 2^40]} (default 2,097,152): the server's budget for scheduler state, which
-     * grows with each session's cache. A hello that would exceed it is refused with
-     * {@code too_many_sessions} (try again later). Must be at least {@link #maxCacheBlocks}.
+     * {@code [1, 2^40]} (default 2,097,152): a budget for the state that grows with each session's
+     * cache. A hello that would exceed it is refused with {@code too_many_sessions} (try again
+     * later). Must be at least {@link #maxCacheBlocks}.
      */
     public KhameleonServer.Builder maxTotalCacheBlocks(long blocks) {
         if (blocks < 1 || blocks > 1L << 40) {
@@ -412,6 +430,7 @@ abstract sealed class ServerSettings extends PushSettings permits KhameleonServe
                 writeBufferHighBytes, sendBufferBytes, notSentLowWaterBytes,
                 initialBytesPerSecond, maxBytesPerSecond, fixedBytesPerSecond, pacingGain, inFlightGain, fetchWindow,
                 fetchTimeoutMillis, fetchThreads, schedulerThreads, ioThreads, maxCacheBlocks, maxTotalCacheBlocks,
+                maxSchedulerBytes > 0 ? maxSchedulerBytes : Math.max(1L << 20, Runtime.getRuntime().maxMemory() / 2),
                 stateIntervalMillis, transport,
                 Optional.ofNullable(sslContext), shutdownTimeoutMillis, closeTimeoutMillis, clock, s,
                 new ResumeTokens(key, resumeTtlMillis, resumeClock));

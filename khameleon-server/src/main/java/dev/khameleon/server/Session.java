@@ -42,6 +42,8 @@ final class Session {
 
     private Phase phase = Phase.AWAITING_HELLO;
     private boolean registered;
+    /** The scheduler heap this session was charged at registration (SchedulerFootprint). */
+    private long schedulerBytes;
     /** The push policy; created by the hello, which gives the ring size. */
     private PushController controller;
     /** The resume tokens after the welcome; null before. */
@@ -88,14 +90,16 @@ final class Session {
     }
 
     /**
-     * The hello passed its checks: takes the session's place under the server's session cap and
-     * cache budget and makes its scheduler and controller.
+     * The hello passed its checks: takes the session's place under the server's session cap, cache
+     * budget and scheduler memory budget and makes its scheduler and controller.
      *
      * @return the session's scheduler, or null if the server refused it (the session is closing)
      */
     SessionScheduler register(ControlMessage.Hello h) {
-        Hellos.Refusal refusal = Hellos.registration(server.tryRegister(this, h.cacheBlocks()), server.config,
+        schedulerBytes = SchedulerFootprint.estimate(app.application().guardedSource().requestCount(),
                 h.cacheBlocks());
+        Hellos.Refusal refusal = Hellos.registration(server.tryRegister(this, h.cacheBlocks(), schedulerBytes),
+                server.config, h.cacheBlocks(), schedulerBytes);
         if (refusal != null) {
             closeWithError(refusal.code(), refusal.message());
             return null;
@@ -192,7 +196,7 @@ final class Session {
         boolean wasOpen = phase == Phase.ACTIVE || phase == Phase.CLOSING;
         stop(Phase.CLOSED);
         if (registered) {
-            server.unregister(this, counters.cacheBlocks());
+            server.unregister(this, counters.cacheBlocks(), schedulerBytes);
             registered = false;
         }
         if (wasOpen) {
