@@ -1,12 +1,12 @@
 package dev.khameleon.client;
 
+import dev.khameleon.testing.PatternBlocks;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.khameleon.core.Block;
 import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.predict.GaussianGridPredictor;
-import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.ClientPredictor;
 import dev.khameleon.core.spi.Layout;
 import dev.khameleon.core.spi.ServerPredictor;
@@ -47,29 +47,9 @@ class KhameleonClientEndToEndTest {
         }
     }
 
-    static byte[] payload(int request, int index) {
-        byte[] p = new byte[BLOCK_SIZE];
-        for (int i = 0; i < p.length; i++) {
-            p[i] = (byte) (request * 31 + index * 7 + i);
-        }
-        return p;
-    }
-
-    private static BlockSource gridBlocks() {
-        List<List<Block>> responses = new ArrayList<>();
-        for (int r = 0; r < GRID.requestCount(); r++) {
-            List<Block> blocks = new ArrayList<>();
-            for (int b = 0; b < BLOCKS; b++) {
-                blocks.add(Block.wrap(r, b, BLOCKS, payload(r, b), 0));
-            }
-            responses.add(blocks);
-        }
-        return BlockSource.inMemory(BLOCK_SIZE, responses);
-    }
-
     private URI start(ServerPredictor predictor) {
         server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(7).fixedBytesPerSecond(5e6)
-                .application(Application.builder("grid").blockSource(gridBlocks()).predictor(predictor).build())
+                .application(Application.builder("grid").blockSource(PatternBlocks.source(GRID.requestCount(), BLOCKS, BLOCK_SIZE)).predictor(predictor).build())
                 .build().start();
         return URI.create("ws://127.0.0.1:" + server.port() + "/grid");
     }
@@ -130,7 +110,7 @@ class KhameleonClientEndToEndTest {
                 Response r = complete.get(10, TimeUnit.SECONDS);
                 requests++;
                 for (Block b : r.blocks()) {
-                    assertArrayEquals(payload(cell, b.index()), b.payloadBytes(), "block " + b);
+                    assertArrayEquals(PatternBlocks.payload(cell, b.index(), BLOCK_SIZE), b.payloadBytes(), "block " + b);
                 }
                 if (requests == 12) {
                     break;
@@ -148,7 +128,7 @@ class KhameleonClientEndToEndTest {
     @Test
     void miss_sendsAFreshStateAtOnce_soTheAnswerDoesNotWaitForThePeriodicState() throws Exception {
         server = KhameleonServer.builder().host("127.0.0.1").port(0).seed(7).fixedBytesPerSecond(5e6)
-                .application(Application.builder("grid").blockSource(gridBlocks())
+                .application(Application.builder("grid").blockSource(PatternBlocks.source(GRID.requestCount(), BLOCKS, BLOCK_SIZE))
                         .predictor(ServerPredictor.point(GRID.requestCount(), 50, 150, 250, 500))
                         .waitForState(true).build())
                 .build().start();

@@ -1,12 +1,11 @@
 package dev.khameleon.tiers;
 
+import dev.khameleon.testing.PatternBlocks;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.khameleon.core.Block;
 import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.core.predict.GaussianGridPredictor;
-import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.ClientPredictor;
 import dev.khameleon.core.spi.Layout;
 import dev.khameleon.core.spi.ServerPredictor;
@@ -16,8 +15,6 @@ import dev.khameleon.server.KhameleonServer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The load-balancer tests' node: a 4×4 grid of requests with in-memory responses, behind a
@@ -40,23 +37,7 @@ final class GridNode {
 
     /** The bytes of block {@code index} of request {@code request}: distinct per block, so a mix-up shows. */
     static byte[] payload(int request, int index) {
-        byte[] p = new byte[BLOCK_SIZE];
-        for (int i = 0; i < p.length; i++) {
-            p[i] = (byte) (request * 31 + index * 7 + i);
-        }
-        return p;
-    }
-
-    private static BlockSource blocks(GridLayout grid) {
-        List<List<Block>> responses = new ArrayList<>();
-        for (int r = 0; r < grid.requestCount(); r++) {
-            List<Block> bs = new ArrayList<>();
-            for (int b = 0; b < BLOCKS; b++) {
-                bs.add(Block.wrap(r, b, BLOCKS, payload(r, b), 0));
-            }
-            responses.add(bs);
-        }
-        return BlockSource.inMemory(BLOCK_SIZE, responses);
+        return PatternBlocks.payload(request, index, BLOCK_SIZE);
     }
 
     /**
@@ -65,7 +46,8 @@ final class GridNode {
      * so per-address limits are left to the proxy.
      */
     static KhameleonServer.Builder builder(int seed, long bytesPerSecond) {
-        return node(seed, bytesPerSecond, Application.builder("grid").blockSource(blocks(GRID))
+        return node(seed, bytesPerSecond, Application.builder("grid")
+                .blockSource(PatternBlocks.source(GRID.requestCount(), BLOCKS, BLOCK_SIZE))
                 .predictor(ServerPredictor.point(GRID.requestCount(), 50, 150, 250, 500)).build());
     }
 
@@ -75,7 +57,8 @@ final class GridNode {
      * defaults), matching the Java client's default {@code KalmanPredictor}.
      */
     static KhameleonServer.Builder screenBuilder(int seed, long bytesPerSecond) {
-        return node(seed, bytesPerSecond, Application.builder("grid").blockSource(blocks(SCREEN))
+        return node(seed, bytesPerSecond, Application.builder("grid")
+                .blockSource(PatternBlocks.source(SCREEN.requestCount(), BLOCKS, BLOCK_SIZE))
                 .predictor(GaussianGridPredictor.builder(SCREEN).build()).build());
     }
 
