@@ -110,7 +110,8 @@ final class AddressLimits {
         return c == null ? 0 : c.connections;
     }
 
-    private static Object key(SocketAddress remote) {
+    /** The unit the limits count by: the IPv4 address, the IPv6 /64, or the peer's own name. */
+    static Object key(SocketAddress remote) {
         if (remote instanceof InetSocketAddress inet && inet.getAddress() != null) {
             InetAddress a = inet.getAddress();
             if (a instanceof Inet6Address) {

@@ -48,6 +48,8 @@ final class ChannelPort implements PushPort {
     private SchedulerTask queued;
     private SessionScheduler jobs;
     private PushController controller;
+    /** The client's address as the scheduler queue takes turns by it. */
+    private final Object address;
 
     /**
      * @param close closes the session with an error (its message, then a close frame)
@@ -58,6 +60,7 @@ final class ChannelPort implements PushPort {
         this.server = server;
         this.channel = channel;
         this.loop = channel.eventLoop();
+        this.address = AddressLimits.key(channel.remoteAddress());
         this.counters = counters;
         this.writeStallTimeoutMillis = server.config.writeStallTimeoutMillis();
         this.close = close;
@@ -158,7 +161,7 @@ final class ChannelPort implements PushPort {
             }
         };
         try {
-            queued = order >= 0 ? server.schedule(replan, order, work) : server.schedule(replan, work);
+            queued = server.schedule(replan, order >= 0 ? order : server.nextSchedulerOrder(), address, work);
             return true;
         } catch (RejectedExecutionException e) {
             queued = null;

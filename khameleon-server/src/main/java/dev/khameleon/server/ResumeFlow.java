@@ -132,7 +132,7 @@ final class ResumeFlow {
         }
         outcome.resuming();
         try {
-            task = server.schedule(false, () -> {
+            task = server.schedule(false, server.nextSchedulerOrder(), AddressLimits.key(channel.remoteAddress()), () -> {
                 String refusal = jobs.resume(a.nextSeq(), a.requestIds(), a.blockIndexes());
                 try {
                     loop.execute(() -> onSeeded(a, refusal));

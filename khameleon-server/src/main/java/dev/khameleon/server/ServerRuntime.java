@@ -51,6 +51,13 @@ final class ServerRuntime {
     volatile boolean draining;
     private long cacheBlocksInUse;
     private long schedulerBytesInUse;
+    /**
+     * The orders of the scheduler jobs queued and not yet started, per client address (AddressLimits'
+     * unit); at most one per session. Guarded by itself.
+     */
+    private final Map<Object, java.util.TreeSet<Long>> waitingByAddress = new HashMap<>();
+    /** The address of jobs that belong to no connection. */
+    static final Object NO_ADDRESS = new Object();
     private final SplittableRandom random;
     private final AtomicLong sessionCounter = new AtomicLong();
 
@@ -103,27 +110,72 @@ final class ServerRuntime {
      * @throws RejectedExecutionException if the executor is shut down or its queue is at its bound
      */
     SchedulerTask schedule(boolean replan, Runnable job) {
-        return schedule(replan, schedulerOrder.incrementAndGet(), job);
+        return schedule(replan, schedulerOrder.incrementAndGet(), NO_ADDRESS, job);
+    }
+
+    /** The next submission order for {@link #schedule(boolean, long, Object, Runnable)}. */
+    long nextSchedulerOrder() {
+        return schedulerOrder.incrementAndGet();
+    }
+
+    /** As {@link #schedule(boolean, long, Object, Runnable)} for a job of no connection. */
+    SchedulerTask schedule(boolean replan, long order, Runnable job) {
+        return schedule(replan, order, NO_ADDRESS, job);
     }
 
     /**
-     * Queues a job at {@code order} among the jobs of its kind: a re-plan that replaces a withdrawn
-     * one passes that one's {@link SchedulerTask#order()} to keep its turn.
+     * Queues a job of the connection from {@code address} (an {@link AddressLimits#key}) at
+     * {@code order} among the jobs of its kind and round: a re-plan that replaces a withdrawn one
+     * passes that one's {@link SchedulerTask#order()} to keep its turn. Jobs take turns by address
+     * ({@link SchedulerTask}).
      *
      * @throws RejectedExecutionException if the executor is shut down or its queue is at its bound
      */
-    SchedulerTask schedule(boolean replan, long order, Runnable job) {
+    SchedulerTask schedule(boolean replan, long order, Object address, Runnable job) {
         if (schedulerExecutor.getQueue().size() >= schedulerQueueBound) {
             throw new RejectedExecutionException("the scheduler queue is full");
         }
-        SchedulerTask task = new SchedulerTask(replan, order, job);
-        schedulerExecutor.execute(task);
+        int round;
+        synchronized (waitingByAddress) {
+            java.util.TreeSet<Long> waiting = waitingByAddress.computeIfAbsent(address, k -> new java.util.TreeSet<>());
+            round = waiting.headSet(order).size();
+            waiting.add(order);
+        }
+        SchedulerTask task = new SchedulerTask(replan, round, order, () -> left(address, order), job);
+        try {
+            schedulerExecutor.execute(task);
+        } catch (RejectedExecutionException e) {
+            task.withdrawn();
+            throw e;
+        }
         return task;
+    }
+
+    /** A job of {@code address} left the queue: to run, withdrawn or refused. */
+    private void left(Object address, long order) {
+        synchronized (waitingByAddress) {
+            java.util.TreeSet<Long> waiting = waitingByAddress.get(address);
+            if (waiting != null && waiting.remove(order) && waiting.isEmpty()) {
+                waitingByAddress.remove(address);
+            }
+        }
     }
 
     /** Withdraws a queued task that has not started; false if it is running, done or unknown. */
     boolean withdraw(SchedulerTask task) {
-        return schedulerExecutor.remove(task);
+        if (!schedulerExecutor.remove(task)) {
+            return false;
+        }
+        task.withdrawn();
+        return true;
+    }
+
+    /** Scheduler jobs waiting per client address; for tests. */
+    int waitingJobs(Object address) {
+        synchronized (waitingByAddress) {
+            java.util.TreeSet<Long> waiting = waitingByAddress.get(address);
+            return waiting == null ? 0 : waiting.size();
+        }
     }
 
     /**

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The shared scheduler queue: re-plans (a state's above all) run before jobs that only plan ahead,
- * first come first served within each kind; a queued plan-ahead job can be withdrawn; the queue
+ * taking turns by client address, then first come first served within each kind; a queued plan-ahead job can be withdrawn; the queue
  * stays within the session cap.
  */
 class SchedulerQueueTest {
@@ -60,6 +60,46 @@ class SchedulerQueueTest {
         release.countDown();
         assertTrue(done.await(10, TimeUnit.SECONDS));
         assertEquals(List.of("replan-1", "replan-2", "ahead-1", "ahead-2"), ran);
+    }
+
+    /**
+     * Regression: sixty sessions from one address queued sixty re-plans ahead of a bystander's one,
+     * which then waited for all of them. Jobs now take turns by address.
+     */
+    @Test
+    void jobsOfManySessionsFromOneAddress_takeTurnsWithAnotherAddresss() throws InterruptedException {
+        occupy();
+        Object crowd = "10.0.0.1";
+        Object bystander = "10.0.0.2";
+        List<String> ran = new CopyOnWriteArrayList<>();
+        CountDownLatch done = new CountDownLatch(5);
+        for (String name : List.of("crowd-1", "crowd-2", "crowd-3", "crowd-4")) {
+            runtime.schedule(true, runtime.nextSchedulerOrder(), crowd, () -> {
+                ran.add(name);
+                done.countDown();
+            });
+        }
+        runtime.schedule(true, runtime.nextSchedulerOrder(), bystander, () -> {
+            ran.add("bystander");
+            done.countDown();
+        });
+        assertEquals(4, runtime.waitingJobs(crowd));
+        assertEquals(1, runtime.waitingJobs(bystander));
+        release.countDown();
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+        assertEquals(List.of("crowd-1", "bystander", "crowd-2", "crowd-3", "crowd-4"), ran);
+        assertEquals(0, runtime.waitingJobs(crowd), "every job that ran left the count");
+    }
+
+    @Test
+    void aWithdrawnJob_leavesItsAddresssCount() throws InterruptedException {
+        occupy();
+        Object address = "10.0.0.3";
+        SchedulerTask t = runtime.schedule(false, runtime.nextSchedulerOrder(), address, () -> { });
+        assertEquals(1, runtime.waitingJobs(address));
+        assertTrue(runtime.withdraw(t));
+        assertEquals(0, runtime.waitingJobs(address));
+        assertFalse(runtime.withdraw(t), "withdrawn once");
     }
 
     @Test
