@@ -63,6 +63,7 @@ final class ComputeLock {
             if (got) {
                 return recheckThenLoad(chain, lock, token);
             }
+            counters.lockBusy.increment();
             return timer.later().thenCompose(x -> poll(chain, deadline));
         }).thenCompose(Function.identity());
     }

@@ -19,6 +19,8 @@ final class TierCounters {
     final LongAdder originComputations = new LongAdder();
     final LongAdder uncoordinatedComputations = new LongAdder();
     final LongAdder waitedForOtherNode = new LongAdder();
+    /** Lock attempts that found another node holding the key's lock (each starts or continues a wait). */
+    final LongAdder lockBusy = new LongAdder();
     final LongAdder waitTimeouts = new LongAdder();
     final LongAdder corruptValues = new LongAdder();
     final LongAdder redisFailures = new LongAdder();

@@ -59,6 +59,12 @@ class ComputeLockTest {
     void valueStoredByTheHolder_isReadInsteadOfLoaded() throws Exception {
         start(() -> 0);
         CompletableFuture<StoredResponse> f = lookup();
+        // Stored only once the node found the lock taken: stored sooner, it would be a plain Redis hit.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (counters.lockBusy.sum() == 0) {
+            assertTrue(System.nanoTime() < deadline, "the node tried the lock within 20 s");
+            Thread.sleep(1);
+        }
         assertFalse(f.isDone(), "the lock is held and the value absent: the node waits");
         assertEquals("+OK", rig.redis.command("SET", "lock:r:" + KEY, RecordingTier.response(origin, KEY).encode()));
         assertResponse(f.get(20, TimeUnit.SECONDS));
