@@ -28,7 +28,21 @@ public final class CrossfilterMain implements Callable<Integer> {
 
     /** Runs the command line; exits with its status. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new CrossfilterMain()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * The command line as {@link #main} runs it: a bad option, path or port is one line on standard
+     * error naming it, then where to find the options, with exit status 2; never the whole usage or a
+     * stack trace.
+     */
+    static CommandLine commandLine() {
+        return new CommandLine(new CrossfilterMain()).setParameterExceptionHandler((e, args) -> {
+            CommandLine cmd = e.getCommandLine();
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName(" ") + ": " + e.getMessage());
+            cmd.getErr().println("Run '" + cmd.getCommandSpec().qualifiedName(" ") + " --help' for all options.");
+            return CommandLine.ExitCode.USAGE;
+        });
     }
 
     @Override
@@ -136,6 +150,7 @@ public final class CrossfilterMain implements Callable<Integer> {
             if (pauseMs < 0) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--pause-ms must be >= 0, was " + pauseMs);
             }
+            source.check(spec.commandLine());
             List<Workflow> workflows = Workflows.readAll(source.data.resolve("crossfilter/flights/workflows"));
             try (Database database = source.open()) {
                 TileBackend db = database.backend;
@@ -169,6 +184,25 @@ public final class CrossfilterMain implements Callable<Integer> {
 
         @Option(names = "--pg-bin", paramLabel = "DIR", description = "PostgreSQL server binaries (default: ${DEFAULT-VALUE})")
         Path pgBin = PostgresCluster.DEFAULT_BIN;
+
+        /**
+         * Checks, before anything is loaded, that the data folder holds the flights table and the
+         * recorded sessions and, for PostgreSQL, that its binaries are there.
+         *
+         * @throws CommandLine.ParameterException naming the option and the path
+         */
+        void check(CommandLine cl) {
+            for (String part : List.of("datasets/flights/flights-10k.csv", "crossfilter/flights/workflows")) {
+                if (!java.nio.file.Files.exists(data.resolve(part))) {
+                    throw new CommandLine.ParameterException(cl, "--data " + data + ": no " + part
+                            + " in it (the shared data folder)");
+                }
+            }
+            if (backend == Backend.postgresql && !PostgresCluster.available(pgBin)) {
+                throw new CommandLine.ParameterException(cl, "--pg-bin " + pgBin + ": PostgreSQL binaries (initdb,"
+                        + " pg_ctl) not found there (Debian package postgresql)");
+            }
+        }
 
         /** Reads the flights file, resamples it to {@code rows} and loads it into the chosen database (one connection). */
         Database open() throws Exception {
@@ -278,6 +312,8 @@ public final class CrossfilterMain implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--block-size: " + e.getMessage());
             }
+            source.check(spec.commandLine());
+            checkPortFree(port);
             CountDownLatch stopping = new CountDownLatch(1);
             CountDownLatch closed = new CountDownLatch(1);
             // The JVM halts when its hooks return: this one waits for the server and database to close.
@@ -304,6 +340,19 @@ public final class CrossfilterMain implements Callable<Integer> {
                 closed.countDown();
             }
             return 0;
+        }
+
+        /** Refuses a page port another program holds, before the table is loaded (which takes seconds). */
+        private void checkPortFree(int pagePort) {
+            if (pagePort == 0) {
+                return;
+            }
+            try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+                probe.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), pagePort));
+            } catch (java.io.IOException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--port " + pagePort
+                        + ": already in use on 127.0.0.1 (" + e.getMessage() + "); choose another, or 0 for any free one");
+            }
         }
 
         /**

@@ -23,7 +23,7 @@ class CrossfilterMainTest {
     /** Runs {@code subcommand} with {@code args}; asserts exit status 2 and {@code message} on stderr. */
     private static void assertRefusedBy(String subcommand, String message, String... args) {
         StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new CrossfilterMain()).setErr(new PrintWriter(err));
+        CommandLine cl = CrossfilterMain.commandLine().setErr(new PrintWriter(err));
         String[] command = new String[args.length + 1];
         command[0] = subcommand;
         System.arraycopy(args, 0, command, 1, args.length);
@@ -113,5 +113,47 @@ class CrossfilterMainTest {
                 report);
         assertTrue(report.lines().anyMatch(l -> l.startsWith("| 1000 |") && l.contains("| 100.0 % | 0 | 1.000 |")),
                 report);
+    }
+
+    @Test
+    void serve_refusesABusyPortInOneLine_beforeLoadingAnything() throws Exception {
+        try (java.net.ServerSocket busy = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            int port = busy.getLocalPort();
+            String err = refusal("serve", "--port", Integer.toString(port), "--data", dataRoot());
+            assertTrue(err.startsWith("khameleon-crossfilter serve: --port " + port + ": already in use on 127.0.0.1"),
+                    err);
+            assertEquals(2, err.lines().count(), err);
+        }
+    }
+
+    @Test
+    void serve_refusesAMissingDataFolderInOneLine() {
+        String err = refusal("serve", "--data", "/nonexistent/data");
+        assertEquals("khameleon-crossfilter serve: --data /nonexistent/data: no datasets/flights/flights-10k.csv in it"
+                + " (the shared data folder)", err.lines().findFirst().orElse(""));
+        assertEquals(2, err.lines().count(), err);
+    }
+
+    @Test
+    void serve_refusesMissingPostgresBinariesInOneLine() {
+        String err = refusal("serve", "--backend", "postgresql", "--pg-bin", "/nonexistent/bin",
+                "--data", dataRoot());
+        assertTrue(err.startsWith("khameleon-crossfilter serve: --pg-bin /nonexistent/bin: PostgreSQL binaries"), err);
+        assertEquals(2, err.lines().count(), err);
+    }
+
+    /** The shared data folder, the test skipped (naming the path) when it lacks the table or the sessions. */
+    private static String dataRoot() {
+        FlightsData.flightsCsv();
+        FlightsData.workflows();
+        return dev.khameleon.testing.SharedData.root().toString();
+    }
+
+    /** What {@code args} print on standard error, asserting exit status 2. */
+    private static String refusal(String... args) {
+        StringWriter err = new StringWriter();
+        CommandLine cl = CrossfilterMain.commandLine().setErr(new PrintWriter(err, true));
+        assertEquals(2, cl.execute(args));
+        return err.toString();
     }
 }
