@@ -15,6 +15,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.CharsetUtil;
+import io.netty.util.NetUtil;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
@@ -254,19 +255,9 @@ final class HandshakeGate extends ChannelInboundHandlerAdapter {
 
     private static boolean isIpLiteral(String name) {
         if (name.startsWith("[") && name.endsWith("]")) {
-            return name.length() > 2 && name.chars().allMatch(ch -> ch == '[' || ch == ']' || ch == ':' || ch == '.'
-                    || Character.digit(ch, 16) >= 0);
+            return NetUtil.isValidIpV6Address(name.substring(1, name.length() - 1));
         }
-        String[] parts = name.split("\\.", -1);
-        if (parts.length != 4) {
-            return false;
-        }
-        for (String p : parts) {
-            if (p.isEmpty() || p.length() > 3 || !p.chars().allMatch(Character::isDigit) || Integer.parseInt(p) > 255) {
-                return false;
-            }
-        }
-        return true;
+        return NetUtil.isValidIpV4Address(name);
     }
 
     private static boolean isLoopback(SocketAddress local) {

@@ -138,7 +138,8 @@ final class ServerRuntime {
         int round;
         synchronized (waitingByAddress) {
             java.util.TreeSet<Long> waiting = waitingByAddress.computeIfAbsent(address, k -> new java.util.TreeSet<>());
-            round = waiting.headSet(order).size();
+            // A new job's order is above every waiting one's; only a replacement keeping an older turn counts below it.
+            round = waiting.isEmpty() || order > waiting.last() ? waiting.size() : waiting.headSet(order).size();
             waiting.add(order);
         }
         SchedulerTask task = new SchedulerTask(replan, round, order, () -> left(address, order), job);

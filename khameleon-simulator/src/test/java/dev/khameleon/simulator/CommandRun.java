@@ -23,7 +23,7 @@ public record CommandRun(int status, String out, String err) {
     }
 
     /** Runs {@code cli} with {@code command} followed by {@code args}. */
-    public static CommandRun of(CommandLine cli, String command, String... args) {
+    public static CommandRun ofCommand(CommandLine cli, String command, String... args) {
         String[] all = new String[args.length + 1];
         all[0] = command;
         System.arraycopy(args, 0, all, 1, args.length);

@@ -4,8 +4,6 @@ import dev.khameleon.simulator.tool.Cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -36,15 +34,12 @@ public class ToolHelpTest {
      */
     public static void assertHelp(Supplier<CommandLine> tool, String name) {
         CommandLine cli = tool.get();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cli.setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
-        int status = name.isEmpty() ? cli.execute("--help") : cli.execute(name, "--help");
-        assertEquals(0, status, err::toString);
+        CommandRun r = name.isEmpty() ? CommandRun.of(cli, "--help") : CommandRun.ofCommand(cli, name, "--help");
+        assertEquals(0, r.status(), r::err);
         String usage = "Usage: " + cli.getCommandName() + (name.isEmpty() ? "" : " " + name);
-        assertTrue(out.toString().lines().anyMatch(l -> l.startsWith(usage)),
-                () -> "expected a line '" + usage + "…', got: " + out);
-        assertEquals("", err.toString());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith(usage)),
+                () -> "expected a line '" + usage + "…', got: " + r.out());
+        assertEquals("", r.err());
     }
 
     @ParameterizedTest(name = "khameleon-simulator {0} --help")

@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FleetCommandTest {
     /** Runs {@code khameleon-loadtest fleet args}; returns {exit status, stdout, stderr}. */
     private static String[] execute(String... args) {
-        return CommandRun.of(Cli.commandLine(), "fleet", args).asArray();
+        return CommandRun.ofCommand(Cli.commandLine(), "fleet", args).asArray();
     }
 
     @Test

@@ -22,7 +22,7 @@ class ProxyOverheadTest {
 
     /** Runs {@code khameleon-loadtest proxy-overhead args}; returns {exit status, stdout, stderr}. */
     private static String[] execute(String... args) {
-        return CommandRun.of(Cli.commandLine(), "proxy-overhead", args).asArray();
+        return CommandRun.ofCommand(Cli.commandLine(), "proxy-overhead", args).asArray();
     }
 
     @Test

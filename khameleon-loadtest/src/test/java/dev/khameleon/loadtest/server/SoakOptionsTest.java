@@ -24,7 +24,7 @@ class SoakOptionsTest {
 
     /** Runs {@code khameleon-loadtest soak args}; returns {exit status, stdout, stderr}. */
     private static String[] execute(String... args) {
-        return CommandRun.of(Cli.commandLine(), "soak", args).asArray();
+        return CommandRun.ofCommand(Cli.commandLine(), "soak", args).asArray();
     }
 
     @Test

@@ -3,28 +3,23 @@ package dev.khameleon.simulator.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.khameleon.simulator.CommandRun;
 import dev.khameleon.simulator.SystemRegistry;
 import dev.khameleon.simulator.SystemSpec;
 import dev.khameleon.simulator.tool.Cli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** {@code khameleon-simulator systems} lists every registered system, one a line, with its group. */
 class SystemsCommandTest {
 
     @Test
     void listsEveryRegisteredSystemOnceWithItsGroup() {
-        CommandLine cli = Cli.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cli.setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
-        assertEquals(0, cli.execute("systems"), err::toString);
-        List<String> lines = out.toString().lines().toList();
+        CommandRun r = CommandRun.of(Cli.commandLine(), "systems");
+        assertEquals(0, r.status(), r::err);
+        List<String> lines = r.out().lines().toList();
         List<SystemSpec> all = SystemRegistry.all();
-        assertEquals(all.size(), lines.size(), out::toString);
+        assertEquals(all.size(), lines.size(), r::out);
         for (int i = 0; i < all.size(); i++) {
             String[] words = lines.get(i).trim().split("\\s+", 3);
             assertEquals(all.get(i).name(), words[0]);
@@ -32,17 +27,15 @@ class SystemsCommandTest {
             assertTrue(words[2].length() > 10, lines.get(i));
         }
         assertTrue(lines.get(0).startsWith("khameleon "), lines.get(0));
-        assertEquals("", err.toString());
+        assertEquals("", r.err());
     }
 
     @Test
     void simulate_refusesAnUnregisteredSystemInOneLine() {
-        CommandLine cli = Cli.commandLine();
-        StringWriter err = new StringWriter();
-        cli.setOut(new PrintWriter(new StringWriter(), true)).setErr(new PrintWriter(err, true));
-        assertEquals(2, cli.execute("simulate", "--trace", "t", "--out", "o", "--systems", "khameleon,acc-0.5-3"));
-        assertTrue(err.toString().startsWith("khameleon-simulator simulate: unknown system acc-0.5-3; known: "),
-                err.toString());
-        assertEquals(1, err.toString().lines().count(), err.toString());
+        CommandRun r = CommandRun.ofCommand(Cli.commandLine(), "simulate", "--trace", "t", "--out", "o", "--systems",
+                "khameleon,acc-0.5-3");
+        assertEquals(2, r.status());
+        assertTrue(r.err().startsWith("khameleon-simulator simulate: unknown system acc-0.5-3; known: "), r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
     }
 }
