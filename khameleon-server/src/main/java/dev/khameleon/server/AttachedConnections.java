@@ -50,6 +50,9 @@ final class AttachedConnections {
     }
 
     /** Admits {@code peer} as a connection to {@code app}, or closes it through the peer and returns a closed one. */
+    // Netty 4.2 deprecates DefaultEventLoopGroup for MultiThreadIoEventLoopGroup, whose loops only take
+    // channels made for an IoHandler; an AttachedChannel is a plain AbstractChannel driven by tasks.
+    @SuppressWarnings("deprecation")
     AttachedConnection attach(ServerRuntime.App app, WebSocketPeer peer) {
         EventLoopGroup loops;
         synchronized (lock) {

@@ -31,7 +31,9 @@ public final class LeakDetectorExtension implements AfterAllCallback {
     static {
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.valueOf(System.getProperty("io.netty.leakDetection.level", "paranoid").toUpperCase()));
         ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new ResourceLeakDetectorFactory() {
+            // Deprecated, but the one abstract method: Netty's other overloads end here.
             @Override
+            @SuppressWarnings("deprecation")
             public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval,
                                                                        long maxActive) {
                 return new RecordingDetector<>(resource, samplingInterval);

@@ -30,6 +30,7 @@ class SchedulerBudgetTest {
         }
     }
 
+    @SuppressWarnings("try") // a closes mid-body: that frees its share
     @Test
     void helloBeyondTheBudget_isRefusedWith1013_andAClosedSessionGivesItsShareBack() {
         long each = SchedulerFootprint.estimate(N, C);

@@ -90,7 +90,8 @@ public final class Haproxy implements AutoCloseable {
                 if (!process.isAlive()) {
                     throw new AssertionError("haproxy exited with " + process.exitValue() + ":\n" + h.log());
                 }
-                try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                try {
+                    new Socket(InetAddress.getLoopbackAddress(), port).close();
                     return true;
                 } catch (IOException e) {
                     return false;

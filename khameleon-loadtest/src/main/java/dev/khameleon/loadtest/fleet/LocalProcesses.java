@@ -67,7 +67,7 @@ final class LocalProcesses {
 
         /** Ends the store like a node: standard input closes, then signals if it lingers. */
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             process.close();
         }
     }
@@ -119,14 +119,19 @@ final class LocalProcesses {
 
         /** Ends the node: its standard input closes (it exits), then SIGTERM and SIGKILL if it lingers. */
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             try {
                 process.getOutputStream().close();
             } catch (IOException e) {
                 // already gone
             }
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            try {
+                if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                    LocalProcess.stop(process);
+                }
+            } catch (InterruptedException e) {
                 LocalProcess.stop(process);
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -59,7 +59,7 @@ public final class HaproxyProcess implements AutoCloseable {
 
     /** Stops haproxy (SIGTERM, then SIGKILL after 10 s) and deletes its configuration and log. */
     @Override
-    public void close() throws IOException, InterruptedException {
+    public void close() throws IOException {
         LocalProcess.stop(process);
         LocalProcess.delete(dir);
     }

@@ -24,7 +24,8 @@ public final class LocalProcess {
 
     /** Whether something accepts connections on {@code port} of the loopback address. */
     public static boolean listens(int port) {
-        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+        try {
+            new Socket(InetAddress.getLoopbackAddress(), port).close();
             return true;
         } catch (IOException e) {
             return false;
@@ -44,11 +45,19 @@ public final class LocalProcess {
         }
     }
 
-    /** Stops {@code p}: SIGTERM, then SIGKILL after 10 s. */
-    public static void stop(Process p) throws InterruptedException {
+    /**
+     * Stops {@code p}: SIGTERM, then SIGKILL after 10 s. Interrupted, it kills {@code p} at once and
+     * keeps the thread's interrupt status, so a close in a {@code finally} never leaves a process behind.
+     */
+    public static void stop(Process p) {
         p.destroy();
-        if (!p.waitFor(10, TimeUnit.SECONDS)) {
-            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        try {
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
     }
 

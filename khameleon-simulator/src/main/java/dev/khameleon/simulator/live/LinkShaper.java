@@ -168,7 +168,7 @@ final class LinkShaper implements AutoCloseable {
                 new Bootstrap().group(clientCh.eventLoop()).channel(NioSocketChannel.class)
                         .option(ChannelOption.TCP_NODELAY, true)
                         .option(ChannelOption.AUTO_READ, false)
-                        .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(READ_BYTES))
+                        .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(READ_BYTES))
                         .option(ChannelOption.SO_RCVBUF, 64 * 1024)
                         .handler(new ServerSide())
                         .connect(target.get()).addListener((ChannelFutureListener) f -> {

@@ -42,7 +42,7 @@ final class BrushScope implements RequestScope {
             throw new IllegalArgumentException("scope must be an object of view name -> [from, to], was " + scope);
         }
         Filters filters = Filters.none();
-        for (Iterator<Map.Entry<String, JsonNode>> it = scope.fields(); it.hasNext(); ) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = scope.properties().iterator(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             View view = view(e.getKey());
             JsonNode range = e.getValue();

@@ -5,6 +5,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.List;
@@ -242,7 +243,7 @@ public final class CrossfilterMain implements Callable<Integer> {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws SQLException, IOException {
             try {
                 backend.close();
             } finally {

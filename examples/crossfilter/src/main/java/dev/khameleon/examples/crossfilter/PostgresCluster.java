@@ -111,14 +111,19 @@ public final class PostgresCluster implements AutoCloseable {
         }
     }
 
-    /** Stops the server (fast shutdown) and deletes its directory; safe to call twice. */
+    /**
+     * Stops the server (fast shutdown) and deletes its directory; safe to call twice. Interrupted, it
+     * still deletes the directory and keeps the thread's interrupt status.
+     */
     @Override
-    public void close() throws IOException, InterruptedException {
+    public void close() throws IOException {
         try {
             if (Files.isDirectory(dir.resolve("data")) && Files.exists(dir.resolve("data").resolve("postmaster.pid"))) {
                 runPg(List.of(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-m", "fast",
                         "-w", "stop"));
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             if (Files.exists(dir)) {
                 try (Stream<Path> paths = Files.walk(dir)) {

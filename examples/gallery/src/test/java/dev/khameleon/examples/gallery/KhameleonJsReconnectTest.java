@@ -114,6 +114,7 @@ class KhameleonJsReconnectTest {
             };
             """;
 
+    @SuppressWarnings("try") // the second server only has to run while the page reconnects
     @Test
     void serverGone_pageRetriesWithGrowingDelays_andTheNextServerServesItAgain() {
         Application app = application(ServerPredictor.point(REQUESTS, HORIZONS));
