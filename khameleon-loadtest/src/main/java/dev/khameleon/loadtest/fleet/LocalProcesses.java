@@ -126,13 +126,14 @@ final class LocalProcesses {
                 // already gone
             }
             try {
-                if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                    LocalProcess.stop(process);
+                if (process.waitFor(10, TimeUnit.SECONDS)) {
+                    return;
                 }
             } catch (InterruptedException e) {
-                LocalProcess.stop(process);
+                // With the flag set again, stop kills at once instead of waiting.
                 Thread.currentThread().interrupt();
             }
+            LocalProcess.stop(process);
         }
     }
 }
