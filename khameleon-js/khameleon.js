@@ -1382,7 +1382,8 @@ export class KhameleonClient {
 
   /**
    * Asks for `requestId`: the upcall gets its usable prefix now if cached, else when it arrives,
-   * and again as it improves. Also reported to the server as a `request` event (for metrics).
+   * and again as it improves. Also reported to the server as a `request` event (for metrics and,
+   * on a miss, so that the server fetches its blocks first).
    * @param {number} requestId
    * @param {(response: Response) => void} upcall
    * @returns {Registration}
@@ -1391,8 +1392,11 @@ export class KhameleonClient {
     if (this.welcome !== null && (!Number.isInteger(requestId) || requestId < 0 || requestId >= this.welcome.requestCount)) {
       throw new RangeError(`requestId must be in [0, ${this.welcome.requestCount}), was ${requestId}`);
     }
-    this._send({ type: 'request', time: Date.now(), request: requestId });
+    const time = Date.now();
     const registration = this.manager.register(requestId, upcall);
+    // A miss says so: the server fetches this request's blocks ahead of speculative ones.
+    this._send(registration.hit ? { type: 'request', time, request: requestId }
+      : { type: 'request', time, request: requestId, miss: true });
     if (!registration.hit) {
       this.predictors?.onMiss();
     }

@@ -1,4 +1,4 @@
-// Run with `npm test` (node --test): the receive-rate reports' `nextSeq`, through a fake WebSocket
+// Run with `npm test` (node --test): the receive-rate reports' `nextSeq` and the request events' `miss`,
 // and mocked timers, so no server is needed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -214,4 +214,13 @@ test('after a reconnect the reports follow the new session from its firstSeq', a
   resumed.receive(blockFrame(4, 8));
   assert.equal(nextRate(t, resumed).nextSeq, 5);
   assert.equal(ws.rates().length, 1, 'no report on a socket left behind');
+});
+
+test('a request event says miss only when the cache had no block of the request', async (t) => {
+  const { client, ws } = await connected(t);
+  ws.receive(blockFrame(0, 1));
+  client.register(1, () => {});
+  client.register(2, () => {});
+  const requests = ws.sent.filter((m) => m.type === 'request');
+  assert.deepEqual(requests.map((m) => [m.request, m.miss]), [[1, undefined], [2, true]]);
 });

@@ -151,7 +151,8 @@ public final class KhameleonClient<E> implements AutoCloseable {
      * Asks for request {@code requestId}: {@code upcall} receives the usable answer at once if
      * block 0 is cached, otherwise as soon as it arrives, then every longer prefix until the
      * response is complete. Preempts older requests that have had no answer yet. The request is
-     * also reported to the server as an event (for its metrics; it is never a fetch). A miss
+     * also reported to the server as an event (for its metrics, and, on a miss, so that the server
+     * fetches its blocks ahead of speculative ones; it is never a fetch of its own). A miss
      * sends a fresh predictor state at once (see {@link Builder#missStateInterval}).
      *
      * @return whether it was a cache hit
@@ -164,7 +165,7 @@ public final class KhameleonClient<E> implements AutoCloseable {
         boolean hit = cacheManager.register(requestId, upcall);
         if (out != null) {
             out.control(ControlCodec.encode(new ControlMessage.RequestEvent(Math.max(0, millisClock.getAsLong()),
-                    requestId)));
+                    requestId, !hit)));
             if (!hit) {
                 predictorManager.onMiss();
             }

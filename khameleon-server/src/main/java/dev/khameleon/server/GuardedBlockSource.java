@@ -92,6 +92,15 @@ final class GuardedBlockSource {
                 : CompletableFuture.failedFuture(new NullPointerException("fetch returned null"));
     }
 
+    /** Tells the source a started fetch is no longer wanted; only a courtesy, so a throw is logged at debug. */
+    void cancel(int requestId, long contentKey, int blockIndex) {
+        try {
+            source.cancel(requestId, contentKey, blockIndex);
+        } catch (Throwable e) { // the fetch's result is ignored either way
+            log.debug("{}: cancel of block {} of request {} failed", application, blockIndex, requestId, e);
+        }
+    }
+
     /** Hints a planned chunk to the source; only a hint, so a throw is logged at debug and ignored. */
     void prefetch(ScheduleChunk chunk) {
         try {

@@ -56,6 +56,7 @@ final class PushController implements SlotFetcher.Listener {
     private final SessionPace pace;
     private final Plan plan;
     private final FetchAhead fetches;
+    private final SlotFetcher fetcher;
 
     private boolean active;
     private boolean stopped;
@@ -93,7 +94,7 @@ final class PushController implements SlotFetcher.Listener {
         this.frameBytes = BlockFrameEncoder.frameBytes(scoped, source.blockSize());
         this.pace = new SessionPace(config, frameBytes, counters, now());
         LazyCountTable lazyCounts = application.hasLazyCounts() ? new LazyCountTable() : null;
-        SlotFetcher fetcher = new SlotFetcher(app, port, config.fetchTimeoutMillis(), clock, id, this, lazyCounts);
+        this.fetcher = new SlotFetcher(app, port, config.fetchTimeoutMillis(), clock, id, this, lazyCounts);
         this.plan = new Plan(cacheBlocks, application.chunkSize(),
                 TimeUnit.MILLISECONDS.toNanos(config.stateIntervalMillis()), fetcher::abandon);
         this.fetches = new FetchAhead(application, plan, fetcher, lazyCounts, config.fetchWindow());
@@ -172,7 +173,7 @@ final class PushController implements SlotFetcher.Listener {
         } else if (m instanceof ControlMessage.RateReport r) {
             onRate(r);
         } else if (m instanceof ControlMessage.RequestEvent r) {
-            onRequest(r.timeMillis(), r.requestId());
+            onRequest(r.timeMillis(), r.requestId(), r.miss());
         } else if (m instanceof ControlMessage.Scope sc) {
             onScope(sc.scope());
         } else {
@@ -238,9 +239,11 @@ final class PushController implements SlotFetcher.Listener {
 
     /**
      * The client asked for {@code requestId} at {@code timeMillis}: counted, and a state of its own
-     * for an application that predicts from requests. An id out of range closes the session.
+     * for an application that predicts from requests. A {@code miss} (the client had no block of
+     * it) makes its fetches go ahead of every speculative fetch until a block of it is written. An
+     * id out of range closes the session.
      */
-    void onRequest(long timeMillis, int requestId) {
+    void onRequest(long timeMillis, int requestId, boolean miss) {
         if (stopped) {
             return;
         }
@@ -250,6 +253,9 @@ final class PushController implements SlotFetcher.Listener {
             return;
         }
         counters.requestReceived();
+        if (miss) {
+            fetcher.demand(requestId);
+        }
         if (active && application.predictFromRequests()) {
             onState(timeMillis, ControlCodec.mapper().createObjectNode().put("request", requestId));
         }
@@ -455,6 +461,7 @@ final class PushController implements SlotFetcher.Listener {
             }
             long seq = s.seq;
             int generation = s.generation;
+            fetcher.answered(s.requestId);
             port.write(seq, plan.takeHead(), generation);
             pace.sent(seq, now());
             counters.blockWritten(frameBytes);

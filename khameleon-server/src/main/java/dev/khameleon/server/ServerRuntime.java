@@ -26,8 +26,8 @@ import java.util.concurrent.atomic.LongAdder;
  * executors, the session registry and the counters. Thread-safe.
  */
 final class ServerRuntime {
-    /** An application with its cross-session backend tracker. */
-    record App(Application application, BackendTracker backend) {
+    /** An application with its cross-session backend tracker and the server's fetch queue. */
+    record App(Application application, BackendTracker backend, FetchQueue fetches) {
     }
 
     final ServerConfig config;
@@ -37,6 +37,8 @@ final class ServerRuntime {
     private final int schedulerQueueBound;
     private final AtomicLong schedulerOrder = new AtomicLong();
     final ThreadPoolExecutor fetchExecutor;
+    /** The order in which every session's fetches reach the fetch executor. */
+    final FetchQueue fetchQueue;
     /** Why {@link #tryRegister} refused a session. */
     enum Registration { REGISTERED, SESSION_CAP, CACHE_BUDGET, SCHEDULER_BUDGET, DRAINING }
 
@@ -74,8 +76,12 @@ final class ServerRuntime {
 
     ServerRuntime(ServerConfig config) {
         this.config = config;
+        // Each session has at most fetchWindow fetches outstanding; beyond this bound, sessions retry.
+        int fetchQueueBound = (int) Math.max(16, Math.min(1 << 16, (long) config.maxSessions() * config.fetchWindow()));
+        this.fetchQueue = new FetchQueue(config.fetchThreads(), fetchQueueBound);
         Map<String, App> apps = new HashMap<>();
-        config.applicationsByPath().forEach((path, app) -> apps.put(path, new App(app, new BackendTracker())));
+        config.applicationsByPath().forEach((path, app) -> apps.put(path,
+                new App(app, new BackendTracker(), fetchQueue)));
         this.appsByPath = Map.copyOf(apps);
         this.random = new SplittableRandom(config.seed());
         this.addressLimits = new AddressLimits(config.maxConnectionsPerAddress(), config.maxHandshakesPerAddress());
@@ -88,10 +94,9 @@ final class ServerRuntime {
         this.schedulerQueueBound = config.maxSessions() + 16;
         this.schedulerExecutor = new ThreadPoolExecutor(config.schedulerThreads(), config.schedulerThreads(),
                 0, TimeUnit.MILLISECONDS, new PriorityBlockingQueue<>(), daemonThreads("khameleon-scheduler"));
-        // Each session has at most fetchWindow fetches outstanding; beyond this bound, sessions retry.
-        int fetchQueue = (int) Math.min(1 << 16, (long) config.maxSessions() * config.fetchWindow());
+        // The fetch queue starts at most fetchThreads fetches at once, so this queue stays short.
         this.fetchExecutor = new ThreadPoolExecutor(config.fetchThreads(), config.fetchThreads(),
-                0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(Math.max(16, fetchQueue)),
+                0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(Math.max(16, 2 * config.fetchThreads())),
                 daemonThreads("khameleon-fetch"));
     }
 

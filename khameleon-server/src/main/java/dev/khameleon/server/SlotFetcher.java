@@ -18,11 +18,14 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
 /**
- * Fetches one session's planned blocks: within the application's backend-concurrency limit,
- * through the bounded fetch executor, each with a timeout, and checks what the block source
+ * Fetches one session's planned blocks: through the server's {@link FetchQueue} (within the
+ * application's backend-concurrency limit and the fetch threads, a fetch of the request the client
+ * missed ahead of every speculative one), each with a timeout, and checks what the block source
  * returns before the session may write it. A failed, timed-out or wrong block leaves its slot
  * {@link SlotState#FAILED}; the first failure of a session is logged at WARN, later ones at DEBUG.
- * It owns the timeouts of the fetches it runs.
+ * A fetch its slot no longer needs (dropped by a re-plan or the session's end, or timed out) leaves
+ * the queue if it is still waiting, and is cancelled at the source if it started. It owns the
+ * timeouts of the fetches it runs.
  *
  * <p><b>Threading.</b> Confined to the session's thread (the {@link Host#loop()}); the block source
  * is called on the fetch executor and its answer comes back on that thread, except for a source
@@ -79,6 +82,11 @@ final class SlotFetcher {
     private final LazyCountTable lazyCounts;
     /** The timeouts of the fetches under way, by slot (slots are compared by identity). */
     private final Map<Slot, Runnable> timeouts = new HashMap<>();
+    /** The queue tickets of the fetches under way through the fetch queue, by slot. */
+    private final Map<Slot, FetchQueue.Ticket> tickets = new HashMap<>();
+    private final FetchQueue.Owner queue;
+    /** The request the client asked for and did not have, until a block of it is written; -1 if none. */
+    private int demanded = -1;
     private boolean failureLogged;
     /** Exponentially weighted mean time from the start of a fetch to its end on the session's thread. */
     private double meanFetchNanos;
@@ -102,6 +110,23 @@ final class SlotFetcher {
         this.sessionId = sessionId;
         this.listener = listener;
         this.lazyCounts = lazyCounts;
+        this.queue = app.fetches().owner();
+    }
+
+    /**
+     * The client asked for {@code requestId} and did not have it: its fetches, waiting or still to
+     * come, go ahead of every speculative fetch until {@link #answered} says a block of it was written.
+     */
+    void demand(int requestId) {
+        demanded = requestId;
+        queue.promote(requestId);
+    }
+
+    /** A block of {@code requestId} was written: a fetch of it is speculative again. */
+    void answered(int requestId) {
+        if (requestId == demanded) {
+            demanded = -1;
+        }
     }
 
     /**
@@ -120,34 +145,58 @@ final class SlotFetcher {
      *     it now ({@code retryIn} has been told when to look again)
      */
     boolean start(Slot s) {
-        if (!app.backend().tryBegin(s.requestId, app.application().backendConcurrency())) {
-            // Cb distinct requests are being fetched (by any session): look again shortly.
-            listener.retryIn(BACKEND_RETRY_NANOS);
-            return false;
-        }
-        s.state = SlotState.FETCHING;
-        s.fetchStartNanos = clock.getAsLong();
         if (source.fetchesImmediately()) {
+            if (!app.backend().tryBegin(s.requestId, app.application().backendConcurrency())) {
+                // Cb distinct requests are being fetched (by any session): look again shortly.
+                listener.retryIn(BACKEND_RETRY_NANOS);
+                return false;
+            }
+            s.state = SlotState.FETCHING;
+            s.fetchStartNanos = clock.getAsLong();
             fetchOnLoop(s);
             return true;
         }
-        try {
-            host.fetchExecutor().execute(() -> fetchOffLoop(s));
-        } catch (RejectedExecutionException e) {
+        FetchQueue.Ticket t = queue.offer(app.backend(), app.application().backendConcurrency(), s.requestId,
+                s.requestId == demanded, host.fetchExecutor(), () -> fetchOffLoop(s),
+                () -> backOnLoop(s, null, new RejectedExecutionException("the fetch executor is shut down")));
+        if (t == null) {
             // The shared fetch queue is full: try again shortly rather than queue without bound.
-            app.backend().end(s.requestId);
-            s.state = SlotState.NEW;
             listener.retryIn(QUEUE_RETRY_NANOS);
             return false;
         }
-        armTimeout(s);
+        // The queue may have run the fetch already, on a caller-runs executor: record it only if not ended.
+        if (s.state == SlotState.NEW) {
+            s.state = SlotState.FETCHING;
+            s.fetchStartNanos = clock.getAsLong();
+            tickets.put(s, t);
+            armTimeout(s);
+        }
         return true;
     }
 
-    /** {@code s} was dropped while its fetch ran: the fetch no longer counts against the backend. */
+    /**
+     * {@code s} was dropped while fetching: a waiting fetch leaves the queue, a started one no
+     * longer counts against the backend and is cancelled at the source.
+     */
     void abandon(Slot s) {
         cancelTimeout(s);
-        app.backend().end(s.requestId);
+        endFetch(s, true);
+    }
+
+    /** The fetch of {@code s} ends; {@code cancel}: its block is not wanted, so a started fetch is cancelled. */
+    private void endFetch(Slot s, boolean cancel) {
+        FetchQueue.Ticket t = tickets.remove(s);
+        boolean started;
+        if (t == null) {
+            // A fetch on the event loop whose stage was not complete after all.
+            app.backend().end(s.requestId);
+            started = true;
+        } else {
+            started = queue.end(t);
+        }
+        if (started && cancel) {
+            source.cancel(s.requestId, s.contentKey, s.blockIndex);
+        }
     }
 
     /**
@@ -168,13 +217,18 @@ final class SlotFetcher {
         } catch (CompletionException | CancellationException e) {
             error = e.getCause() != null ? e.getCause() : e;
         }
+        app.backend().end(s.requestId);
         Block usable = finish(s, b, error);
         listener.fetchedNow(s, usable);
     }
 
     private void armTimeout(Slot s) {
-        timeouts.put(s, host.schedule(TimeUnit.MILLISECONDS.toNanos(timeoutMillis), () -> onFetched(s, null,
-                new TimeoutException("fetch timed out after " + timeoutMillis + " ms"))));
+        timeouts.put(s, host.schedule(TimeUnit.MILLISECONDS.toNanos(timeoutMillis), () -> timedOut(s)));
+    }
+
+    private void timedOut(Slot s) {
+        timeouts.remove(s);
+        ended(s, null, new TimeoutException("fetch timed out after " + timeoutMillis + " ms"), true);
     }
 
     /** Runs on the fetch executor. */
@@ -191,18 +245,23 @@ final class SlotFetcher {
     }
 
     private void onFetched(Slot s, Block b, Throwable error) {
+        ended(s, b, error, false);
+    }
+
+    /** A fetch under way ended with {@code b} or {@code error}; {@code cancel}: the source is still working on it. */
+    private void ended(Slot s, Block b, Throwable error, boolean cancel) {
         if (s.state != SlotState.FETCHING) {
             return;
         }
         cancelTimeout(s);
+        endFetch(s, cancel);
         long took = clock.getAsLong() - s.fetchStartNanos;
         meanFetchNanos = meanFetchNanos == 0 ? took : meanFetchNanos + FETCH_EWMA * (took - meanFetchNanos);
         listener.fetched(s, finish(s, b, error));
     }
 
-    /** Ends a fetch: the block if it is usable, or null after marking the slot failed. */
+    /** Checks an ended fetch's result: the block if it is usable, or null after marking the slot failed. */
     private Block finish(Slot s, Block b, Throwable error) {
-        app.backend().end(s.requestId);
         String problem = error != null ? String.valueOf(error) : check(s, b);
         if (problem != null) {
             s.state = SlotState.FAILED;

@@ -106,9 +106,12 @@ public final class VirtualSession implements AutoCloseable {
         controller.onRate(report);
     }
 
-    /** A request event from the client arrives now. */
-    public void onRequest(long timeMillis, int requestId) {
-        controller.onRequest(timeMillis, requestId);
+    /**
+     * A request event from the client arrives now; {@code miss}: the client had no block of it, so
+     * its fetches go ahead of speculative ones.
+     */
+    public void onRequest(long timeMillis, int requestId, boolean miss) {
+        controller.onRequest(timeMillis, requestId, miss);
     }
 
     /** The connection is writable again (see {@link Host#isWritable()}). */

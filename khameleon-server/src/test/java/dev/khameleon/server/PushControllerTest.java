@@ -407,7 +407,7 @@ class PushControllerTest {
     void aRequestOutOfRange_closesTheSession_withTheRange() {
         Harness h = fast();
         h.controller.start();
-        h.controller.onRequest(0, N);
+        h.controller.onRequest(0, N, false);
         assertEquals(ErrorCode.INVALID_MESSAGE, h.closedWith);
         assertEquals("request 50 out of range [0, 50)", h.closeMessage);
     }

@@ -95,7 +95,7 @@ class VirtualSessionTest {
     void badInput_closesTheSession_throughTheHost() {
         Host host = new Host();
         VirtualSession s = VirtualSession.open(server(host), "/v", 50, host);
-        s.onRequest(0, 20);
+        s.onRequest(0, 20, false);
         assertEquals(ErrorCode.INVALID_MESSAGE, host.closed);
     }
 

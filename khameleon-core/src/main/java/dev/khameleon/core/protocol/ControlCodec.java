@@ -76,6 +76,9 @@ public final class ControlCodec {
         } else if (message instanceof ControlMessage.RequestEvent r) {
             o.put("time", r.timeMillis());
             o.put("request", r.requestId());
+            if (r.miss()) {
+                o.put("miss", true);
+            }
         } else if (message instanceof ControlMessage.Scope s) {
             o.set("scope", s.scope());
         } else if (message instanceof ControlMessage.Welcome w) {
@@ -226,7 +229,8 @@ public final class ControlCodec {
             case "rebind" -> rebind(root);
             case "rate" -> new ControlMessage.RateReport(longField(root, "time"), doubleField(root, "bytesPerSecond"),
                     optionalSeq(root, "nextSeq"));
-            case "request" -> new ControlMessage.RequestEvent(longField(root, "time"), intField(root, "request"));
+            case "request" -> new ControlMessage.RequestEvent(longField(root, "time"), intField(root, "request"),
+                    optionalBoolean(root, "miss").orElse(false));
             case "bye" -> new ControlMessage.Bye();
             case "welcome" -> welcome(root);
             case "error" -> new ControlMessage.ErrorMessage(stringField(root, "code"), stringField(root, "message"));

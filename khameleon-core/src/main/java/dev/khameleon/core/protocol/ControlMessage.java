@@ -228,12 +228,19 @@ public sealed interface ControlMessage {
      *
      * @param timeMillis client clock of the request, {@code >= 0}
      * @param requestId  the request, {@code >= 0} (the server checks the upper bound)
+     * @param miss       whether the client's cache had no block of it: the server then fetches that
+     *                   request's blocks ahead of every speculative fetch (false when not said)
      */
-    record RequestEvent(long timeMillis, int requestId) implements ControlMessage {
+    record RequestEvent(long timeMillis, int requestId, boolean miss) implements ControlMessage {
         /** Validates the fields. */
         public RequestEvent {
             Fields.checkMin("time", timeMillis, 0);
             Fields.checkMin("request", requestId, 0);
+        }
+
+        /** A request event that does not say whether it was a miss. */
+        public RequestEvent(long timeMillis, int requestId) {
+            this(timeMillis, requestId, false);
         }
 
         @Override

@@ -90,6 +90,20 @@ public interface BlockSource {
     }
 
     /**
+     * The server no longer wants the block of a fetch it started, whose stage has not completed:
+     * the session ended, a new prediction dropped the planned slot, or the fetch timed out. A
+     * source may stop the work behind it, such as a database query ({@code Statement.cancel()}).
+     * It is told once per abandoned fetch, on any thread (possibly while that fetch's call is still
+     * running on another), and must return at once without blocking.
+     * Fetches of several sessions may share one piece of work (the same block, or blocks cut from
+     * the same query): stop it only when every fetch waiting for it was cancelled. The stage may
+     * still complete; the server ignores it. A fetch that is still waiting in the server's queue
+     * never reaches the source, so it is not told here. The default does nothing.
+     */
+    default void cancel(int requestId, long contentKey, int blockIndex) {
+    }
+
+    /**
      * A hint, given as soon as a chunk is planned and before its blocks are fetched, that the
      * blocks of {@code chunk} will be fetched soon in that order; a source may start reading
      * ahead. Must return at once without blocking. The default ignores the hint.

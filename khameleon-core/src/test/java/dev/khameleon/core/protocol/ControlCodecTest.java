@@ -40,6 +40,7 @@ class ControlCodecTest {
                 new ControlMessage.RateReport(5, 1_250_000.5, 0),
                 new ControlMessage.RateReport(5, 0, ResumeRequest.MAX_NEXT_SEQ),
                 new ControlMessage.RequestEvent(7, 17),
+                new ControlMessage.RequestEvent(7, 17, true),
                 new ControlMessage.Bye(),
                 new ControlMessage.Welcome(1, "6f1c2a9e", "gallery", 4096, 10_000, 5000, List.of(50L, 150L, 250L, 500L),
                         0, BlockCounts.of(8, new int[] {17, 512}, new int[] {3, 12}, true)),
@@ -120,6 +121,19 @@ class ControlCodecTest {
                 "{\"type\": \"hello\", \"protocol\": 1, \"application\": \"gallery\", \"cacheBlocks\": 5000, \"token\": \"s3cr3t\"}");
         assertEquals(new ControlMessage.Hello(1, "gallery", 5000, Optional.of("s3cr3t")), m);
         assertFalse(m.toString().contains("s3cr3t"), "toString must not leak the token");
+    }
+
+    @Test
+    void requestEvent_missIsOptional_writtenOnlyWhenTrue_andMustBeABoolean() {
+        assertFalse(ControlCodec.encode(new ControlMessage.RequestEvent(3, 4)).contains("miss"));
+        assertTrue(ControlCodec.encode(new ControlMessage.RequestEvent(3, 4, true)).contains("\"miss\":true"));
+        assertEquals(new ControlMessage.RequestEvent(3, 4, true),
+                ControlCodec.decode("{\"type\":\"request\",\"time\":3,\"request\":4,\"miss\":true}"));
+        assertEquals(new ControlMessage.RequestEvent(3, 4, false),
+                ControlCodec.decode("{\"type\":\"request\",\"time\":3,\"request\":4,\"miss\":false}"));
+        ProtocolException e = assertThrows(ProtocolException.class,
+                () -> ControlCodec.decode("{\"type\":\"request\",\"time\":3,\"request\":4,\"miss\":1}"));
+        assertTrue(e.getMessage().contains("miss"), e.getMessage());
     }
 
     @Test
