@@ -74,13 +74,35 @@ final class FetchQueue {
          */
         Ticket offer(BackendTracker backend, int limit, int requestId, boolean demand, Executor executor,
                      Runnable body, Runnable rejected) {
-            Ticket t = new Ticket(this, backend, limit, requestId, demand, executor, body, rejected);
+            Ticket t = ticket(backend, limit, requestId, demand, executor, body, rejected);
+            return enqueue(t) ? t : null;
+        }
+
+        /**
+         * A fetch of {@code requestId} not yet queued, so that its caller can record it before
+         * {@link #enqueue} may run it to its end (on caller-runs executors).
+         */
+        Ticket ticket(BackendTracker backend, int limit, int requestId, boolean demand, Executor executor,
+                      Runnable body, Runnable rejected) {
+            return new Ticket(this, backend, limit, requestId, demand, executor, body, rejected);
+        }
+
+        /**
+         * Queues {@code t}, a ticket of this owner's from {@link #ticket}, and starts what the gates
+         * allow, which may be {@code t} itself, before this returns.
+         *
+         * @return false, queueing nothing, if the queue is at its bound
+         */
+        boolean enqueue(Ticket t) {
+            if (t.owner != this || t.state != State.WAITING) {
+                throw new IllegalArgumentException("not a new ticket of this owner");
+            }
             synchronized (FetchQueue.this) {
                 if (queued >= maxQueued) {
-                    return null;
+                    return false;
                 }
                 queued++;
-                if (demand) {
+                if (t.demand) {
                     demands.add(t);
                 } else {
                     waiting.add(t);
@@ -91,7 +113,7 @@ final class FetchQueue {
                 }
             }
             dispatch();
-            return t;
+            return true;
         }
 
         /** The waiting fetches of {@code requestId} become demand fetches, ahead of every speculative one. */

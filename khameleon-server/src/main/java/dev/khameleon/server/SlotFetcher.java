@@ -44,7 +44,10 @@ final class SlotFetcher {
 
     /** Where fetches run and come back, and the session's timers. */
     interface Host {
-        /** The session's own thread: fetch results are handed back through it. */
+        /**
+         * The session's own thread: fetch results are handed back through it. Like an event loop's,
+         * it queues a task handed to it from its own thread rather than running it inside the call.
+         */
         Executor loop();
 
         /** Where a source that does not complete at once is called; may reject when its queue is full. */
@@ -156,20 +159,21 @@ final class SlotFetcher {
             fetchOnLoop(s);
             return true;
         }
-        FetchQueue.Ticket t = queue.offer(app.backend(), app.application().backendConcurrency(), s.requestId,
+        FetchQueue.Ticket t = queue.ticket(app.backend(), app.application().backendConcurrency(), s.requestId,
                 s.requestId == demanded, host.fetchExecutor(), () -> fetchOffLoop(s),
                 () -> backOnLoop(s, null, new RejectedExecutionException("the fetch executor is shut down")));
-        if (t == null) {
+        // Recorded before it is queued: on caller-runs executors the fetch may end inside enqueue.
+        s.state = SlotState.FETCHING;
+        s.fetchStartNanos = clock.getAsLong();
+        tickets.put(s, t);
+        armTimeout(s);
+        if (!queue.enqueue(t)) {
             // The shared fetch queue is full: try again shortly rather than queue without bound.
+            cancelTimeout(s);
+            tickets.remove(s);
+            s.state = SlotState.NEW;
             listener.retryIn(QUEUE_RETRY_NANOS);
             return false;
-        }
-        // The queue may have run the fetch already, on a caller-runs executor: record it only if not ended.
-        if (s.state == SlotState.NEW) {
-            s.state = SlotState.FETCHING;
-            s.fetchStartNanos = clock.getAsLong();
-            tickets.put(s, t);
-            armTimeout(s);
         }
         return true;
     }

@@ -42,6 +42,8 @@ class FetchPriorityTest {
         /** The fetches the source was called for, as "id:index", in order. */
         final List<String> fetched = new ArrayList<>();
         final List<String> cancelled = new ArrayList<>();
+        /** Whether fetches come back complete, yet not promised to ({@code fetchesImmediately} stays false). */
+        boolean atOnce;
 
         @Override
         public int requestCount() {
@@ -61,6 +63,9 @@ class FetchPriorityTest {
         @Override
         public CompletionStage<Block> fetch(int requestId, int blockIndex) {
             fetched.add(requestId + ":" + blockIndex);
+            if (atOnce) {
+                return CompletableFuture.completedFuture(TestApps.block(requestId, blockIndex, BLOCKS, BLOCK_SIZE));
+            }
             CompletableFuture<Block> f = new CompletableFuture<>();
             pending.put(requestId + ":" + blockIndex, f);
             return f;
@@ -140,12 +145,22 @@ class FetchPriorityTest {
         final SessionScheduler scheduler;
         final PushController controller;
         ErrorCode closedWith;
+        private final Executor fetches;
 
         Client(String id) {
             this(id, 100);
         }
 
+        /** The session's loop when it queues its tasks, as an event loop does; null: it runs them at once. */
+        private final ArrayDeque<Runnable> loopTasks;
+
         Client(String id, int cacheBlocks) {
+            this(id, cacheBlocks, fetchThread::add, false);
+        }
+
+        Client(String id, int cacheBlocks, Executor fetches, boolean queuedLoop) {
+            this.fetches = fetches;
+            this.loopTasks = queuedLoop ? new ArrayDeque<>() : null;
             ServerRuntime.App app = runtime.appAt("/slow");
             scheduler = new SessionScheduler(runtime, app, id, cacheBlocks);
             controller = new PushController(id, app, runtime.config, new SessionCounters(runtime), cacheBlocks, this);
@@ -155,8 +170,13 @@ class FetchPriorityTest {
         void state(int k) {
             now += 1_000_000_000L;
             controller.onState(now / 1_000_000, cell(k));
-            while (!jobs.isEmpty()) {
-                controller.onResult(scheduler.run(jobs.pollFirst()));
+            while (!jobs.isEmpty() || loopTasks != null && !loopTasks.isEmpty()) {
+                Job job = jobs.pollFirst();
+                if (job != null) {
+                    controller.onResult(scheduler.run(job));
+                } else {
+                    loopTasks.pollFirst().run();
+                }
             }
         }
 
@@ -205,18 +225,28 @@ class FetchPriorityTest {
 
         @Override
         public Executor loop() {
-            return Runnable::run;
+            return loopTasks != null ? loopTasks::add : Runnable::run;
         }
 
         @Override
         public Executor fetchExecutor() {
-            return fetchThread::add;
+            return fetches;
         }
 
         @Override
         public Runnable schedule(long delayNanos, Runnable task) {
             return () -> { };
         }
+    }
+
+    @Test
+    void aFetchThatEndsOnTheFetchersOwnThread_onACallerRunsExecutor_isWritten_andFreesTheBackend() {
+        source.atOnce = true; // as the simulator's sessions fetch: the call returns a completed stage
+        Client c = new Client("inline", 100, Runnable::run, true);
+        c.state(1);
+        assertEquals(BLOCKS, c.writtenIds.stream().filter(id -> id == 1).count(),
+                "every block of the planned request was written: " + c.writtenIds + ", fetched " + source.fetched);
+        assertEquals(0, runtime.appAt("/slow").backend().inFlight(), "no fetch is left counted against the backend");
     }
 
     @Test
