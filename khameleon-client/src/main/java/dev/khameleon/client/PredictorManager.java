@@ -76,6 +76,8 @@ public final class PredictorManager<E> implements AutoCloseable {
     private ScheduledFuture<?> deferredMiss;
     /** A miss's state is still to be sent (see {@link #onMiss()}). */
     private boolean missPending;
+    /** A check that came early runs again at its interval's end (see {@link #checkAgainIn}). */
+    private ScheduledFuture<?> recheck;
 
     private PredictorManager(Builder<E> b) {
         this.predictor = b.predictor;
@@ -218,7 +220,38 @@ public final class PredictorManager<E> implements AutoCloseable {
             if (deferredMiss != null) {
                 deferredMiss.cancel(false);
             }
+            if (recheck != null) {
+                recheck.cancel(false);
+            }
         }
+    }
+
+    /**
+     * A check found its interval not quite over: with a scheduler, checks once more when it is,
+     * instead of a whole period later. The scheduler's fixed-rate ticks and the millisecond clock
+     * drift apart, so a tick can come a millisecond early; skipped, a 500 ms rate report went out
+     * after a second, and the server's start-up, which grows the rate per report, lagged. Called
+     * under the lock.
+     */
+    private void checkAgainIn(long waitMillis) {
+        long wait = Math.max(1, waitMillis);
+        if (scheduler == null || closed) {
+            return;
+        }
+        if (recheck != null) {
+            if (recheck.getDelay(TimeUnit.MILLISECONDS) <= wait) {
+                return; // the earlier re-check covers this one: it runs every check
+            }
+            recheck.cancel(false);
+        }
+        recheck = scheduler.schedule(this::recheck, wait, TimeUnit.MILLISECONDS);
+    }
+
+    private void recheck() {
+        synchronized (lock) {
+            recheck = null;
+        }
+        tick();
     }
 
     /**
@@ -244,7 +277,11 @@ public final class PredictorManager<E> implements AutoCloseable {
         PredictionState message;
         synchronized (lock) {
             long now = Math.max(0, millisClock.getAsLong());
-            if (closed || stateSent && now - lastStateMillis < minGapMillis) {
+            if (closed) {
+                return;
+            }
+            if (stateSent && now - lastStateMillis < minGapMillis) {
+                checkAgainIn(lastStateMillis + minGapMillis - now);
                 return;
             }
             JsonNode state;
@@ -289,6 +326,7 @@ public final class PredictorManager<E> implements AutoCloseable {
             }
             long elapsed = now - rateWindowStart;
             if (elapsed < rateIntervalMillis || elapsed <= 0) {
+                checkAgainIn(rateIntervalMillis - elapsed);
                 return;
             }
             double rate = Math.min(bytesInWindow * 1000.0 / elapsed, Protocol.MAX_BYTES_PER_SECOND);

@@ -263,4 +263,66 @@ class PredictorManagerTest {
             scheduler.shutdownNow();
         }
     }
+
+    private int sentRates() {
+        synchronized (sink) {
+            return rates.size();
+        }
+    }
+
+    /** Waits up to five seconds for {@code count} of something the scheduler sends. */
+    private static void awaitCount(java.util.function.IntSupplier sent, int count) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (sent.getAsInt() < count && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+        }
+    }
+
+    @Test
+    void rateReport_checkedEarly_goesWhenTheIntervalHasPassed_notAPeriodLater() throws Exception {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        try (PredictorManager<PointerEvent> m = PredictorManager.builder(KalmanPredictor.create(), sink)
+                .clock(now::get).scheduler(scheduler).stateInterval(Duration.ofHours(1))
+                .rateInterval(Duration.ofMillis(500)).build()) {
+            m.tick(); // opens the window at 1000
+            m.recordReceived(50_000);
+            now.set(1499); // a fixed-rate tick a millisecond ahead of the clock
+            m.tick();
+            assertEquals(0, sentRates(), "not due yet");
+            now.set(1500);
+            awaitCount(this::sentRates, 1);
+            assertEquals(1, sentRates(), "checked again once the interval ended, with no further tick");
+            synchronized (sink) {
+                assertEquals(1500, rates.get(0).timeMillis());
+                assertEquals(100_000.0, rates.get(0).bytesPerSecond(), 1e-9);
+            }
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
+    @Test
+    void state_checkedEarly_goesWhenTheIntervalHasPassed_andNeverSooner() throws Exception {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        try (PredictorManager<PointerEvent> m = PredictorManager.builder(KalmanPredictor.create(), sink)
+                .clock(now::get).scheduler(scheduler).stateInterval(Duration.ofMillis(150))
+                .rateInterval(Duration.ofHours(1)).build()) {
+            m.onEvent(new PointerEvent(10, 10, 1000));
+            m.tick();
+            assertEquals(1, sentStates());
+            m.onEvent(new PointerEvent(400, 10, 1100));
+            now.set(1149);
+            m.tick();
+            Thread.sleep(20); // the re-check runs, and must still find the interval unfinished
+            assertEquals(1, sentStates(), "149 ms after the last state is too soon");
+            now.set(1150);
+            awaitCount(this::sentStates, 2);
+            assertEquals(2, sentStates(), "sent at the interval's end, not at the next period's tick");
+            synchronized (sink) {
+                assertEquals(1150, states.get(1).timeMillis());
+            }
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
 }
