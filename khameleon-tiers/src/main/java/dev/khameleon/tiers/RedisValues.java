@@ -43,9 +43,13 @@ final class RedisValues {
     void publish(long contentKey, StoredResponse r) {
         String key = keys.value(contentKey);
         if (!redis.usable()) {
+            counters.redisValuesLost.increment();
             return;
         }
-        counters.write(() -> redis.setIfAbsent(key, r.encode()), redis::commandFailed);
+        counters.write(() -> redis.setIfAbsent(key, r.encode()), e -> {
+            counters.redisValuesLost.increment();
+            redis.commandFailed(e);
+        });
     }
 
     private StoredResponse decode(String key, byte[] value, long contentKey) {

@@ -24,6 +24,7 @@ final class TierCounters {
     final LongAdder waitTimeouts = new LongAdder();
     final LongAdder corruptValues = new LongAdder();
     final LongAdder redisFailures = new LongAdder();
+    final LongAdder redisValuesLost = new LongAdder();
     final LongAdder objectStoreFailures = new LongAdder();
     private final AtomicInteger writesInFlight = new AtomicInteger();
 
@@ -56,7 +57,7 @@ final class TierCounters {
     TierStats snapshot(long memoryBytes, int loadsInFlight) {
         return new TierStats(memoryHits.sum(), fileHits.sum(), redisHits.sum(), objectStoreHits.sum(),
                 originComputations.sum(), uncoordinatedComputations.sum(), waitedForOtherNode.sum(), waitTimeouts.sum(),
-                corruptValues.sum(), redisFailures.sum(), objectStoreFailures.sum(), memoryBytes, loadsInFlight,
-                writesInFlight.get());
+                corruptValues.sum(), redisFailures.sum(), redisValuesLost.sum(), objectStoreFailures.sum(), memoryBytes,
+                loadsInFlight, writesInFlight.get());
     }
 }

@@ -120,6 +120,39 @@ class SharedTierTest {
     }
 
     @Test
+    void aValueRedisLosesWhileItIsComputed_isCountedLost_andExplainsTheNextNodesComputation() throws Exception {
+        CountingOrigin originA = new CountingOrigin(10, 2, 128, 400);
+        CountingOrigin originB = new CountingOrigin(10, 2, 128, 0);
+        TieredBlockSource a = node(originA, settings(originA).memoryBytes(0));
+        CompletableFuture<Block> computing = a.fetch(3, 3, 0).toCompletableFuture();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (originA.computations.get() == 0) {
+            assertTrue(System.nanoTime() < deadline, "the computation started");
+            Thread.sleep(5);
+        }
+        redis.kill(); // after the lock was taken: the value cannot be stored
+        assertEquals(originA.expected(3, 3, 0), computing.get(20, TimeUnit.SECONDS));
+        awaitSettled(a);
+        assertEquals(0, a.stats().uncoordinatedComputations(), "computed with the lock");
+        assertEquals(1, a.stats().redisValuesLost(), "its value never reached Redis: " + a.stats());
+
+        redis.restart("32mb");
+        TieredBlockSource b = node(originB, settings(originB));
+        assertEquals(originB.expected(3, 3, 1), get(b, 3, 3, 1));
+        assertEquals(1, originB.computations.get(), "the other node computes it again");
+        assertEquals(0, b.stats().uncoordinatedComputations(), "with the lock too: only the lost value explains it");
+    }
+
+    /** Waits until {@code s} has no load or write in flight, so its counters are final. */
+    private static void awaitSettled(TieredBlockSource s) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (s.stats().loadsInFlight() + s.stats().writesInFlight() > 0) {
+            assertTrue(System.nanoTime() < deadline, "loads and writes ended: " + s.stats());
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
     void damagedValue_isRefusedDeletedAndRecomputed() throws Exception {
         CountingOrigin origin = new CountingOrigin(10, 2, 64, 0);
         TieredBlockSource a = node(origin, settings(origin));

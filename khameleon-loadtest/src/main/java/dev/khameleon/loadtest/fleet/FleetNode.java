@@ -121,7 +121,7 @@ public final class FleetNode {
                 .getProcessCpuTime();
         return new NodeCounters(System.nanoTime(), cpu, m.bytesPushed(), m.blocksPushed(), counted.reads.sum(),
                 t.memoryHits(), t.redisHits(), t.originComputations(), m.activeSessions(), t.waitTimeouts(),
-                t.redisFailures(), t.objectStoreHits(), t.uncoordinatedComputations(),
+                t.redisFailures(), t.objectStoreHits(), t.uncoordinatedComputations() + t.redisValuesLost(),
                 t.loadsInFlight() + t.writesInFlight());
     }
 

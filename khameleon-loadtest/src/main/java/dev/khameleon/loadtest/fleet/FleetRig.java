@@ -135,7 +135,8 @@ final class FleetRig {
      * @param originTotal   origin computations of all nodes over the whole run, once they settled
      * @param redisKeys     responses stored in Redis at the end
      * @param slack         computations made without the shared lock (Redis down or failing, a wait
-     *                      that ran out), the only ones another node may have made too
+     *                      that ran out) or whose value did not reach Redis (its write failed or was
+     *                      skipped), the only ones another node may have made too or make again
      * @param windowSeconds the measured window's length
      * @param blocksPushed  block frames the nodes wrote per second over the window, together
      */
@@ -258,7 +259,7 @@ final class FleetRig {
                     replays.forEach(Replay::close);
                     List<NodeCounters> settled = settle(nodes);
                     long origin = settled.stream().mapToLong(NodeCounters::originComputations).sum();
-                    long slack = settled.stream().mapToLong(NodeCounters::uncoordinated).sum();
+                    long slack = settled.stream().mapToLong(NodeCounters::repeatable).sum();
                     long keys = redis.countKeys(NAMESPACE + ":r:*");
                     return new Result(rates, FleetModel.FleetRates.sum(rates), proxyCores, blocks,
                             registrations == 0 ? 0 : (double) hits / registrations, origin, keys, slack, window, pushed);

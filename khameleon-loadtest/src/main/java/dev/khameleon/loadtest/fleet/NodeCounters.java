@@ -16,14 +16,14 @@ package dev.khameleon.loadtest.fleet;
  * @param waitTimeouts       waits for another node's computation that ran out
  * @param redisFailures      Redis commands that failed or timed out
  * @param objectStoreResponses responses loaded from the object store (0 without one)
- * @param uncoordinated      of the computations, those made without the shared lock, which another
- *                           node may have made too
+ * @param repeatable         of the computations, those made without the shared lock or whose value
+ *                           did not reach Redis, which another node may have made too or make again
  * @param pending            loads and shared-tier writes in flight when read (not a difference in
  *                           {@link #minus}): zero once every computed value has reached the tiers
  */
 record NodeCounters(long nanoTime, long cpuNanos, long bytesPushed, long blocksPushed, long blockReads,
                     long memoryReads, long redisResponses, long originComputations, long sessions,
-                    long waitTimeouts, long redisFailures, long objectStoreResponses, long uncoordinated,
+                    long waitTimeouts, long redisFailures, long objectStoreResponses, long repeatable,
                     long pending) {
     private static final String PREFIX = "stats";
 
@@ -31,7 +31,7 @@ record NodeCounters(long nanoTime, long cpuNanos, long bytesPushed, long blocksP
     String format() {
         return PREFIX + " " + nanoTime + " " + cpuNanos + " " + bytesPushed + " " + blocksPushed + " " + blockReads
                 + " " + memoryReads + " " + redisResponses + " " + originComputations + " " + sessions + " "
-                + waitTimeouts + " " + redisFailures + " " + objectStoreResponses + " " + uncoordinated + " " + pending;
+                + waitTimeouts + " " + redisFailures + " " + objectStoreResponses + " " + repeatable + " " + pending;
     }
 
     /**
@@ -63,6 +63,6 @@ record NodeCounters(long nanoTime, long cpuNanos, long bytesPushed, long blocksP
                 blockReads - earlier.blockReads, memoryReads - earlier.memoryReads,
                 redisResponses - earlier.redisResponses, originComputations - earlier.originComputations, sessions,
                 waitTimeouts - earlier.waitTimeouts, redisFailures - earlier.redisFailures,
-                objectStoreResponses - earlier.objectStoreResponses, uncoordinated - earlier.uncoordinated, pending);
+                objectStoreResponses - earlier.objectStoreResponses, repeatable - earlier.repeatable, pending);
     }
 }

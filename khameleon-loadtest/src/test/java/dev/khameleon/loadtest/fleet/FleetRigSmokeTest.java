@@ -50,10 +50,11 @@ class FleetRigSmokeTest {
             assertTrue(blocks > 0, "every session received blocks");
         }
         // With a shared Redis, a computed response is stored once; only a computation without the key's
-        // lock (Redis down or failing, a wait that ran out) may repeat what another node did.
+        // lock (Redis down or failing, a wait that ran out) may repeat what another node did, and only one
+        // whose value did not reach Redis (a write that failed or timed out) may be repeated with the lock.
         assertTrue(r.originTotal() >= r.redisKeys(), r.originTotal() + " computations, " + r.redisKeys() + " keys");
         assertTrue(r.originTotal() <= r.redisKeys() + r.slack(), r.originTotal() + " computations, " + r.redisKeys()
-                + " keys, " + r.slack() + " computations without the lock");
+                + " keys, " + r.slack() + " computations without the lock or not stored");
     }
 
     @Test

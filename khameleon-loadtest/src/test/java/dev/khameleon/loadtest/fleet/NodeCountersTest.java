@@ -25,7 +25,7 @@ class NodeCountersTest {
         NodeCounters before = new NodeCounters(1_000_000_000L, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 5, 1, 7);
         NodeCounters after = new NodeCounters(3_000_000_000L, 1_000_000_000L, 400_000, 200, 220, 120, 10, 4, 4, 0, 0, 11, 3, 2);
         NodeCounters d = after.minus(before);
-        assertEquals(2, d.uncoordinated(), "a difference");
+        assertEquals(2, d.repeatable(), "a difference");
         assertEquals(2, d.pending(), "a level: the later reading's");
         FleetModel.FleetRates r = FleetRig.rates(d);
         assertEquals(new FleetModel.FleetRates(1, 4, 0.5, 200_000, 110, 60, 5, 2, 3), r);
