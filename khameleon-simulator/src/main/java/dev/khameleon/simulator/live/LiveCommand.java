@@ -4,6 +4,7 @@ import dev.khameleon.simulator.SimConfig;
 import dev.khameleon.simulator.Simulator;
 import dev.khameleon.simulator.cli.SimOptions;
 import dev.khameleon.simulator.cli.SimulateCommand;
+import dev.khameleon.simulator.report.CsvReporter;
 import dev.khameleon.simulator.trace.PointerTrace;
 import dev.khameleon.simulator.trace.TraceOptions;
 import java.nio.file.Path;
@@ -18,14 +19,19 @@ import picocli.CommandLine.Option;
  * {@code live}: replays pointer traces against the real Khameleon server and client over a shaped
  * link on this machine, at the traces' own pace, and writes {@code DIR/results.csv} with the
  * columns and rules of {@code simulate} (system {@code khameleon}), so the two join row by row on
- * (system, trace, request_mode). Runs one after another (each takes its trace's length); the
- * options are {@code simulate}'s ({@link SimOptions}, {@link TraceOptions}) plus the link's and
- * the run's own. Not thread-safe; picocli fills and calls it.
+ * (system, trace, request_mode), and {@code DIR/link.csv}, what each run's link carried
+ * ({@value #LINK_HEADER}), in the same rows. Runs one after another (each takes its trace's
+ * length); the options are {@code simulate}'s ({@link SimOptions}, {@link TraceOptions}) plus the
+ * link's and the run's own. Not thread-safe; picocli fills and calls it.
  */
 @Command(name = "live", mixinStandardHelpOptions = true,
         description = "Replay pointer traces live: the real Khameleon server and client over a shaped link on "
-                + "127.0.0.1, at the trace's pace; print a table and write DIR/results.csv (simulate's columns).")
+                + "127.0.0.1, at the trace's pace; print a table and write DIR/results.csv (simulate's columns) "
+                + "and DIR/link.csv (what each run's link carried).")
 public final class LiveCommand implements Callable<Integer> {
+    /** The columns of {@code link.csv}. */
+    static final String LINK_HEADER = "system,trace,request_mode,link_MBps,delivered_MB,seconds,delivered_MBps,"
+            + "utilisation,max_queue_KB";
 
     @Mixin
     TraceOptions traceOptions;
@@ -55,15 +61,32 @@ public final class LiveCommand implements Callable<Integer> {
         LiveRun.Settings settings = settings();
         List<SimConfig> configs = simOptions.configs();
         List<PointerTrace> traces = traceOptions.load();
-        List<Simulator.Result> results = new ArrayList<>();
+        List<LiveRun.Outcome> outcomes = new ArrayList<>();
         for (SimConfig config : configs) {
             for (PointerTrace trace : traces) {
-                String label = "live run " + (results.size() + 1) + "/" + configs.size() * traces.size();
-                results.add(LiveRun.run(config, trace, settings, System.err, label));
+                String label = "live run " + (outcomes.size() + 1) + "/" + configs.size() * traces.size();
+                outcomes.add(LiveRun.run(config, trace, settings, System.err, label));
             }
         }
-        SimulateCommand.printAndWrite(results, out);
+        SimulateCommand.printAndWrite(outcomes.stream().map(LiveRun.Outcome::result).toList(), out);
+        SimulateCommand.write(out.resolve("link.csv"), linkCsv(outcomes));
+        System.err.println("wrote " + out.resolve("link.csv"));
         return 0;
+    }
+
+    /** {@code link.csv}: {@value #LINK_HEADER}, one row per run in {@code results.csv}'s order. */
+    static String linkCsv(List<LiveRun.Outcome> outcomes) {
+        StringBuilder sb = new StringBuilder(LINK_HEADER).append('\n');
+        for (LiveRun.Outcome o : outcomes) {
+            Simulator.Result r = o.result();
+            LiveRun.Link l = o.link();
+            sb.append(String.join(",", CsvReporter.escape(r.system()), CsvReporter.escape(r.trace()),
+                    r.config().requestMode().label(), CsvReporter.num(l.linkBytesPerSecond() / 1e6, 3),
+                    CsvReporter.num(l.deliveredBytes() / 1e6, 3), CsvReporter.num(l.seconds(), 3),
+                    CsvReporter.num(l.deliveredBytesPerSecond() / 1e6, 3), CsvReporter.num(l.utilisation(), 4),
+                    CsvReporter.num(l.maxQueuedBytes() / 1e3, 1))).append('\n');
+        }
+        return sb.toString();
     }
 
     /** The live run's own options, checked; each error names its option. */

@@ -56,7 +56,8 @@ public final class CsvReporter {
         return String.format(Locale.ROOT, "%." + decimals + "f", v);
     }
 
-    static String escape(String s) {
+    /** {@code s} as one CSV field: quoted if it holds a comma, a quote or a line end. */
+    public static String escape(String s) {
         if (s.indexOf(',') < 0 && s.indexOf('"') < 0 && s.indexOf('\n') < 0) {
             return s;
         }

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,19 +24,32 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code live} end to end on 20 s of a real Balabit session at the paper's default link
  * (5.625 MB/s, 100 ms): the CSV is {@code simulate}'s, with one row per request mode and the
- * simulator's request count, the real client got blocks and answered from its cache, and the live
- * server agrees with the simulator within the tolerance docs/simulator.md documents (§ Simulator
- * against the live server): hit rate and stale-hover share within {@value #SHARE_TOLERANCE}
- * (absolute), mean latency within a factor of {@value #LATENCY_FACTOR} of the simulator's mean over
- * seeds 1 to 3. The run takes the trace's length; the tolerance is wide enough for a loaded
- * machine and narrow enough to catch the simulator and the server drifting apart (the server's
- * unbounded kernel send buffer once made live wait 4.9 times the simulator's mean).
+ * simulator's request count, {@code link.csv} has the same rows, the real client got blocks and
+ * answered from its cache, and the live server agrees with the simulator within the tolerance
+ * docs/simulator.md documents (§ Simulator against the live server): hit rate and stale-hover
+ * share within {@value #SHARE_TOLERANCE} (absolute), mean latency within a factor of
+ * {@value #LATENCY_FACTOR} of the simulator's mean over seeds 1 to 3. The run takes the trace's
+ * length; the tolerance is narrow enough to catch the simulator and the server drifting apart (the
+ * server's unbounded kernel send buffer once made live wait 4.9 times the simulator's mean).
+ *
+ * <p>The comparison holds only for a run whose sender kept the link about as full as the
+ * simulated one: link utilisation (delivered bytes/s over the link's rate, from the welcome to the
+ * end of the replay) at least {@value #FULL_LINK}. The simulator's is 0.93 here (its start from
+ * 1 MB/s); live runs measured 0.93 to 0.94 on an idle machine and 0.90 to 0.93 with both cores
+ * busy. A run below that whose start ended under the link's rate (late rate reports, a stalled
+ * machine) says nothing about the simulator: the test prints why and asserts only the
+ * comparison's one-sided half, since a link carrying less can make live worse than the simulator,
+ * never better. Below {@value #LEAST_LINK} the live sender is broken, not slow, and the test fails.
  */
 class LiveReplayTest {
     private static final String FILE = "pointer/balabit/user7/session_0041905381.gz";
     private static final double SEGMENT_S = 20;
     static final double SHARE_TOLERANCE = 0.10;
     static final double LATENCY_FACTOR = 2.0;
+    /** The least link utilisation at which live is compared with the simulator. */
+    static final double FULL_LINK = 0.85;
+    /** The least link utilisation a working live sender reaches, however busy the machine. */
+    static final double LEAST_LINK = 0.5;
 
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -51,6 +65,10 @@ class LiveReplayTest {
         List<String> sim = Files.readAllLines(dir.resolve("sim/results.csv"));
         assertEquals(sim.get(0), live.get(0), "simulate's header");
         assertEquals(3, live.size(), "header + one row per mode: " + live);
+        List<String> link = Files.readAllLines(dir.resolve("live/link.csv"));
+        assertEquals(LiveCommand.LINK_HEADER, link.get(0), "link.csv's header");
+        assertEquals(live.size(), link.size(), "link.csv has results.csv's rows: " + link);
+        List<String> linkHeader = Arrays.asList(link.get(0).split(","));
         List<String> header = Arrays.asList(live.get(0).split(","));
         PointerTrace trace = TraceLoader.load(List.of(spec), TraceLoader.Format.BALABIT, 1, SEGMENT_S * 1000, 2000)
                 .get(0);
@@ -64,7 +82,22 @@ class LiveReplayTest {
             SimConfig config = SimConfig.builder().bandwidthMBps(5.625).latencyMillis(100).requestMode(modes[i]).build();
             int simulated = Simulator.run(config, trace, "khameleon").metrics().requests();
             assertEquals(simulated, Integer.parseInt(row[header.indexOf("requests")]), modes[i].label());
-            agreesWithTheSimulator(config, trace, header, row, live.get(1 + i));
+            String[] linkRow = link.get(1 + i).split(",");
+            assertEquals(modes[i].label(), linkRow[linkHeader.indexOf("request_mode")]);
+            double utilisation = Double.parseDouble(linkRow[linkHeader.indexOf("utilisation")]);
+            // Above 1 the shaper would deliver faster than its rate (a packet of slack).
+            assertTrue(utilisation <= 1.01, "link utilisation: " + link.get(1 + i));
+            assertTrue(utilisation >= LEAST_LINK, "the live sender kept the link less than half full: " + link.get(1 + i));
+            if (utilisation >= FULL_LINK) {
+                agreesWithTheSimulator(config, trace, header, row, live.get(1 + i));
+            } else {
+                System.err.printf(Locale.ROOT, "LiveReplayTest, %s: the live link carried %s MB/s of %s (utilisation "
+                        + "%.2f < %.2f): the live sender did not keep the link full, so live is not compared with the "
+                        + "simulator; asserted only that it is no better%n", modes[i].label(),
+                        linkRow[linkHeader.indexOf("delivered_MBps")], linkRow[linkHeader.indexOf("link_MBps")],
+                        utilisation, FULL_LINK);
+                noBetterThanTheSimulator(config, trace, header, row, live.get(1 + i));
+            }
             double hit = Double.parseDouble(row[header.indexOf("hit_rate")]);
             assertTrue(hit > 0, "some requests found blocks in the real client's cache: " + live.get(1 + i));
             // Over-push is 0 exactly when nothing arrived, 1 when nothing arrived was ever used.
@@ -78,6 +111,28 @@ class LiveReplayTest {
     /** The judge: the live row against the simulator's mean over seeds 1 to 3 of the same run. */
     private static void agreesWithTheSimulator(SimConfig config, PointerTrace trace, List<String> header, String[] row,
                                                String line) {
+        Judged j = judge(config, trace, header, row, line);
+        assertTrue(Math.abs(j.liveHit - j.hit) <= SHARE_TOLERANCE, "hit rate: " + j.both);
+        assertTrue(Math.abs(j.liveStale - j.stale) <= SHARE_TOLERANCE, "stale hover: " + j.both);
+        assertTrue(j.liveMean <= LATENCY_FACTOR * j.mean && j.liveMean >= j.mean / LATENCY_FACTOR,
+                "mean latency: " + j.both);
+    }
+
+    /** The judge's one-sided half, for a link that was not kept full: live is no better than the simulator. */
+    private static void noBetterThanTheSimulator(SimConfig config, PointerTrace trace, List<String> header,
+                                                 String[] row, String line) {
+        Judged j = judge(config, trace, header, row, line);
+        assertTrue(j.liveHit <= j.hit + SHARE_TOLERANCE, "hit rate no higher: " + j.both);
+        assertTrue(j.liveStale >= j.stale - SHARE_TOLERANCE, "stale hover no lower: " + j.both);
+        assertTrue(j.liveMean >= j.mean / LATENCY_FACTOR, "mean latency no lower: " + j.both);
+    }
+
+    /** The live row's figures and the simulator's means over seeds 1 to 3, with a line naming both. */
+    private record Judged(double liveHit, double liveStale, double liveMean, double hit, double stale, double mean,
+                          String both) {
+    }
+
+    private static Judged judge(SimConfig config, PointerTrace trace, List<String> header, String[] row, String line) {
         double hit = 0;
         double stale = 0;
         double mean = 0;
@@ -87,14 +142,11 @@ class LiveReplayTest {
             stale += r.metrics().staleHoverRate() / 3;
             mean += r.metrics().meanLatencyMs() / 3;
         }
-        double liveHit = Double.parseDouble(row[header.indexOf("hit_rate")]);
-        double liveStale = Double.parseDouble(row[header.indexOf("stale_hover_rate")]);
-        double liveMean = Double.parseDouble(row[header.indexOf("mean_latency_ms")]);
-        String both = "live " + line + " against simulated hit rate " + hit + ", stale hover " + stale + ", mean "
-                + mean + " ms";
-        assertTrue(Math.abs(liveHit - hit) <= SHARE_TOLERANCE, "hit rate: " + both);
-        assertTrue(Math.abs(liveStale - stale) <= SHARE_TOLERANCE, "stale hover: " + both);
-        assertTrue(liveMean <= LATENCY_FACTOR * mean && liveMean >= mean / LATENCY_FACTOR, "mean latency: " + both);
+        return new Judged(Double.parseDouble(row[header.indexOf("hit_rate")]),
+                Double.parseDouble(row[header.indexOf("stale_hover_rate")]),
+                Double.parseDouble(row[header.indexOf("mean_latency_ms")]), hit, stale, mean,
+                "live " + line + " against simulated hit rate " + hit + ", stale hover " + stale + ", mean " + mean
+                        + " ms");
     }
 
     private static String[] concat(String[] head, String[] middle, String... tail) {
