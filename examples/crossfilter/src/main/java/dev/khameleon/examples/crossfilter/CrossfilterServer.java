@@ -47,7 +47,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       {@code invalid_scope}.</li>
  *   <li><b>Blocks</b>: fetched by content key through the shared {@link TileCache} and a
  *       {@link TileEncoder}; the database is queried on the cache's threads, tiles are encoded on
- *       one thread of this server, never on a network thread.</li>
+ *       one thread of this server, never on a network thread. A tile whose fetches the server
+ *       all cancelled is cancelled in the cache while its queries run ({@link TileBlockSource}),
+ *       and both applications fetch at most {@link #backendConcurrency} distinct requests at
+ *       once, so the rest waits in the server's queue, misses first.</li>
  *   <li><b>Prediction</b> ({@value #APPLICATION}): a {@link GaussianLayoutPredictor} over the
  *       page's charts ({@link PageLayout}) decodes the client's Kalman pointer forecast, mixed with
  *       the model's view-transition prior given the chart under the pointer; the scheduler values
@@ -125,6 +128,7 @@ public final class CrossfilterServer implements AutoCloseable {
         // The tiles of the unfiltered state are every session's first push: computed once, never evicted.
         startupTiles(cache);
         Distribution first = firstViewDistribution(workflows);
+        int cb = backendConcurrency(cache);
         Application predicted = Application.builder(APPLICATION)
                 .path("/" + APPLICATION)
                 .blockSource(blocks)
@@ -134,6 +138,7 @@ public final class CrossfilterServer implements AutoCloseable {
                 .predictor(new FirstViewPredictor(first, GaussianLayoutPredictor.builder(PageLayout.INSTANCE)
                         .horizons(HORIZONS).prior(model.prior(), model.priorWeight()).build()))
                 .utility(model.utility().function())
+                .backendConcurrency(cb)
                 .build();
         Application onHover = Application.builder(ON_HOVER_APPLICATION)
                 .path("/" + ON_HOVER_APPLICATION)
@@ -143,6 +148,7 @@ public final class CrossfilterServer implements AutoCloseable {
                 .predictor(ServerPredictor.point(views, HORIZONS))
                 .predictFromRequests(true)
                 .utility(model.utility().function())
+                .backendConcurrency(cb)
                 .build();
         HttpServer site;
         KhameleonServer khameleon;
@@ -182,6 +188,26 @@ public final class CrossfilterServer implements AutoCloseable {
             tiles.add(cache.pin(new TileKey(v, Filters.none())));
         }
         return CompletableFuture.allOf(tiles.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * Each application's {@code backendConcurrency} ({@code Cb}, the most distinct requests it
+     * fetches at once) over {@code cache}: the tiles whose queries fill the cache's query slots,
+     * {@code ceil(maxConcurrentQueries / 5)} and at least 1.
+     */
+    static int backendConcurrency(TileCache cache) {
+        // A request being fetched is one tile, and a tile is five slice queries (one per passive
+        // view). Cb = the cache's concurrency would admit five times as many queries as it runs,
+        // and the surplus would wait in the cache's first-come-first-served queue, where a miss
+        // queues behind speculation; the server's queue, where misses go first, should hold them.
+        // Rounding up keeps every slot busy (4 slots, DuckDB: 1 tile, 5 queries; 15, PostgreSQL:
+        // 3 tiles, 15 queries), at the cost of fewer than one tile's queries waiting in the
+        // cache; rounding down would leave slots idle, and give 0, which means no limit, below 5.
+        // The limit counts request ids, each application its own: further blocks of a request
+        // being fetched, a view's tiles under other sessions' brushes and the other application's
+        // fetches pass it, and the cache's own bound still holds for those.
+        int slices = View.values().length - 1;
+        return Math.max(1, (cache.maxConcurrentQueries() + slices - 1) / slices);
     }
 
     /**

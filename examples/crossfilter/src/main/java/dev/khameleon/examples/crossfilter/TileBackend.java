@@ -65,6 +65,32 @@ public interface TileBackend extends AutoCloseable {
     Slice slice(TileKey key, View passive) throws SQLException;
 
     /**
+     * As {@link #slice(TileKey, View)}, cancellable through {@code cancel} from any thread: once it
+     * is cancelled the call throws {@link QueryCancel#cancelled}'s exception (SQLState
+     * {@value QueryCancel#SQL_STATE}) and returns no slice; cancelled before it starts, the query
+     * never runs. A backend that can stop a running query overrides this and stops it, leaving
+     * its connection usable for the next query. The default cannot: it runs the query to its end.
+     *
+     * @throws IllegalArgumentException if {@code passive} is the active view
+     * @throws SQLException on a database error or when cancelled
+     */
+    default Slice slice(TileKey key, View passive, QueryCancel cancel) throws SQLException {
+        if (!cancel.start(() -> { })) {
+            throw QueryCancel.cancelled("slice " + passive + " of " + key, null);
+        }
+        Slice s;
+        try {
+            s = slice(key, passive);
+        } finally {
+            cancel.end();
+        }
+        if (cancel.isCancelled()) {
+            throw QueryCancel.cancelled("slice " + passive + " of " + key, null);
+        }
+        return s;
+    }
+
+    /**
      * The histogram {@code passive} shows under {@code filters}: counts per bin of the rows that
      * pass every brush except {@code passive}'s own (the on-demand query).
      *

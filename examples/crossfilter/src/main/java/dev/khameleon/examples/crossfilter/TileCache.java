@@ -2,6 +2,7 @@ package dev.khameleon.examples.crossfilter;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -9,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -37,8 +38,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *       bound; default {@value #DEFAULT_MAX_QUEUED_QUERIES}.</li>
  * </ul>
  *
- * <p>Thread-safe; {@link #get} never blocks (the queries run on the cache's own threads). A
- * failed computation is not cached: the next request for the key tries again.
+ * <p>A computation under way can be {@link #cancel}led, unless its key is pinned: its queries
+ * that have not started never run, running ones are cancelled at the backend
+ * ({@link QueryCancel}).
+ *
+ * <p>Thread-safe; {@link #get} and {@link #cancel} never block (the queries run on the cache's own
+ * threads). A failed or cancelled computation is not cached: the next request for the key tries
+ * again.
  */
 public final class TileCache implements AutoCloseable {
     /** Default of {@code maxTiles}. */
@@ -50,15 +56,22 @@ public final class TileCache implements AutoCloseable {
 
     private final TileBackend backend;
     private final int maxTiles;
+    private final int maxConcurrentQueries;
     private final ThreadPoolExecutor queries;
     private final Map<TileKey, CompletableFuture<Tile>> tiles = new LinkedHashMap<>(16, 0.75f, true);
     private final AtomicLong computations = new AtomicLong();
     /** Keys never evicted; guarded by {@link #tiles}. */
     private final Set<TileKey> pinned = new HashSet<>();
+    /**
+     * The computations under way, evicted from {@link #tiles} or not: a request joins one rather
+     * than start a second, and {@link #cancel} finds it. Guarded by {@link #tiles}.
+     */
+    private final Map<TileKey, Computation> running = new HashMap<>();
 
     private TileCache(TileBackend backend, int maxConcurrentQueries, int maxTiles, int maxQueuedQueries) {
         this.backend = backend;
         this.maxTiles = maxTiles;
+        this.maxConcurrentQueries = maxConcurrentQueries;
         AtomicInteger threads = new AtomicInteger();
         this.queries = new ThreadPoolExecutor(maxConcurrentQueries, maxConcurrentQueries, 30, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(maxQueuedQueries), r -> {
@@ -95,23 +108,79 @@ public final class TileCache implements AutoCloseable {
     /**
      * The tile for {@code key}: the cached one, the computation already under way, or a new
      * computation of its slices (one query per passive view). Never blocks. The future fails
-     * with the backend's error, or with a {@link RejectedExecutionException} when the query queue
-     * is full or the cache is closed.
+     * with the backend's error, with a {@link RejectedExecutionException} when the query queue
+     * is full or the cache is closed, or with a {@link CancellationException} when the
+     * computation is {@link #cancel}led.
      */
     public CompletableFuture<Tile> get(TileKey key) {
-        CompletableFuture<Tile> result;
+        Computation c;
         synchronized (tiles) {
             CompletableFuture<Tile> known = tiles.get(key);
             if (known != null) {
                 return known;
             }
-            result = new CompletableFuture<>();
-            tiles.put(key, result);
+            Computation under = running.get(key);
+            if (under != null) {
+                // Evicted while under way: cached again rather than computed twice.
+                tiles.put(key, under.result);
+                evict();
+                return under.result;
+            }
+            c = new Computation(key, backend);
+            running.put(key, c);
+            tiles.put(key, c.result);
             evict();
         }
         computations.incrementAndGet();
-        compute(key, result);
-        return result;
+        compute(c);
+        return c.result;
+    }
+
+    /**
+     * Cancels the computation of {@code key}'s tile if one is under way and {@code key} is not
+     * pinned: its slice queries that have not started leave the query queue at once and never run,
+     * running ones are cancelled at the backend ({@link TileBackend#slice(TileKey, View,
+     * QueryCancel)}), and its future completes exceptionally with a {@link CancellationException},
+     * on this thread. The cache forgets it, so the next {@link #get} computes the tile again.
+     * Every request that joined the computation sees the failure: a caller that shares tiles
+     * between requests counts them and cancels only when none is left (as the live server's
+     * block source does). Never blocks.
+     *
+     * @return whether a computation was cancelled: false if none is under way (never requested,
+     *     computed, failed or cancelled already) or the key is pinned
+     */
+    public boolean cancel(TileKey key) {
+        Computation c;
+        synchronized (tiles) {
+            c = running.get(key);
+            if (c == null || pinned.contains(key)) {
+                return false;
+            }
+            c.finished = true;
+            running.remove(key);
+            tiles.remove(key, c.result);
+        }
+        drop(c.queries, new CancellationException("tile computation cancelled: " + key));
+        c.result.completeExceptionally(new CancellationException("tile computation cancelled: " + key));
+        return true;
+    }
+
+    /**
+     * Ends {@code dropped} with {@code error}: the queued ones never run and leave the queue, the
+     * running ones are cancelled at the backend. Never blocks.
+     */
+    private void drop(List<Query<Slice>> dropped, Throwable error) {
+        // Every result first: a thread that a stopped query frees must find its tile's queued
+        // queries done and skip them, not start one before its turn to be cancelled comes.
+        for (Query<Slice> q : dropped) {
+            q.result.completeExceptionally(error);
+        }
+        for (Query<Slice> q : dropped) {
+            queries.remove(q); // a queued one frees its slot now, not when a thread skips it
+        }
+        for (Query<Slice> q : dropped) {
+            q.cancel.cancel(); // a running one's stopper hands the backend's cancel to another thread
+        }
     }
 
     /**
@@ -141,6 +210,11 @@ public final class TileCache implements AutoCloseable {
         return f != null && f.isDone() && !f.isCompletedExceptionally() ? f.join() : null;
     }
 
+    /** The most queries this cache runs on the backend at once ({@code maxConcurrentQueries}). */
+    public int maxConcurrentQueries() {
+        return maxConcurrentQueries;
+    }
+
     /** How many tile computations this cache has started (hits and joined requests start none). */
     public long computations() {
         return computations.get();
@@ -167,24 +241,50 @@ public final class TileCache implements AutoCloseable {
         }
     }
 
-    /** One query; a named task so that {@link #close()} can fail the queries it drops. */
+    /** A query's body, given its cancel switch. */
+    @FunctionalInterface
+    private interface Work<T> {
+        T run(QueryCancel cancel) throws Exception;
+    }
+
+    /**
+     * One query; a named task so that {@link #close()} can fail the queries it drops and
+     * {@link #cancel} can take it out of the queue.
+     */
     private static final class Query<T> implements Runnable {
-        final Callable<T> work;
+        final Work<T> work;
+        final QueryCancel cancel = new QueryCancel();
         final CompletableFuture<T> result = new CompletableFuture<>();
 
-        Query(Callable<T> work) {
+        Query(Work<T> work) {
             this.work = work;
         }
 
         @Override
         public void run() {
             if (result.isDone()) {
-                return;
+                return; // cancelled, or its tile failed, while it waited: it never reaches the backend
             }
             try {
-                result.complete(work.call());
+                result.complete(work.run(cancel));
             } catch (Exception | Error e) {
                 result.completeExceptionally(e);
+            }
+        }
+    }
+
+    /** One tile's computation under way: its five slice queries and the future they complete. */
+    private static final class Computation {
+        final TileKey key;
+        final CompletableFuture<Tile> result = new CompletableFuture<>();
+        final List<Query<Slice>> queries = new ArrayList<>();
+        /** Completed, failed or cancelled: whoever sets it completes {@link #result}; guarded by {@code tiles}. */
+        boolean finished;
+
+        Computation(TileKey key, TileBackend backend) {
+            this.key = key;
+            for (View passive : Tile.passives(key.active())) {
+                queries.add(new Query<>(cancel -> backend.slice(key, passive, cancel)));
             }
         }
     }
@@ -201,7 +301,7 @@ public final class TileCache implements AutoCloseable {
         try {
             for (View v : View.values()) {
                 if (v != active) {
-                    Query<int[]> q = new Query<>(() -> backend.histogram(v, filters));
+                    Query<int[]> q = new Query<>(cancel -> backend.histogram(v, filters));
                     parts.put(v, q.result);
                     queries.execute(q);
                 }
@@ -218,40 +318,59 @@ public final class TileCache implements AutoCloseable {
         });
     }
 
-    private void compute(TileKey key, CompletableFuture<Tile> result) {
-        List<CompletableFuture<Slice>> parts = new ArrayList<>();
+    private void compute(Computation c) {
         try {
-            for (View passive : Tile.passives(key.active())) {
-                Query<Slice> q = new Query<>(() -> backend.slice(key, passive));
-                parts.add(q.result);
+            for (Query<Slice> q : c.queries) {
                 queries.execute(q);
+                if (q.result.isDone()) {
+                    queries.remove(q); // cancelled between its creation and now: no slot for it
+                }
             }
         } catch (RejectedExecutionException e) {
             RejectedExecutionException error =
-                    new RejectedExecutionException("tile query queue full or cache closed: " + key, e);
-            parts.forEach(p -> p.completeExceptionally(error)); // the queued ones then do nothing
-            fail(key, result, error);
+                    new RejectedExecutionException("tile query queue full or cache closed: " + c.key, e);
+            drop(c.queries, error); // the tile fails: its queries already running are not wanted either
+            finish(c, null, error);
             return;
         }
+        List<CompletableFuture<Slice>> parts = c.queries.stream().map(q -> q.result).toList();
         CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).whenComplete((ignored, error) -> {
             if (error != null) {
-                fail(key, result, error instanceof CompletionException && error.getCause() != null
+                finish(c, null, error instanceof CompletionException && error.getCause() != null
                         ? error.getCause() : error);
-            } else {
-                try {
-                    result.complete(new Tile(key, parts.stream().map(CompletableFuture::join).toList()));
-                } catch (RuntimeException e) {
-                    fail(key, result, e);
-                }
+                return;
             }
+            Tile tile;
+            try {
+                tile = new Tile(c.key, parts.stream().map(CompletableFuture::join).toList());
+            } catch (RuntimeException e) {
+                finish(c, null, e);
+                return;
+            }
+            finish(c, tile, null);
         });
     }
 
-    private void fail(TileKey key, CompletableFuture<Tile> result, Throwable error) {
+    /**
+     * Ends {@code c} with {@code tile} or {@code error}, unless it has ended already (cancelled):
+     * exactly one ending completes its future, outside the lock. A failure is not cached.
+     */
+    private void finish(Computation c, Tile tile, Throwable error) {
         synchronized (tiles) {
-            tiles.remove(key, result);
+            if (c.finished) {
+                return;
+            }
+            c.finished = true;
+            running.remove(c.key, c);
+            if (error != null) {
+                tiles.remove(c.key, c.result);
+            }
         }
-        result.completeExceptionally(error);
+        if (error != null) {
+            c.result.completeExceptionally(error);
+        } else {
+            c.result.complete(tile);
+        }
     }
 
     /**

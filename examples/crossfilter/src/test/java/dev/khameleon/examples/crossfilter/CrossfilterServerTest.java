@@ -115,6 +115,22 @@ class CrossfilterServerTest {
     }
 
     @Test
+    void bothApplications_limitTheBackendToTheTilesWhoseQueriesFillTheCachesSlots() throws Exception {
+        server = start();
+        // DuckDB's cache runs 4 queries at once: one tile's five fill them.
+        assertEquals(4, cache.maxConcurrentQueries());
+        for (String name : List.of(CrossfilterServer.APPLICATION, CrossfilterServer.ON_HOVER_APPLICATION)) {
+            assertEquals(1, application(name).backendConcurrency(), name);
+        }
+        int[][] slotsToTiles = {{1, 1}, {4, 1}, {5, 1}, {6, 2}, {10, 2}, {11, 3}, {15, 3}, {16, 4}};
+        for (int[] st : slotsToTiles) {
+            try (TileCache c = TileCache.create(new LatchedBackend(true), st[0], 1, 1)) {
+                assertEquals(st[1], CrossfilterServer.backendConcurrency(c), st[0] + " query slots");
+            }
+        }
+    }
+
+    @Test
     void aFreshSession_isPushedTheViewsUsersBrushFirst_fromTheUnfilteredTilesComputedAtStartUp() throws Exception {
         server = start();
         // Pinned at start: computed without any session asking, and kept.
