@@ -342,14 +342,16 @@ final class Plan {
      * @param hasDistribution whether the session has a distribution to plan ahead with
      * @param intervalExempt  whether a re-plan may start within the state interval (it replaces a
      *                        withdrawn one, so it adds no re-plan)
+     * @param replanGapNanos  the session's own least time between re-plans ({@link ReplanBudget}),
+     *                        which applies where it exceeds the state interval
      */
-    Decision decide(long nowNanos, boolean hasDistribution, boolean intervalExempt) {
+    Decision decide(long nowNanos, boolean hasDistribution, boolean intervalExempt, long replanGapNanos) {
         if (jobRunning) {
             return Decision.NOTHING;
         }
         Decision d;
         if (replanPending) {
-            long earliest = lastStateJobNanos + stateIntervalNanos;
+            long earliest = lastStateJobNanos + Math.max(stateIntervalNanos, replanGapNanos);
             if (stateJobStarted && nowNanos < earliest && !intervalExempt) {
                 // States come faster than the interval: the newest one waits and replaces any before it.
                 return Decision.wakeAt(earliest);

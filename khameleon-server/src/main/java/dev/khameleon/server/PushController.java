@@ -54,6 +54,7 @@ final class PushController implements SlotFetcher.Listener {
     private final int frameBytes;
     private final boolean scoped;
     private final SessionPace pace;
+    private final ReplanBudget budget;
     private final Plan plan;
     private final FetchAhead fetches;
     private final SlotFetcher fetcher;
@@ -93,6 +94,7 @@ final class PushController implements SlotFetcher.Listener {
         this.scoped = application.guardedScope() != null;
         this.frameBytes = BlockFrameEncoder.frameBytes(scoped, source.blockSize());
         this.pace = new SessionPace(config, frameBytes, counters, now());
+        this.budget = new ReplanBudget(config.schedulerShare());
         LazyCountTable lazyCounts = application.hasLazyCounts() ? new LazyCountTable() : null;
         this.fetcher = new SlotFetcher(app, port, config.fetchTimeoutMillis(), clock, id, this, lazyCounts);
         this.plan = new Plan(cacheBlocks, application.chunkSize(),
@@ -281,6 +283,9 @@ final class PushController implements SlotFetcher.Listener {
             return;
         }
         counters.chunkPlanned(r.nanos());
+        if (r.job().state() != null || r.job().scope() != null) {
+            budget.record(r.nanos()); // what the client's messages cost: decoding them and re-planning
+        }
         long turnaround = now() - jobSubmittedNanos;
         ewmaTurnaroundNanos = ewmaTurnaroundNanos == 0 ? turnaround
                 : (1 - EWMA) * ewmaTurnaroundNanos + EWMA * turnaround;
@@ -390,7 +395,7 @@ final class PushController implements SlotFetcher.Listener {
             return;
         }
         long t = now();
-        Plan.Decision d = plan.decide(t, distribution != null, inheritedOrder >= 0);
+        Plan.Decision d = plan.decide(t, distribution != null, inheritedOrder >= 0, budget.gapNanos());
         if (!d.starts()) {
             if (d.wakeAtNanos() != Long.MAX_VALUE) {
                 port.wakeAt(d.wakeAtNanos());

@@ -13,6 +13,8 @@ import java.util.Objects;
 abstract sealed class PushSettings permits ServerSettings {
     /** The default {@link #inFlightGain}. */
     public static final double DEFAULT_IN_FLIGHT_GAIN = 1.0;
+    /** The default {@link #schedulerShare}. */
+    public static final double DEFAULT_SCHEDULER_SHARE = 0.05;
 
     double initialBytesPerSecond = 1_000_000;
     double maxBytesPerSecond = Double.POSITIVE_INFINITY;
@@ -24,6 +26,7 @@ abstract sealed class PushSettings permits ServerSettings {
     int fetchThreads = 4;
     int schedulerThreads = Runtime.getRuntime().availableProcessors();
     long stateIntervalMillis = 10;
+    double schedulerShare = DEFAULT_SCHEDULER_SHARE;
 
     PushSettings() {
     }
@@ -117,6 +120,22 @@ abstract sealed class PushSettings permits ServerSettings {
      */
     public KhameleonServer.Builder stateInterval(Duration interval) {
         this.stateIntervalMillis = millis("stateInterval", interval, 0, 10_000);
+        return self();
+    }
+
+    /**
+     * The most of one scheduler thread's time one session's re-plans for new states may take, in
+     * {@code (0, 1]} (default {@value #DEFAULT_SCHEDULER_SHARE}). A session whose re-plans cost
+     * more (measured per job: decoding its state and planning) waits longer between them than
+     * {@code stateInterval}, so its states are merged further and its neighbours keep their share
+     * of the scheduler threads; at the default a re-plan taking 0.5 ms may follow the last one
+     * after 10 ms, one taking 20 ms after 400 ms.
+     */
+    public KhameleonServer.Builder schedulerShare(double share) {
+        if (!(share > 0 && share <= 1)) {
+            throw new IllegalArgumentException("schedulerShare must be in (0, 1], was " + share);
+        }
+        this.schedulerShare = share;
         return self();
     }
 

@@ -44,6 +44,7 @@ record ServerConfig(
         long maxTotalCacheBlocks,
         long maxSchedulerBytes,
         long stateIntervalMillis,
+        double schedulerShare,
         KhameleonServer.Transport transport,
         Optional<SslContext> sslContext,
         long shutdownTimeoutMillis,

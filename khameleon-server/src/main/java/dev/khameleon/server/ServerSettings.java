@@ -431,7 +431,7 @@ abstract sealed class ServerSettings extends PushSettings permits KhameleonServe
                 initialBytesPerSecond, maxBytesPerSecond, fixedBytesPerSecond, pacingGain, inFlightGain, fetchWindow,
                 fetchTimeoutMillis, fetchThreads, schedulerThreads, ioThreads, maxCacheBlocks, maxTotalCacheBlocks,
                 maxSchedulerBytes > 0 ? maxSchedulerBytes : Math.max(1L << 20, Runtime.getRuntime().maxMemory() / 2),
-                stateIntervalMillis, transport,
+                stateIntervalMillis, schedulerShare, transport,
                 Optional.ofNullable(sslContext), shutdownTimeoutMillis, closeTimeoutMillis, clock, s,
                 new ResumeTokens(key, resumeTtlMillis, resumeClock));
     }

@@ -33,6 +33,9 @@ class BuilderValidationTest {
         rejects("inFlightGain", "0.5", () -> b.inFlightGain(0.5));
         rejects("inFlightGain", "17.0", () -> b.inFlightGain(17));
         rejects("inFlightGain", "NaN", () -> b.inFlightGain(Double.NaN));
+        rejects("schedulerShare", "0.0", () -> b.schedulerShare(0));
+        rejects("schedulerShare", "1.5", () -> b.schedulerShare(1.5));
+        rejects("schedulerShare", "NaN", () -> b.schedulerShare(Double.NaN));
         rejects("fetchWindow", "0", () -> b.fetchWindow(0));
         rejects("fetchTimeout", "PT0S", () -> b.fetchTimeout(Duration.ZERO));
         rejects("readIdleTimeout", "PT-1S", () -> b.readIdleTimeout(Duration.ofSeconds(-1)));

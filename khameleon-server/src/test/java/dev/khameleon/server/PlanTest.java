@@ -41,7 +41,7 @@ class PlanTest {
     /** Starts the initial job and applies its chunk of {@code n} slots from 0. */
     private static void planInitial(Plan p, int n) {
         p.requestInitialPlan();
-        Decision d = p.decide(0, true, false);
+        Decision d = p.decide(0, true, false, 0);
         assertEquals(JobKind.INITIAL, d.kind());
         p.jobEnded();
         assertTrue(p.apply(chunk(0, n), -1, d.maxBlocks(), -1, null, 0));
@@ -75,8 +75,8 @@ class PlanTest {
     @Test
     void decide_startsNothingWithoutDistributionOrCause() {
         Plan p = plan(8, 4);
-        assertFalse(p.decide(0, false, false).starts());
-        assertEquals(Long.MAX_VALUE, p.decide(0, false, false).wakeAtNanos());
+        assertFalse(p.decide(0, false, false, 0).starts());
+        assertEquals(Long.MAX_VALUE, p.decide(0, false, false, 0).wakeAtNanos());
     }
 
     @Test
@@ -84,12 +84,12 @@ class PlanTest {
         Plan p = plan(16, 4);
         planInitial(p, 4);
         writeHead(p, 2);
-        Decision d = p.decide(0, true, false);
+        Decision d = p.decide(0, true, false, 0);
         assertEquals(JobKind.REFILL, d.kind());
         assertEquals(-1, d.replanFrom());
         assertEquals(4, d.maxBlocks());
         assertTrue(p.jobRunning());
-        assertFalse(p.decide(0, true, false).starts(), "one job at a time");
+        assertFalse(p.decide(0, true, false, 0).starts(), "one job at a time");
         assertEquals(Long.MAX_VALUE, p.cut(), "planning ahead cuts nothing");
     }
 
@@ -102,7 +102,7 @@ class PlanTest {
         assertEquals(5, p.cut(), "nextSeq 2 + margin 3");
         assertEquals(5, p.plannedEnd());
         assertEquals(3, p.plannedCount());
-        Decision d = p.decide(200, true, false);
+        Decision d = p.decide(200, true, false, 0);
         assertEquals(JobKind.REPLAN, d.kind());
         assertEquals(5, d.replanFrom());
         assertEquals(100, d.arrivalNanos());
@@ -119,7 +119,7 @@ class PlanTest {
         writeHead(p, 3);
         p.cutForReplan(1, 50);
         assertEquals(4, p.cut(), "the first state's cut holds");
-        assertEquals(0, p.decide(60, true, false).arrivalNanos(), "the first arrival counts");
+        assertEquals(0, p.decide(60, true, false, 0).arrivalNanos(), "the first arrival counts");
     }
 
     @Test
@@ -159,20 +159,38 @@ class PlanTest {
         Plan p = plan(16, 8);
         planInitial(p, 8);
         p.cutForReplan(2, 0);
-        assertEquals(JobKind.REPLAN, p.decide(1000, true, false).kind());
+        assertEquals(JobKind.REPLAN, p.decide(1000, true, false, 0).kind());
         p.jobEnded();
         p.cutForReplan(2, 1001);
-        Decision held = p.decide(1002, true, false);
+        Decision held = p.decide(1002, true, false, 0);
         assertFalse(held.starts());
         assertEquals(1000 + INTERVAL, held.wakeAtNanos());
-        assertEquals(JobKind.REPLAN, p.decide(1002, true, true).kind(), "a replacement is not held");
+        assertEquals(JobKind.REPLAN, p.decide(1002, true, true, 0).kind(), "a replacement is not held");
+    }
+
+    @Test
+    void decide_holdsStatesForTheSessionsOwnGap_whereItExceedsTheInterval() {
+        Plan p = plan(16, 8);
+        planInitial(p, 8);
+        p.cutForReplan(2, 0);
+        assertEquals(JobKind.REPLAN, p.decide(1000, true, false, 5 * INTERVAL).kind());
+        p.jobEnded();
+        p.cutForReplan(2, 1001);
+        Decision held = p.decide(1000 + INTERVAL, true, false, 5 * INTERVAL);
+        assertFalse(held.starts(), "past the state interval, within the session's gap");
+        assertEquals(1000 + 5 * INTERVAL, held.wakeAtNanos());
+        assertEquals(JobKind.REPLAN, p.decide(1000 + 5 * INTERVAL, true, false, 5 * INTERVAL).kind());
+        p.jobEnded();
+        p.cutForReplan(2, 1002 + 5 * INTERVAL);
+        assertEquals(1000 + 6 * INTERVAL, p.decide(1001 + 5 * INTERVAL, true, false, INTERVAL / 2).wakeAtNanos(),
+                "a gap below the interval: the interval holds");
     }
 
     @Test
     void apply_discardsAChunkThatNoLongerContinuesThePlan() {
         Plan p = plan(16, 4);
         planInitial(p, 3);
-        Decision refill = p.decide(0, true, false);
+        Decision refill = p.decide(0, true, false, 0);
         assertEquals(JobKind.REFILL, refill.kind());
         p.cutForReplan(1, 0);
         p.jobEnded();
@@ -185,16 +203,16 @@ class PlanTest {
         Plan p = plan(16, 4);
         planInitial(p, 4);
         writeHead(p, 4);
-        Decision d = p.decide(0, true, false);
+        Decision d = p.decide(0, true, false, 0);
         p.jobEnded();
         assertFalse(p.apply(ScheduleChunk.empty(4), -1, d.maxBlocks(), -1, null, 0));
-        Decision wait = p.decide(1, true, false);
+        Decision wait = p.decide(1, true, false, 0);
         assertFalse(wait.starts());
         assertEquals(Plan.MIN_BACKOFF_NANOS, wait.wakeAtNanos());
-        assertEquals(JobKind.REFILL, p.decide(Plan.MIN_BACKOFF_NANOS, true, false).kind());
+        assertEquals(JobKind.REFILL, p.decide(Plan.MIN_BACKOFF_NANOS, true, false, 0).kind());
         p.jobEnded();
         p.apply(ScheduleChunk.empty(4), -1, 4, -1, null, Plan.MIN_BACKOFF_NANOS);
-        assertEquals(3 * Plan.MIN_BACKOFF_NANOS, p.decide(0, true, false).wakeAtNanos(), "the back-off doubles");
+        assertEquals(3 * Plan.MIN_BACKOFF_NANOS, p.decide(0, true, false, 0).wakeAtNanos(), "the back-off doubles");
     }
 
     @Test
@@ -208,8 +226,8 @@ class PlanTest {
         assertEquals(1, p.cut());
         assertEquals(1, p.plannedEnd());
         assertEquals(1, p.nextSeq(), "a skipped slot uses no sequence number");
-        assertEquals(1000 + Plan.MIN_BACKOFF_NANOS, p.decide(1000, true, false).wakeAtNanos());
-        Decision retry = p.decide(1000 + Plan.MIN_BACKOFF_NANOS, true, false);
+        assertEquals(1000 + Plan.MIN_BACKOFF_NANOS, p.decide(1000, true, false, 0).wakeAtNanos());
+        Decision retry = p.decide(1000 + Plan.MIN_BACKOFF_NANOS, true, false, 0);
         assertEquals(JobKind.RETRY, retry.kind());
         assertEquals(1, retry.replanFrom());
     }
@@ -226,7 +244,7 @@ class PlanTest {
         assertEquals(3, p.cut());
         assertEquals(3, p.plannedEnd());
         assertEquals(1, p.head().seq, "the slots before it stay");
-        Decision retry = p.decide(0, true, false);
+        Decision retry = p.decide(0, true, false, 0);
         assertEquals(JobKind.RETRY, retry.kind(), "at once: nothing failed, so no back-off");
         assertEquals(3, retry.replanFrom());
     }
@@ -243,7 +261,7 @@ class PlanTest {
         Plan p = plan(16, 8);
         planInitial(p, 8);
         p.cutForReplan(2, 100);
-        Decision d = p.decide(200, true, false);
+        Decision d = p.decide(200, true, false, 0);
         p.jobEnded();
         assertTrue(p.apply(chunk(2, 4), d.replanFrom(), d.maxBlocks(), d.arrivalNanos(), null, 300));
         Slot s0 = p.head();

@@ -233,6 +233,33 @@ class PushControllerTest {
     }
 
     @Test
+    void aSessionWhoseStatesCostMuchToPlan_reSplansLessOften_itsStatesMerged() {
+        Harness[] h = new Harness[1];
+        // Decoding takes 20 ms of the scheduler thread: at the default share (0.05) the session's
+        // next re-plan may start 400 ms after this one started.
+        ServerPredictor costly = state -> {
+            h[0].now += 20 * MS;
+            return CELL.decode(state);
+        };
+        h[0] = new Harness(Application.builder("push").path("/push").blockSource(TestApps.inMemory(N, BLOCKS,
+                BLOCK_SIZE)).predictor(costly).waitForState(true).build(),
+                b -> b.fixedBytesPerSecond(100e6).maxBytesPerSecond(100e6));
+        Harness x = h[0];
+        x.controller.start();
+        x.controller.onState(0, cell(1));
+        x.runJob();
+        x.now = 100 * MS;
+        x.controller.onState(100, cell(2));
+        x.now = 200 * MS;
+        x.controller.onState(200, cell(3));
+        x.runUntil(399 * MS);
+        assertFalse(x.writtenIds.contains(2) || x.writtenIds.contains(3), "no re-plan within 400 ms of the last");
+        x.runUntil(425 * MS);
+        assertTrue(x.writtenIds.contains(3), "one re-plan at 400 ms, for the newest state");
+        assertFalse(x.writtenIds.contains(2), "the older state was merged into it");
+    }
+
+    @Test
     void aQueuedJob_isWithdrawnForANewerState_whichKeepsItsQueueTurn() {
         Harness h = fast();
         h.withdrawable = true;
