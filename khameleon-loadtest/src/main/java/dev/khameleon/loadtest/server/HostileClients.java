@@ -26,6 +26,8 @@ final class HostileClients implements AutoCloseable {
     static final int HUGE_CACHE_BLOCKS = 1 << 24;
     /** Sessions one max-cache client holds open at most. */
     static final int MAX_HELD = 40;
+    /** How often a wide-forecast client sends a state: the server's default state interval. */
+    static final long WIDE_STATE_MILLIS = 10;
     private static final Pattern CODE = Pattern.compile("\"code\"\\s*:\\s*\"([A-Za-z_]+)\"");
 
     private static final class Stats {
@@ -48,6 +50,7 @@ final class HostileClients implements AutoCloseable {
     private final int port;
     private final int maxCacheBlocks;
     private final boolean ownAddresses;
+    private final LoadWorkload workload;
     private final String path = "/" + LoadApp.APP;
     private final Map<HostileKind, Stats> stats = new EnumMap<>(HostileKind.class);
     private final Set<RawWebSocket> open = ConcurrentHashMap.newKeySet();
@@ -57,9 +60,15 @@ final class HostileClients implements AutoCloseable {
     /**
      * @param ownAddresses bind each kind to its own 127.0.0.x address (Linux routes all of 127/8 to
      *                     loopback); false binds every client to 127.0.0.1
+     * @param workload     the application's: the states stalled readers and wide forecasts send
+     * @throws IllegalArgumentException if {@code kinds} has wide forecasts and the workload no grid
      */
-    HostileClients(int port, Set<HostileKind> kinds, int maxCacheBlocks, boolean ownAddresses) {
+    HostileClients(int port, Set<HostileKind> kinds, int maxCacheBlocks, boolean ownAddresses, LoadWorkload workload) {
+        if (kinds.contains(HostileKind.WIDE_FORECAST) && !workload.isGrid()) {
+            throw new IllegalArgumentException("wide forecasts need a grid workload");
+        }
         this.port = port;
+        this.workload = workload;
         this.maxCacheBlocks = maxCacheBlocks;
         this.ownAddresses = ownAddresses;
         for (HostileKind kind : kinds) {
@@ -168,9 +177,33 @@ final class HostileClients implements AutoCloseable {
             case STALLED_READER -> {
                 ws.sendText(hello(LoadApp.CACHE));
                 for (long time = 1; !stopped; time++) {
-                    ws.sendText("{\"type\":\"state\",\"time\":" + time + ",\"state\":{\"request\":"
-                            + (time * 7919 % LoadApp.N) + "}}");
+                    ws.sendText("{\"type\":\"state\",\"time\":" + time + ",\"state\":"
+                            + workload.pointState((int) (time * 7919 % workload.requests())) + "}");
                     Thread.sleep(150);
+                }
+            }
+            case WIDE_FORECAST -> {
+                ws.sendText(hello(LoadApp.CACHE));
+                RawWebSocket.Frame first = ws.readMessage(5000);
+                if (first == null || first.opcode() != RawWebSocket.Frame.TEXT || !first.text().contains("\"welcome\"")) {
+                    record(first, s);
+                    return false;
+                }
+                s.outcome("welcome");
+                for (long time = 1; !stopped; time++) {
+                    ws.sendText("{\"type\":\"state\",\"time\":" + time + ",\"state\":" + workload.wideState(time)
+                            + "}");
+                    // Reads what comes until the next state is due, so the session stays writable.
+                    long until = System.nanoTime() + WIDE_STATE_MILLIS * 1_000_000;
+                    for (long left = WIDE_STATE_MILLIS; left > 0 && !stopped;
+                            left = (until - System.nanoTime()) / 1_000_000) {
+                        RawWebSocket.Frame f = ws.readFrame((int) left);
+                        boolean message = f != null && (f.opcode() == RawWebSocket.Frame.TEXT
+                                || f.opcode() == RawWebSocket.Frame.CLOSE);
+                        if (message && record(f, s)) {
+                            return false;
+                        }
+                    }
                 }
             }
             case HUGE_CACHE -> {

@@ -11,7 +11,9 @@ enum HostileKind {
     NO_HELLO("no-hello", 24, "upgrades, never says hello, pings every second; reconnects when closed"),
     STALLED_READER("stalled-reader", 8, "says hello and sends a state every 150 ms, never reads"),
     HUGE_CACHE("huge-cache", 1, "asks for 2^24 cache blocks, far above maxCacheBlocks; again every 100 ms"),
-    MAX_CACHE("max-cache", 4, "opens sessions at maxCacheBlocks, holds up to 40 each without reading, drops the oldest");
+    MAX_CACHE("max-cache", 4, "opens sessions at maxCacheBlocks, holds up to 40 each without reading, drops the oldest"),
+    WIDE_FORECAST("wide-forecast", 60, "sessions from one address, each sending a Gaussian forecast 0.3 of the grid wide,"
+            + " centred elsewhere every 10 ms, and reading what it is sent");
 
     /** The name used on the command line and in the report. */
     final String option;
@@ -31,9 +33,16 @@ enum HostileKind {
         return this == MAX_CACHE ? clients * (HostileClients.MAX_HELD + 1L) : clients;
     }
 
-    /** The loopback address of the {@code worker}-th client: 127.0.0.2 and up, max-cache clients spread on 127.0.0.6–9. */
+    /**
+     * The loopback address of the {@code worker}-th client: 127.0.0.2 and up, max-cache clients spread
+     * on 127.0.0.6–9, wide-forecast clients all on 127.0.0.10.
+     */
     String address(int worker) {
-        int last = this == MAX_CACHE ? 6 + worker % 4 : 2 + ordinal();
+        int last = switch (this) {
+            case MAX_CACHE -> 6 + worker % 4;
+            case WIDE_FORECAST -> 10;
+            default -> 2 + ordinal();
+        };
         return "127.0.0." + last;
     }
 

@@ -36,6 +36,11 @@ final class LoadApp {
      * on the event loop if {@code immediately} (see {@link BlockSource#fetchesImmediately()}).
      */
     static BlockSource syntheticSource(boolean immediately) {
+        return syntheticSource(N, immediately);
+    }
+
+    /** As {@link #syntheticSource(boolean)}, with {@code requests} requests. */
+    static BlockSource syntheticSource(int requests, boolean immediately) {
         byte[] payload = new byte[BLOCK_SIZE];
         new SplittableRandom(1).nextBytes(payload);
         return new BlockSource() {
@@ -46,7 +51,7 @@ final class LoadApp {
 
             @Override
             public int requestCount() {
-                return N;
+                return requests;
             }
 
             @Override
@@ -81,9 +86,19 @@ final class LoadApp {
 
     /** As {@link #server(ServerPredictor, double)}, choosing where the server fetches (see {@link #syntheticSource}). */
     static KhameleonServer.Builder server(ServerPredictor predictor, double rate, boolean inlineFetch) {
+        return server(N, predictor, rate, inlineFetch);
+    }
+
+    /** As {@link #server(ServerPredictor, double, boolean)} for {@code workload}'s requests and predictor. */
+    static KhameleonServer.Builder server(LoadWorkload workload, double rate, boolean inlineFetch) {
+        return server(workload.requests(), workload.predictor(), rate, inlineFetch);
+    }
+
+    private static KhameleonServer.Builder server(int requests, ServerPredictor predictor, double rate,
+                                                  boolean inlineFetch) {
         return KhameleonServer.builder().host("127.0.0.1").port(0).seed(1)
                 .fixedBytesPerSecond(rate).pacingGain(1.0).schedulerThreads(2).fetchThreads(2)
-                .application(Application.builder(APP).blockSource(syntheticSource(inlineFetch)).predictor(predictor)
+                .application(Application.builder(APP).blockSource(syntheticSource(requests, inlineFetch)).predictor(predictor)
                         .horizons(HORIZONS).build());
     }
 }

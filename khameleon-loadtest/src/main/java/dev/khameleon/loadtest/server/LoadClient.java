@@ -49,14 +49,16 @@ final class LoadClient implements WebSocket.Listener {
     volatile WebSocket ws;
     private volatile Latency latency;
     private final SplittableRandom random;
+    private final LoadWorkload workload;
     private final ByteBuffer frame = ByteBuffer.allocate(LoadApp.FRAME_BYTES + 64);
     private final StringBuilder text = new StringBuilder();
     private int target = -1;
     private long sentNanos;
     private long time;
 
-    LoadClient(int index, Latency latency) {
+    LoadClient(int index, Latency latency, LoadWorkload workload) {
         this.latency = latency;
+        this.workload = workload;
         this.random = new SplittableRandom(index);
     }
 
@@ -71,6 +73,11 @@ final class LoadClient implements WebSocket.Listener {
      * connections are in their handshake at once).
      */
     static List<LoadClient> connect(int port, int sessions, Latency latency, int batch) {
+        return connect(port, sessions, latency, batch, LoadWorkload.point());
+    }
+
+    /** As {@link #connect(int, int, Latency, int)}, the clients asking for {@code workload}'s requests. */
+    static List<LoadClient> connect(int port, int sessions, Latency latency, int batch, LoadWorkload workload) {
         HttpClient http = HttpClient.newHttpClient();
         URI uri = URI.create("ws://127.0.0.1:" + port + "/" + LoadApp.APP);
         List<LoadClient> clients = new ArrayList<>();
@@ -78,7 +85,7 @@ final class LoadClient implements WebSocket.Listener {
             List<CompletableFuture<WebSocket>> opening = new ArrayList<>();
             List<LoadClient> made = new ArrayList<>();
             for (int i = from; i < Math.min(sessions, from + batch); i++) {
-                LoadClient c = new LoadClient(i, latency);
+                LoadClient c = new LoadClient(i, latency, workload);
                 made.add(c);
                 opening.add(http.newWebSocketBuilder().buildAsync(uri, c));
             }
@@ -139,16 +146,17 @@ final class LoadClient implements WebSocket.Listener {
     }
 
     /**
-     * Sends a state for a random request; a state sent before {@code recordFrom} (warm-up) is not timed,
+     * Sends a state for a random request of the workload; a state sent before {@code recordFrom} (warm-up) is not timed,
      * and a state superseded before any block of its request arrived counts as missed.
      */
     synchronized void sendState(long recordFrom) {
         if (target >= 0 && sentNanos >= recordFrom) {
             latency.missed().incrementAndGet();
         }
-        target = random.nextInt(LoadApp.N);
+        target = random.nextInt(workload.requests());
         sentNanos = System.nanoTime();
-        ws.sendText("{\"type\":\"state\",\"time\":" + (++time) + ",\"state\":{\"request\":" + target + "}}", true);
+        ws.sendText("{\"type\":\"state\",\"time\":" + (++time) + ",\"state\":" + workload.pointState(target) + "}",
+                true);
         if (sentNanos < recordFrom) {
             target = -1 - target;
         }

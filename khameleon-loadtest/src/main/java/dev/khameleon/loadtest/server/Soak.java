@@ -1,6 +1,5 @@
 package dev.khameleon.loadtest.server;
 
-import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.server.KhameleonServer;
 import dev.khameleon.server.ServerMetrics;
 import org.HdrHistogram.Histogram;
@@ -20,17 +19,18 @@ import picocli.CommandLine.Option;
  * A soak benchmark: healthy sessions under hostile clients, all over loopback, on an in-process
  * {@link KhameleonServer} with its default limits.
  *
- * <p>{@code H} healthy sessions (the {@link ServerLoad} latency clients: a point-predictor state for a
- * random request every 150 ms, timing the first block of that request) run an unloaded phase, then a
+ * <p>The application is a grid of {@code --requests} cells under the Gaussian grid predictor
+ * ({@link LoadWorkload#grid}). {@code H} healthy sessions (the {@link ServerLoad} latency clients: a
+ * narrow forecast on a random cell every 150 ms, timing the first block of that request) run an unloaded phase, then a
  * loaded phase next to every chosen {@link HostileKind}. The healthy clients all connect from 127.0.0.1
  * (the JDK 17 WebSocket client cannot choose its local address), so {@code maxConnectionsPerAddress} is
  * raised to {@code max(64, H)} and they connect 16 at a time (the default {@code maxHandshakesPerAddress});
- * every other limit keeps its default. Each hostile kind connects from its own address 127.0.0.2–9, so
+ * every other limit keeps its default ({@code --scheduler-share} sets one, to compare). Each hostile kind connects from its own address 127.0.0.2–10, so
  * the per-address limits apply to it as to any client. Healthy sessions are paced at
  * {@code min(2 MB/s, total-rate / H)} because they send no rate reports.
  *
  * <p>Run: {@code java -jar khameleon-loadtest/target/khameleon-loadtest.jar soak
- * [--healthy 200] [--seconds 20] [--warmup 3] [--hostile all] [--total-rate 20e6]}. It prints Markdown
+ * [--healthy 200] [--seconds 20] [--warmup 3] [--hostile all] [--total-rate 20e6] [--requests 10000] [--scheduler-share 0.05]}. It prints Markdown
  * tables and exits by itself (a watchdog ends a run that overstays by three minutes).
  */
 @Command(name = "soak", mixinStandardHelpOptions = true, sortOptions = false,
@@ -80,6 +80,16 @@ public final class Soak implements Callable<Integer> {
             + "each paced at min(2e6, total-rate / healthy), at least 1000; default ${DEFAULT-VALUE}")
     double totalRate = 20e6;
 
+    @Option(names = "--requests", paramLabel = "N", description = "The application's requests, a square number: a "
+            + "grid of √N × √N cells under the Gaussian grid predictor; healthy sessions send narrow forecasts, "
+            + "wide-forecast clients forecasts 0.3 of the grid wide; default ${DEFAULT-VALUE}")
+    int requests = 10_000;
+
+    @Option(names = "--scheduler-share", paramLabel = "SHARE", description = "The server's schedulerShare: the most "
+            + "of one scheduler thread one session's re-plans may take, in (0, 1]; default ${DEFAULT-VALUE}, the "
+            + "server's default")
+    double schedulerShare = 0.05;
+
     @Option(names = "--fetch", paramLabel = "inline|executor", description = "inline: the synthetic source promises "
             + "completed stages, so the server fetches on the event loop (what an in-memory source gets); executor: on "
             + "its fetch executor; default ${DEFAULT-VALUE}")
@@ -96,7 +106,8 @@ public final class Soak implements Callable<Integer> {
             case "executor" -> false;
             default -> throw new IllegalArgumentException("--fetch: 'inline' or 'executor', not '" + fetch + "'");
         };
-        return new SoakOptions(healthy, seconds, warmup, HostileKind.parseList(hostile), totalRate, inlineFetch);
+        return new SoakOptions(healthy, seconds, warmup, HostileKind.parseList(hostile), totalRate, requests,
+                schedulerShare, inlineFetch);
     }
 
     /** Runs both phases and prints the report; exit status 0, or 3 when the watchdog ends an overlong run. */
@@ -115,9 +126,9 @@ public final class Soak implements Callable<Integer> {
         }, "soak-watchdog");
         watchdog.setDaemon(true);
         watchdog.start();
-        System.out.printf("Soak: %d healthy sessions at %.0f KB/s, %d s warm-up, %d s per phase, hostile %s%n",
-                options.healthy(), options.ratePerSession() / 1e3, options.warmup(), options.seconds(),
-                options.hostile());
+        System.out.printf("Soak: %d healthy sessions at %.0f KB/s over %d requests, %d s warm-up, %d s per phase, "
+                + "hostile %s%n", options.healthy(), options.ratePerSession() / 1e3, options.requests(),
+                options.warmup(), options.seconds(), options.hostile());
         SoakReport report = run(options, true);
         System.out.println(report.markdown());
         return 0;
@@ -146,10 +157,12 @@ public final class Soak implements Callable<Integer> {
         }
         int perAddress = Math.max(64, options.healthy() + (ownAddresses ? 0 : (int) hostileConnections));
         double rate = options.ratePerSession();
-        try (KhameleonServer server = LoadApp.server(ServerPredictor.point(LoadApp.N, LoadApp.HORIZONS), rate, options.inlineFetch())
-                .maxConnectionsPerAddress(perAddress).build().start()) {
+        LoadWorkload workload = options.workload();
+        try (KhameleonServer server = LoadApp.server(workload, rate, options.inlineFetch())
+                .maxConnectionsPerAddress(perAddress).schedulerShare(options.schedulerShare()).build().start()) {
             LoadClient.Latency latency = LoadClient.Latency.create();
-            List<LoadClient> clients = LoadClient.connect(server.port(), options.healthy(), latency, CONNECT_BATCH);
+            List<LoadClient> clients = LoadClient.connect(server.port(), options.healthy(), latency, CONNECT_BATCH,
+                    workload);
             long recordFrom = System.nanoTime() + options.warmup() * 1_000_000_000L;
             ScheduledExecutorService states = LoadClient.sendStates(clients, recordFrom, rate);
             try {
@@ -167,7 +180,7 @@ public final class Soak implements Callable<Integer> {
                 SoakReport.Phase loaded;
                 Map<HostileKind, HostileCounts> counts;
                 try (HostileClients hostile = new HostileClients(server.port(), options.hostile(),
-                        DEFAULT_MAX_CACHE_BLOCKS, ownAddresses)) {
+                        DEFAULT_MAX_CACHE_BLOCKS, ownAddresses, workload)) {
                     hostile.start();
                     loaded = measure("loaded", clients, loadedLatency, options, escapes);
                     counts = hostile.counts();

@@ -11,14 +11,27 @@ import java.util.Set;
  * @param hostile   the kinds of hostile client in the loaded phase (none: baseline only)
  * @param totalRate bytes/s shared by the healthy sessions; each is paced at
  *                  min(2 MB/s, totalRate / healthy), which must be at least the server's 1,000 bytes/s
+ * @param requests  the application's requests, a square number: a grid of √requests × √requests
+ *                  cells, [4, 10^7]
+ * @param schedulerShare the server's {@code schedulerShare}, (0, 1]
  * @param inlineFetch whether the synthetic source promises completed stages, so the server fetches
  *                  on the event loop ({@code --fetch inline}, what an in-memory source gets) or on
  *                  its fetch executor ({@code --fetch executor})
  */
 record SoakOptions(int healthy, int seconds, int warmup, Set<HostileKind> hostile, double totalRate,
-        boolean inlineFetch) {
+        int requests, double schedulerShare, boolean inlineFetch) {
+    /** The most requests {@code --requests} accepts. */
+    static final int MAX_REQUESTS = 10_000_000;
+
     SoakOptions {
         hostile = Set.copyOf(hostile);
+        if (!(schedulerShare > 0 && schedulerShare <= 1)) {
+            throw new IllegalArgumentException("--scheduler-share: " + schedulerShare + " is outside (0, 1]");
+        }
+        if (requests < 4 || requests > MAX_REQUESTS || gridSide(requests) < 0) {
+            throw new IllegalArgumentException("--requests: " + requests + " is not a square number in [4, "
+                    + MAX_REQUESTS + "] (the application is a grid of √N × √N cells), e.g. 10000 or 1000000");
+        }
         check("--healthy", healthy, 1, 10_000);
         check("--seconds", seconds, 1, 600);
         check("--warmup", warmup, 0, 60);
@@ -26,6 +39,17 @@ record SoakOptions(int healthy, int seconds, int warmup, Set<HostileKind> hostil
             throw new IllegalArgumentException("--total-rate: " + totalRate + " bytes/s gives " + healthy
                     + " sessions less than the server's minimum of 1000 bytes/s each (or is above 1e12)");
         }
+    }
+
+    /** The side of the square grid of {@code requests} cells, or -1 if {@code requests} is not a square. */
+    static int gridSide(int requests) {
+        int side = (int) Math.round(Math.sqrt(requests));
+        return (long) side * side == requests ? side : -1;
+    }
+
+    /** The application the sessions use: a grid of {@code requests} cells. */
+    LoadWorkload workload() {
+        return LoadWorkload.grid(gridSide(requests));
     }
 
     /** The pace of each healthy session, bytes/s. */

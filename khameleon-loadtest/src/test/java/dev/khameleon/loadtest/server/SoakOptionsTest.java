@@ -36,7 +36,18 @@ class SoakOptionsTest {
         assertEquals(EnumSet.allOf(HostileKind.class), o.hostile());
         assertEquals(20e6, o.totalRate());
         assertEquals(100_000, o.ratePerSession(), 1e-9);
+        assertEquals(10_000, o.requests());
+        assertEquals(0.05, o.schedulerShare(), "the server's default");
         assertTrue(o.inlineFetch());
+    }
+
+    @Test
+    void requests_makeASquareGrid() {
+        SoakOptions o = parse("--requests", "1000000");
+        assertEquals(1_000_000, o.workload().requests());
+        assertTrue(o.workload().isGrid());
+        assertEquals(1000, SoakOptions.gridSide(1_000_000));
+        assertEquals(-1, SoakOptions.gridSide(1_000_001));
     }
 
     @Test
@@ -70,7 +81,12 @@ class SoakOptionsTest {
                 List.of("--healthy", "0", "khameleon-loadtest soak: --healthy: 0 is outside [1, 10000]"),
                 List.of("--seconds", "601", "khameleon-loadtest soak: --seconds: 601 is outside [1, 600]"),
                 List.of("--warmup", "-1", "khameleon-loadtest soak: --warmup: -1 is outside [0, 60]"),
-                List.of("--hostile", "no-hello,no-hello", "khameleon-loadtest soak: --hostile: 'no-hello' listed twice"))) {
+                List.of("--hostile", "no-hello,no-hello", "khameleon-loadtest soak: --hostile: 'no-hello' listed twice"),
+                List.of("--requests", "1000001", "khameleon-loadtest soak: --requests: 1000001 is not a square number in"
+                        + " [4, 10000000] (the application is a grid of √N × √N cells), e.g. 10000 or 1000000"),
+                List.of("--scheduler-share", "0", "khameleon-loadtest soak: --scheduler-share: 0.0 is outside (0, 1]"),
+                List.of("--requests", "1", "khameleon-loadtest soak: --requests: 1 is not a square number in"
+                        + " [4, 10000000] (the application is a grid of √N × √N cells), e.g. 10000 or 1000000"))) {
             String[] r = execute(c.get(0), c.get(1));
             assertEquals("2", r[0], c + ": " + r[2]);
             assertEquals(c.get(2), r[2].strip(), c.toString());

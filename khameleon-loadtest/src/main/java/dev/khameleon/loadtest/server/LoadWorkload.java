@@ -1,0 +1,109 @@
+package dev.khameleon.loadtest.server;
+
+import dev.khameleon.core.predict.GaussianAtHorizon;
+import dev.khameleon.core.predict.GaussianGridPredictor;
+import dev.khameleon.core.predict.PointerForecast;
+import dev.khameleon.core.spi.GridLayout;
+import dev.khameleon.core.spi.ServerPredictor;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the load application's sessions ask for: its request count, the predictor that decodes their
+ * states, and the state a healthy session sends to ask for one request.
+ *
+ * <p>{@link #point} is the tools' original workload: {@link LoadApp#N} requests and
+ * {@code {"request": k}} states. {@link #grid} is a square grid of {@code side × side} cells of
+ * {@value #CELL_PX} px under the library's {@link GaussianGridPredictor}: a healthy state is a
+ * Gaussian forecast a tenth of a cell wide at the cell's centre (its heavy tail spreads a fifth of
+ * the mass over the cells around), and a {@link #wideState wide} one covers much of the grid, the
+ * costliest state to decode and plan.
+ */
+final class LoadWorkload {
+    /** A grid cell's side, in pixels. */
+    static final double CELL_PX = 10;
+    /** The wide forecast's standard deviation, as a share of the grid's side. */
+    static final double WIDE_SIGMA_SHARE = 0.3;
+
+    private final int requests;
+    private final ServerPredictor predictor;
+    /** Null for the point workload. */
+    private final GridLayout grid;
+
+    private LoadWorkload(int requests, ServerPredictor predictor, GridLayout grid) {
+        this.requests = requests;
+        this.predictor = predictor;
+        this.grid = grid;
+    }
+
+    /** {@link LoadApp#N} requests under the point predictor: each state names one request. */
+    static LoadWorkload point() {
+        return new LoadWorkload(LoadApp.N, ServerPredictor.point(LoadApp.N, LoadApp.HORIZONS), null);
+    }
+
+    /**
+     * A {@code side × side} grid under the Gaussian grid predictor.
+     *
+     * @throws IllegalArgumentException if {@code side} is outside [2, 10,000]
+     */
+    static LoadWorkload grid(int side) {
+        if (side < 2 || side > 10_000) {
+            throw new IllegalArgumentException("grid side " + side + " is outside [2, 10000]");
+        }
+        GridLayout g = new GridLayout(side, side, 0, 0, CELL_PX, CELL_PX);
+        return new LoadWorkload(side * side, GaussianGridPredictor.builder(g).horizons(LoadApp.HORIZONS).build(), g);
+    }
+
+    /** The requests of the application. */
+    int requests() {
+        return requests;
+    }
+
+    /** Decodes the sessions' states. */
+    ServerPredictor predictor() {
+        return predictor;
+    }
+
+    /** Whether states are Gaussian forecasts over a grid (else point states). */
+    boolean isGrid() {
+        return grid != null;
+    }
+
+    /** The state (the {@code state} member's JSON) that puts nearly all mass on {@code request}. */
+    String pointState(int request) {
+        if (grid == null) {
+            return "{\"request\":" + request + "}";
+        }
+        double x = (request % grid.cols() + 0.5) * CELL_PX;
+        double y = (request / grid.cols() + 0.5) * CELL_PX;
+        double v = CELL_PX * CELL_PX / 100;
+        return forecast(x, y, v);
+    }
+
+    /**
+     * A forecast centred near cell {@code seed} (so that successive states differ) with a standard
+     * deviation of {@value #WIDE_SIGMA_SHARE} of the grid's side: the most work a state can ask of
+     * the server, since the predictor integrates every cell over its threshold.
+     *
+     * @throws IllegalStateException for the point workload, whose states name one request
+     */
+    String wideState(long seed) {
+        if (grid == null) {
+            throw new IllegalStateException("wide forecasts need a grid workload");
+        }
+        int cell = (int) Math.floorMod(seed * 7919, (long) requests);
+        double x = (cell % grid.cols() + 0.5) * CELL_PX;
+        double y = (cell / grid.cols() + 0.5) * CELL_PX;
+        double sigma = WIDE_SIGMA_SHARE * grid.cols() * CELL_PX;
+        return forecast(x, y, sigma * sigma);
+    }
+
+    private static String forecast(double x, double y, double variance) {
+        List<GaussianAtHorizon> hs = new ArrayList<>();
+        for (long h : LoadApp.HORIZONS) {
+            hs.add(new GaussianAtHorizon(h, x, y, variance, 0, variance));
+        }
+        return new PointerForecast(x, y, hs).toJson().toString();
+    }
+}
