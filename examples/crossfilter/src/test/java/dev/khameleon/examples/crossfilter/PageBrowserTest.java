@@ -107,9 +107,14 @@ class PageBrowserTest {
         return driver.executeScript(script);
     }
 
-    /** Loads the page and waits for its first draw; returns a waiter. */
+    /** Loads the page on an unlimited link with no round trip and waits for its first draw; returns a waiter. */
     private static WebDriverWait load() {
-        driver.get(server.pageUri().toString());
+        return load("?rate=0&rtt=0");
+    }
+
+    /** Loads the page with {@code query} and waits for its first draw; returns a waiter. */
+    private static WebDriverWait load(String query) {
+        driver.get(server.pageUri() + query);
         WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(120));
         wait.until(d -> Boolean.TRUE.equals(js(
                 "return window.crossfilter?.ready === true && window.crossfilter.shown.every(h => h !== null)")));
@@ -147,6 +152,20 @@ class PageBrowserTest {
         assertArrayEquals(expected, shown(ARR_DELAY), "ARR_DELAY under the DISTANCE brush " + brush[0] + ".." + brush[1]);
         assertFalse(Arrays.equals(before, shown(ARR_DELAY)), "brushing DISTANCE changed ARR_DELAY");
         assertEquals(Boolean.FALSE, js("return window.crossfilter.approximate[" + ARR_DELAY + "]"), "a whole tile is exact");
+    }
+
+    @Test
+    void theLinkStartsAt1point5MBpsAnd100ms_unlessTheAddressAsksForAListedOne() {
+        load("");
+        assertEquals(List.of(1_500_000L, 100L), js("return [window.crossfilter.link.bytesPerSecond,"
+                + " window.crossfilter.link.rttMs]"), "the default emulated link");
+        load("?rate=100000&rtt=50");
+        assertEquals(List.of(100_000L, 50L), js("return [window.crossfilter.link.bytesPerSecond,"
+                + " window.crossfilter.link.rttMs]"));
+        assertEquals("100000", js("return document.getElementById('link-rate').value"), "the control shows it");
+        load("?rate=7&rtt=x");
+        assertEquals(List.of(1_500_000L, 100L), js("return [window.crossfilter.link.bytesPerSecond,"
+                + " window.crossfilter.link.rttMs]"), "a value not listed leaves the default");
     }
 
     @Test
