@@ -14,7 +14,7 @@ abstract sealed class PushSettings permits ServerSettings {
     /** The default {@link #inFlightGain}. */
     public static final double DEFAULT_IN_FLIGHT_GAIN = 1.0;
     /** The default {@link #schedulerShare}. */
-    public static final double DEFAULT_SCHEDULER_SHARE = 0.05;
+    public static final double DEFAULT_SCHEDULER_SHARE = 0.1;
 
     double initialBytesPerSecond = 1_000_000;
     double maxBytesPerSecond = Double.POSITIVE_INFINITY;
@@ -128,8 +128,9 @@ abstract sealed class PushSettings permits ServerSettings {
      * {@code (0, 1]} (default {@value #DEFAULT_SCHEDULER_SHARE}). A session whose re-plans cost
      * more (measured per job: decoding its state and planning) waits longer between them than
      * {@code stateInterval}, so its states are merged further and its neighbours keep their share
-     * of the scheduler threads; at the default a re-plan taking 0.5 ms may follow the last one
-     * after 10 ms, one taking 20 ms after 400 ms.
+     * of the scheduler threads. At the default a re-plan taking 1 ms may follow the last one after
+     * 10 ms, one taking 20 ms after 200 ms; a client sends a state at most every 20 ms (after a
+     * miss), so re-plans of up to 2 ms are never held for it.
      */
     public KhameleonServer.Builder schedulerShare(double share) {
         if (!(share > 0 && share <= 1)) {

@@ -235,8 +235,8 @@ class PushControllerTest {
     @Test
     void aSessionWhoseStatesCostMuchToPlan_reSplansLessOften_itsStatesMerged() {
         Harness[] h = new Harness[1];
-        // Decoding takes 20 ms of the scheduler thread: at the default share (0.05) the session's
-        // next re-plan may start 400 ms after this one started.
+        // Decoding takes 20 ms of the scheduler thread: at the default share (0.1) the session's
+        // next re-plan may start 200 ms after this one started.
         ServerPredictor costly = state -> {
             h[0].now += 20 * MS;
             return CELL.decode(state);
@@ -248,14 +248,14 @@ class PushControllerTest {
         x.controller.start();
         x.controller.onState(0, cell(1));
         x.runJob();
+        x.now = 50 * MS;
+        x.controller.onState(50, cell(2));
         x.now = 100 * MS;
-        x.controller.onState(100, cell(2));
-        x.now = 200 * MS;
-        x.controller.onState(200, cell(3));
-        x.runUntil(399 * MS);
-        assertFalse(x.writtenIds.contains(2) || x.writtenIds.contains(3), "no re-plan within 400 ms of the last");
-        x.runUntil(425 * MS);
-        assertTrue(x.writtenIds.contains(3), "one re-plan at 400 ms, for the newest state");
+        x.controller.onState(100, cell(3));
+        x.runUntil(199 * MS);
+        assertFalse(x.writtenIds.contains(2) || x.writtenIds.contains(3), "no re-plan within 200 ms of the last");
+        x.runUntil(225 * MS);
+        assertTrue(x.writtenIds.contains(3), "one re-plan at 200 ms, for the newest state");
         assertFalse(x.writtenIds.contains(2), "the older state was merged into it");
     }
 

@@ -30,8 +30,8 @@ import picocli.CommandLine.Option;
  * {@code min(2 MB/s, total-rate / H)} because they send no rate reports.
  *
  * <p>Run: {@code java -jar khameleon-loadtest/target/khameleon-loadtest.jar soak
- * [--healthy 200] [--seconds 20] [--warmup 3] [--hostile all] [--total-rate 20e6] [--requests 10000] [--scheduler-share 0.05]}. It prints Markdown
- * tables and exits by itself (a watchdog ends a run that overstays by three minutes).
+ * [--healthy 200] [--seconds 20] [--warmup 3] [--hostile all] [--total-rate 20e6] [--requests 10000]
+ * [--scheduler-share 0.1]}. It prints Markdown tables and exits by itself (a watchdog ends a run that overstays by three minutes).
  */
 @Command(name = "soak", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Healthy sessions on an in-process server, alone and then next to hostile clients.",
@@ -88,7 +88,7 @@ public final class Soak implements Callable<Integer> {
     @Option(names = "--scheduler-share", paramLabel = "SHARE", description = "The server's schedulerShare: the most "
             + "of one scheduler thread one session's re-plans may take, in (0, 1]; default ${DEFAULT-VALUE}, the "
             + "server's default")
-    double schedulerShare = 0.05;
+    double schedulerShare = KhameleonServer.Builder.DEFAULT_SCHEDULER_SHARE;
 
     @Option(names = "--fetch", paramLabel = "inline|executor", description = "inline: the synthetic source promises "
             + "completed stages, so the server fetches on the event loop (what an in-memory source gets); executor: on "

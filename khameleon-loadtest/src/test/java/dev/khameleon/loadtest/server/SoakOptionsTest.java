@@ -37,7 +37,7 @@ class SoakOptionsTest {
         assertEquals(20e6, o.totalRate());
         assertEquals(100_000, o.ratePerSession(), 1e-9);
         assertEquals(10_000, o.requests());
-        assertEquals(0.05, o.schedulerShare(), "the server's default");
+        assertEquals(0.1, o.schedulerShare(), "the server's default");
         assertTrue(o.inlineFetch());
     }
 
