@@ -36,8 +36,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code v} meaning "the progressive tile of view {@code v} under the client's current brushes on
  * the other views". Two applications serve the same tiles: {@value #APPLICATION} (predicted
  * push) and {@value #ON_HOVER_APPLICATION} (the hovered view only); the page also answers
- * on-demand histogram queries ({@code /histograms}) and lists the recorded sessions for its replay
- * mode ({@code /workflows.json}, {@code /workflow/N.json}).
+ * on-demand histogram queries ({@code /histograms}) and row counts ({@code /count}), and lists
+ * the recorded sessions for its replay mode ({@code /workflows.json}, {@code /workflow/N.json}).
  *
  * <ul>
  *   <li><b>Scope</b>: the client sends its brushes as {@code {"VIEW": [from, to], ...}} in pixels
@@ -170,9 +170,10 @@ public final class CrossfilterServer implements AutoCloseable {
             encoding.shutdownNow();
             throw e;
         }
-        byte[] info = info(khameleon.port());
+        byte[] info = info(khameleon.port(), cache.rows());
         site.createContext("/", exchange -> serve(exchange, info, sessions, sessionEvents));
         site.createContext("/histograms", exchange -> histograms(exchange, cache));
+        site.createContext("/count", exchange -> count(exchange, cache));
         site.start(); // no executor: one dispatcher thread answers; queries answer from the cache's threads
         return new CrossfilterServer(site, khameleon, encoding, keys);
     }
@@ -227,18 +228,22 @@ public final class CrossfilterServer implements AutoCloseable {
         return b.build();
     }
 
-    /** What the page needs: where the WebSocket is, each view's axis and bins, and where it draws each chart. */
-    private static byte[] info(int wsPort) throws IOException {
+    /**
+     * What the page needs: where the WebSocket is, the table's rows, each view's title, unit, axis
+     * and bins, and where it draws each chart.
+     */
+    private static byte[] info(int wsPort, long rows) throws IOException {
         ObjectMapper json = new ObjectMapper();
         ObjectNode o = json.createObjectNode().put("application", APPLICATION).put("onHoverApplication",
-                ON_HOVER_APPLICATION).put("wsPort", wsPort).put("cacheBlocks", PAGE_CACHE_BLOCKS)
+                ON_HOVER_APPLICATION).put("wsPort", wsPort).put("cacheBlocks", PAGE_CACHE_BLOCKS).put("rows", rows)
                 .put("pixels", View.PIXELS).put("width", PageLayout.width()).put("height", PageLayout.height())
                 .put("titleHeight", PageLayout.TITLE_HEIGHT);
         o.putArray("horizons").addAll(java.util.Arrays.stream(HORIZONS).mapToObj(json.getNodeFactory()::numberNode)
                 .toList());
         for (View v : View.values()) {
             Rect r = PageLayout.INSTANCE.bounds(v.ordinal());
-            o.withArray("views").addObject().put("name", v.name()).put("start", v.start()).put("stop", v.stop())
+            o.withArray("views").addObject().put("name", v.name()).put("title", v.title()).put("unit", v.unit())
+                    .put("start", v.start()).put("stop", v.stop())
                     .put("step", v.step()).put("bins", v.bins()).put("x", r.x()).put("y", r.y())
                     .put("width", r.width()).put("height", r.height());
         }
@@ -306,26 +311,64 @@ public final class CrossfilterServer implements AutoCloseable {
      * 503; the queries run on the cache's threads, which send the answer.
      */
     private static void histograms(HttpExchange exchange, TileCache cache) throws IOException {
+        Query q = query(exchange, true);
+        if (q == null) {
+            return;
+        }
+        cache.histograms(q.active, q.filters).whenComplete((result, error) -> answer(exchange, error, () -> {
+            ObjectNode o = JSON.createObjectNode();
+            for (Map.Entry<View, int[]> e : result.entrySet()) {
+                ArrayNode counts = o.putArray(e.getKey().name());
+                for (int c : e.getValue()) {
+                    counts.add(c);
+                }
+            }
+            return o;
+        }));
+    }
+
+    /**
+     * {@code /count?scope=JSON}: {@code {"rows": N}}, the rows passing every brush of {@code scope}
+     * (one {@code COUNT(*)} query on the cache's threads); errors as for {@code /histograms}.
+     */
+    private static void count(HttpExchange exchange, TileCache cache) throws IOException {
+        Query q = query(exchange, false);
+        if (q == null) {
+            return;
+        }
+        cache.count(q.filters).whenComplete((rows, error) -> answer(exchange, error,
+                () -> JSON.createObjectNode().put("rows", rows)));
+    }
+
+    /** A parsed {@code active=VIEW&scope=JSON} query string. */
+    private record Query(View active, Filters filters) {
+    }
+
+    /**
+     * The query of {@code exchange} ({@code active} only if {@code withActive}), or null once it
+     * answered 405 (not a GET) or 400 (malformed) itself.
+     */
+    private static Query query(HttpExchange exchange, boolean withActive) throws IOException {
         String raw = exchange.getRequestURI().getRawQuery();
-        View active = null;
-        Filters filters;
         try {
             if (!exchange.getRequestMethod().equals("GET")) {
                 try (exchange) {
                     respond(exchange, 405, "text/plain", "405\n".getBytes(StandardCharsets.UTF_8));
                 }
-                return;
+                return null;
             }
+            String usage = withActive ? "active=VIEW&scope={...}" : "scope={...}";
             if (raw == null || raw.length() > MAX_QUERY_LENGTH) {
                 throw new IllegalArgumentException("a query of at most " + MAX_QUERY_LENGTH
-                        + " characters is required: active=VIEW&scope={...}");
+                        + " characters is required: " + usage);
             }
+            View active = null;
             String scope = null;
             for (String pair : raw.split("&")) {
                 int eq = pair.indexOf('=');
                 String name = eq < 0 ? pair : pair.substring(0, eq);
                 String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
-                if (name.equals("active")) {
+                if (withActive && name.equals("active")) {
                     active = value.isEmpty() ? null : BrushScope.view(value);
                 } else if (name.equals("scope")) {
                     scope = value;
@@ -334,35 +377,30 @@ public final class CrossfilterServer implements AutoCloseable {
             if (scope == null) {
                 throw new IllegalArgumentException("scope is required, e.g. scope={\"DISTANCE\":[0,100]}");
             }
-            filters = BrushScope.filters(JSON.readTree(scope));
+            return new Query(active, BrushScope.filters(JSON.readTree(scope)));
         } catch (IOException | IllegalArgumentException e) {
             try (exchange) {
                 respond(exchange, 400, "text/plain", ("400 " + e.getMessage() + "\n").getBytes(StandardCharsets.UTF_8));
             }
-            return;
+            return null;
         }
-        cache.histograms(active, filters).whenComplete((result, error) -> {
-            try (exchange) {
-                if (error == null) {
-                    ObjectNode o = JSON.createObjectNode();
-                    for (Map.Entry<View, int[]> e : result.entrySet()) {
-                        ArrayNode counts = o.putArray(e.getKey().name());
-                        for (int c : e.getValue()) {
-                            counts.add(c);
-                        }
-                    }
-                    respond(exchange, 200, "application/json", JSON.writeValueAsBytes(o));
-                } else {
-                    Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause()
-                            != null ? error.getCause() : error;
-                    int status = cause instanceof RejectedExecutionException ? 503 : 500;
-                    respond(exchange, status, "text/plain", (status + " " + cause.getMessage() + "\n")
-                            .getBytes(StandardCharsets.UTF_8));
-                }
-            } catch (IOException e) {
-                // the page went away: nothing to answer
+    }
+
+    /** Answers {@code exchange} with {@code body}'s JSON, or with {@code error}: 503 for a full queue, else 500. */
+    private static void answer(HttpExchange exchange, Throwable error, java.util.function.Supplier<ObjectNode> body) {
+        try (exchange) {
+            if (error == null) {
+                respond(exchange, 200, "application/json", JSON.writeValueAsBytes(body.get()));
+            } else {
+                Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause()
+                        != null ? error.getCause() : error;
+                int status = cause instanceof RejectedExecutionException ? 503 : 500;
+                respond(exchange, status, "text/plain", (status + " " + cause.getMessage() + "\n")
+                        .getBytes(StandardCharsets.UTF_8));
             }
-        });
+        } catch (IOException e) {
+            // the page went away: nothing to answer
+        }
     }
 
     private static void respond(HttpExchange exchange, int status, String type, byte[] body) throws IOException {

@@ -282,6 +282,11 @@ final class JdbcTileBackend implements TileBackend {
                 + passive.bins() + " AND " + filters.sqlExcept(passive, passive) + " GROUP BY 1";
     }
 
+    /** SQL of the count query: the rows passing every brush. */
+    static String countSql(Filters filters) {
+        return "SELECT COUNT(*) FROM flights WHERE " + filters.sqlExcept(null, null);
+    }
+
     @Override
     public Slice slice(TileKey key, View passive) throws SQLException {
         return slice(key, passive, new QueryCancel());
@@ -404,6 +409,17 @@ final class JdbcTileBackend implements TileBackend {
             pool.add(c);
         }
         return h;
+    }
+
+    @Override
+    public long count(Filters filters) throws SQLException {
+        Connection c = borrow();
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(countSql(filters))) {
+            rs.next();
+            return rs.getLong(1);
+        } finally {
+            pool.add(c);
+        }
     }
 
     private Connection borrow() throws SQLException {

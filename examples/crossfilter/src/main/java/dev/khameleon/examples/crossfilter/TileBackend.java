@@ -98,6 +98,14 @@ public interface TileBackend extends AutoCloseable {
      */
     int[] histogram(View passive, Filters filters) throws SQLException;
 
+    /**
+     * How many rows pass every brush of {@code filters} (the page's "N of M rows selected" when no
+     * chart's bars can give it).
+     *
+     * @throws SQLException on a database error
+     */
+    long count(Filters filters) throws SQLException;
+
     /** Closes every connection (and, for an embedded database, drops it). */
     @Override
     void close() throws SQLException;

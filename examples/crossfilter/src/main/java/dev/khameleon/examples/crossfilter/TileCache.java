@@ -318,6 +318,26 @@ public final class TileCache implements AutoCloseable {
         });
     }
 
+    /**
+     * How many rows pass every brush of {@code filters}: one {@link TileBackend#count} query on
+     * this cache's query threads, within its limits. Not cached. Never blocks; the future fails as
+     * {@link #histograms}' does.
+     */
+    public CompletableFuture<Long> count(Filters filters) {
+        Query<Long> q = new Query<>(cancel -> backend.count(filters));
+        try {
+            queries.execute(q);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new RejectedExecutionException("query queue full or cache closed", e));
+        }
+        return q.result;
+    }
+
+    /** Rows of the table the backend holds ({@link TileBackend#rows}). */
+    public long rows() {
+        return backend.rows();
+    }
+
     private void compute(Computation c) {
         try {
             for (Query<Slice> q : c.queries) {

@@ -13,17 +13,17 @@ package dev.khameleon.examples.crossfilter;
  */
 public enum View {
     /** Flight distance in miles, bins of 200 over [0, 5000). */
-    DISTANCE(0, 5000, 200),
-    /** Arrival time in hours since midnight, bins of 1 over [0, 24). */
-    ARR_TIME(0, 24, 1),
-    /** Departure time in hours since midnight, bins of 1 over [0, 24). */
-    DEP_TIME(0, 24, 1),
-    /** Departure delay in minutes, bins of 5 over [-20, 60). */
-    DEP_DELAY(-20, 60, 5),
-    /** Arrival delay in minutes, bins of 5 over [-20, 60). */
-    ARR_DELAY(-20, 60, 5),
+    DISTANCE(0, 5000, 200, "Distance", "mi"),
+    /** Arrival time in hours since midnight (local), bins of 1 over [0, 24). */
+    ARR_TIME(0, 24, 1, "Arrival time", "hour of day"),
+    /** Departure time in hours since midnight (local), bins of 1 over [0, 24). */
+    DEP_TIME(0, 24, 1, "Departure time", "hour of day"),
+    /** Departure delay in minutes (negative: early), bins of 5 over [-20, 60). */
+    DEP_DELAY(-20, 60, 5, "Departure delay", "min"),
+    /** Arrival delay in minutes (negative: early), bins of 5 over [-20, 60). */
+    ARR_DELAY(-20, 60, 5, "Arrival delay", "min"),
     /** Time in the air in minutes, bins of 20 over [0, 500). */
-    AIR_TIME(0, 500, 20);
+    AIR_TIME(0, 500, 20, "Air time", "min");
 
     /**
      * Width of every view's brush axis in pixels: the {@code width} of each view in the
@@ -37,11 +37,15 @@ public enum View {
     private final int start;
     private final int stop;
     private final int step;
+    private final String title;
+    private final String unit;
 
-    View(int start, int stop, int step) {
+    View(int start, int stop, int step, String title, String unit) {
         this.start = start;
         this.stop = stop;
         this.step = step;
+        this.title = title;
+        this.unit = unit;
     }
 
     /** The view with ordinal {@code ordinal}. @throws IllegalArgumentException if out of range */
@@ -55,6 +59,21 @@ public enum View {
     /** The SQL column holding this view's values (lower case, unquoted). */
     public String column() {
         return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** What the view shows, for people, e.g. "Departure delay" (the page's chart title). */
+    public String title() {
+        return title;
+    }
+
+    /** The unit of the view's values, e.g. "min" (the page's axis unit). */
+    public String unit() {
+        return unit;
+    }
+
+    /** The title with its unit, e.g. "Departure delay (min)". */
+    public String label() {
+        return title + " (" + unit + ")";
     }
 
     /** Lower end of the brush axis and of the first bin. */

@@ -47,6 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CrossfilterServerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    private static FlightsTable table;
     private static TileBackend db;
     private static TileCache cache;
     private static List<Workflow> workflows;
@@ -56,7 +57,7 @@ class CrossfilterServerTest {
 
     @BeforeAll
     static void load() throws Exception {
-        FlightsTable table = FlightsTable.read(FlightsData.flightsCsv());
+        table = FlightsTable.read(FlightsData.flightsCsv());
         db = TileBackend.duckDb(table, table.sample(table.size(), 42), 1);
         cache = TileCache.create(db);
         workflows = Workflows.readAll(FlightsData.workflows());
@@ -283,6 +284,30 @@ class CrossfilterServerTest {
         assertEquals(404, get("workflow/" + workflows.size() + ".json").statusCode());
         assertEquals(404, get("workflow/x.json").statusCode());
         assertEquals(404, get("workflow/99999999999.json").statusCode());
+    }
+
+    @Test
+    void rowCountsAndInfo_giveTheSelectedRows_theTablesRows_andEachViewsTitleAndUnit() throws Exception {
+        server = start();
+        Filters filters = Filters.none().with(View.DISTANCE, 20, 120).with(View.DEP_DELAY, 100, 300);
+        long expected = java.util.stream.IntStream.range(0, table.size())
+                .filter(r -> filters.accepts(table.row(r), null, null)).count();
+        HttpResponse<String> ok = get("count?scope=" + encode("{\"DISTANCE\": [20, 120], \"DEP_DELAY\": [100, 300]}"));
+        assertEquals(200, ok.statusCode(), ok.body());
+        assertEquals(expected, JSON.readTree(ok.body()).get("rows").longValue(), "counted row by row in Java");
+        assertTrue(expected > 0 && expected < table.size(), "the brushes select some rows: " + expected);
+        assertEquals(table.size(), JSON.readTree(get("count?scope=" + encode("{}")).body()).get("rows").longValue());
+        assertEquals(400, get("count?scope=" + encode("{\"NOPE\": [0, 1]}")).statusCode());
+        assertEquals(400, get("count").statusCode(), "scope is required");
+
+        JsonNode info = JSON.readTree(get("info.json").body());
+        assertEquals(table.size(), info.get("rows").longValue());
+        for (View v : View.values()) {
+            JsonNode view = info.get("views").get(v.ordinal());
+            assertEquals(List.of(v.name(), v.title(), v.unit()), List.of(view.get("name").asText(),
+                    view.get("title").asText(), view.get("unit").asText()));
+        }
+        assertEquals("Departure delay (min)", View.DEP_DELAY.label());
     }
 
     @Test

@@ -106,6 +106,11 @@ final class LatchedBackend implements TileBackend {
     }
 
     @Override
+    public long count(Filters filters) {
+        return 0;
+    }
+
+    @Override
     public String name() {
         return "latched";
     }

@@ -18,9 +18,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,6 +49,7 @@ class PageBrowserTest {
     }
 
     private static Path profile;
+    private static FlightsTable table;
     private static TileBackend db;
     private static TileCache cache;
     private static List<Workflow> workflows;
@@ -58,7 +61,7 @@ class PageBrowserTest {
     static void start() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
                 "Chromium or chromedriver absent: " + CHROMIUM + ", " + CHROMEDRIVER);
-        FlightsTable table = FlightsTable.read(FlightsData.flightsCsv());
+        table = FlightsTable.read(FlightsData.flightsCsv());
         workflows = Workflows.readAll(FlightsData.workflows());
         db = TileBackend.duckDb(table, table.sample(table.size(), 42), 2);
         cache = TileCache.create(db);
@@ -137,11 +140,35 @@ class PageBrowserTest {
         return ints(js("return window.crossfilter.shown[" + view + "]"));
     }
 
+    /** Rows of the table passing every brush of {@code filters}, counted row by row in Java. */
+    private static long selectedRows(Filters filters) {
+        return IntStream.range(0, table.size()).filter(r -> filters.accepts(table.row(r), null, null)).count();
+    }
+
+    /** A count as the page writes it, e.g. "10,000". */
+    private static String written(long n) {
+        return String.format(Locale.US, "%,d", n);
+    }
+
+    /** Waits until the page's rows-selected count is exact; returns its text. */
+    private static String exactRowsSelected(WebDriverWait wait) {
+        wait.until(d -> Boolean.TRUE.equals(js("return window.crossfilter.count?.exact === true")));
+        return (String) js("return document.getElementById('rows-selected').textContent");
+    }
+
+    /** The top-left corner of element {@code id} in the page, CSS pixels. */
+    private static List<?> corner(String id) {
+        return (List<?>) js("const r = document.getElementById('" + id + "').getBoundingClientRect();"
+                + " return [r.left, r.top];");
+    }
+
     @Test
     void brushingOneView_redrawsTheOthersWithTheDatabasesCountsUnderTheBrush() throws Exception {
         WebDriverWait wait = load();
         int[] before = shown(ARR_DELAY);
         assertArrayEquals(db.histogram(View.ARR_DELAY, Filters.none()), before, "the first draw is unfiltered");
+        assertEquals(written(table.size()), exactRowsSelected(wait), "no brush: every row of the table");
+        Object scale = js("return window.crossfilter.scale[" + ARR_DELAY + "]");
 
         WebElement distance = driver.findElement(By.id("chart-" + View.DISTANCE.ordinal()));
         new Actions(driver).moveToElement(distance, 20 - distance.getSize().getWidth() / 2, 0).perform();
@@ -152,6 +179,62 @@ class PageBrowserTest {
         assertArrayEquals(expected, shown(ARR_DELAY), "ARR_DELAY under the DISTANCE brush " + brush[0] + ".." + brush[1]);
         assertFalse(Arrays.equals(before, shown(ARR_DELAY)), "brushing DISTANCE changed ARR_DELAY");
         assertEquals(Boolean.FALSE, js("return window.crossfilter.approximate[" + ARR_DELAY + "]"), "a whole tile is exact");
+        assertEquals(scale, js("return window.crossfilter.scale[" + ARR_DELAY + "]"), "the scale did not move");
+
+        // DISTANCE is the one view whose bins hold every row: brushed, the count is a query.
+        long underDistance = selectedRows(Filters.none().with(View.DISTANCE, brush[0], brush[1]));
+        assertEquals(written(underDistance), exactRowsSelected(wait), "the rows inside the DISTANCE brush");
+        assertEquals("query", js("return window.crossfilter.count.from"));
+        assertTrue(Arrays.stream(shown(ARR_DELAY)).sum() < underDistance, "ARR_DELAY's bins leave out delays"
+                + " outside [-20, 60): its bars sum to less than the rows selected");
+
+        // Cleared, and AIR_TIME brushed instead: the count is the sum of DISTANCE's bars, at once.
+        new Actions(driver).doubleClick(distance).perform();
+        wait.until(d -> Boolean.TRUE.equals(js("return window.crossfilter.brushes.DISTANCE === undefined")));
+        int airTime = View.AIR_TIME.ordinal();
+        new Actions(driver).moveToElement(driver.findElement(By.id("chart-" + airTime))).perform();
+        wait.until(d -> Boolean.TRUE.equals(js("const c = window.crossfilter, t = c.tiles[" + airTime + "];"
+                + " return c.active === " + airTime + " && t !== undefined && t.blocks === t.blockCount"
+                + " && t.key.every(([from]) => from === -1)")));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> now = (Map<String, Object>) js("const c = window.crossfilter; c.brush(" + airTime
+                + ", 50, 150); return {text: document.getElementById('rows-selected').textContent,"
+                + " from: c.count.from, exact: c.count.exact, distance: c.shown[0].reduce((a, b) => a + b, 0)};");
+        long underAirTime = selectedRows(Filters.none().with(View.AIR_TIME, 50, 150));
+        assertEquals("view DISTANCE", now.get("from"), "answered from the chart at once: " + now);
+        assertEquals(Boolean.TRUE, now.get("exact"), now.toString());
+        assertEquals(underAirTime, ((Number) now.get("distance")).longValue(), "DISTANCE's bars sum to the selection");
+        assertEquals(written(underAirTime), now.get("text"));
+    }
+
+    @Test
+    void eachChart_hasItsTitleAndUnitFromInfoJson_valueAndCountAxes_andTheTablesRows() throws Exception {
+        WebDriverWait wait = load();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> info = (Map<String, Object>) driver.executeAsyncScript("const done = arguments[0];"
+                + " fetch('info.json').then(r => r.json()).then(done);");
+        assertEquals((long) table.size(), ((Number) info.get("rows")).longValue());
+        List<?> infoViews = (List<?>) info.get("views");
+        for (View v : View.values()) {
+            int i = v.ordinal();
+            Map<?, ?> sent = (Map<?, ?>) infoViews.get(i);
+            assertEquals(List.of(v.title(), v.unit()), List.of(sent.get("title"), sent.get("unit")), v.name());
+            assertEquals(v.label(), driver.findElement(By.id("title-" + i)).getText(), "the chart's title");
+            List<WebElement> ticks = driver.findElements(By.cssSelector("#xaxis-" + i + " text.tick"));
+            assertTrue(ticks.size() >= 4, v + " has value ticks: " + ticks.size());
+            assertEquals(written(v.start()), ticks.get(0).getText(), v + "'s first tick");
+            assertEquals(written(v.stop()), ticks.get(ticks.size() - 1).getText(), v + "'s last tick");
+            List<WebElement> counts = driver.findElements(By.cssSelector("#yaxis-" + i + " text.tick"));
+            assertTrue(counts.size() >= 2, v + " has a count axis: " + counts.size());
+            assertEquals("0", counts.get(0).getText());
+            int max = Arrays.stream(db.histogram(v, Filters.none())).max().orElseThrow();
+            assertEquals(max, ((Number) js("return window.crossfilter.scale[" + i + "]")).intValue(),
+                    v + " is scaled to its unfiltered maximum");
+        }
+        assertEquals(written(table.size()), driver.findElement(By.id("rows-total")).getText());
+        assertEquals(written(table.size()), exactRowsSelected(wait));
+        assertTrue(driver.findElement(By.cssSelector("link[rel=icon]")).getAttribute("href")
+                .startsWith("data:image/svg+xml"), "an inline favicon");
     }
 
     @Test
@@ -183,6 +266,8 @@ class PageBrowserTest {
     @Test
     void overASlowLink_aPartialTilesBarsAreMarkedApproximate_untilTheTileIsWhole() throws Exception {
         WebDriverWait wait = load();
+        List<?> title = corner("title-" + ARR_DELAY);
+        List<?> chart = corner("chart-" + ARR_DELAY);
         // A fresh on-hover session over 100 kB/s: DISTANCE's tile (14 blocks of 12 KiB) takes about 2 s.
         js("window.crossfilter.link.bytesPerSecond = 100000; window.crossfilter.connect('hover');"
                 + " window.crossfilter.activate(0);");
@@ -198,12 +283,17 @@ class PageBrowserTest {
                 "the tile was partial: " + partial);
         assertEquals(Boolean.TRUE, partial.get("approximate"), "interpolated rows: " + partial);
         assertTrue(((String) partial.get("marked")).contains("approximate"), "the chart says so: " + partial);
+        assertTrue(((String) js("return document.getElementById('approx-all').textContent")).contains("approximate"),
+                "so does the page");
+        assertEquals(title, corner("title-" + ARR_DELAY), "the mark takes no room from the title");
+        assertEquals(chart, corner("chart-" + ARR_DELAY), "the charts do not move");
 
         wait.until(d -> Boolean.TRUE.equals(js("const t = window.crossfilter.tiles[0];"
                 + " return t.blocks === t.blockCount")));
         js("window.crossfilter.brush(0, 21, 117)");
         assertEquals(Boolean.FALSE, js("return window.crossfilter.approximate[" + ARR_DELAY + "]"));
         assertEquals("", js("return document.getElementById('approx-" + ARR_DELAY + "').textContent"));
+        assertEquals("", js("return document.getElementById('approx-all').textContent"));
         assertArrayEquals(db.histogram(View.ARR_DELAY, Filters.none().with(View.DISTANCE, 21, 117)), shown(ARR_DELAY));
     }
 
@@ -231,6 +321,7 @@ class PageBrowserTest {
     @Test
     void replayingARecordedSession_endsOnTheDatabasesHistogramsForItsLastBrushes() throws Exception {
         WebDriverWait wait = load();
+        List<?> chart = corner("chart-0");
         Workflow w = workflows.get(0);
         int limit = Math.min(300, w.events().size());
         @SuppressWarnings("unchecked")
@@ -252,5 +343,8 @@ class PageBrowserTest {
         wait.until(d -> Arrays.equals(expected, shown(passive.ordinal()))
                 && Boolean.FALSE.equals(js("return window.crossfilter.approximate[" + passive.ordinal() + "]")));
         assertEquals((long) active.ordinal(), ((Number) js("return window.crossfilter.active")).longValue());
+        assertEquals(written(selectedRows(last)), exactRowsSelected(wait), "the rows selected by its last brushes");
+        assertTrue(driver.findElement(By.id("replay-stats")).getText().contains(w.name()), "the replay's statistics");
+        assertEquals(chart, corner("chart-0"), "statistics and captions do not move the charts");
     }
 }

@@ -50,6 +50,9 @@ class PostgresBackendTest {
                 assertEquals(expected, backend.slice(key, passive), key + " passive " + passive);
                 assertArrayEquals(expected.histogram(35, 210), backend.histogram(passive, f.with(active, 35, 210)));
             }
+            Filters all = f.with(active, 35, 210);
+            assertEquals(java.util.stream.IntStream.range(0, table.size()).filter(r -> all.accepts(table.row(r), null,
+                    null)).count(), backend.count(all), "rows passing every brush");
         }
     }
 }

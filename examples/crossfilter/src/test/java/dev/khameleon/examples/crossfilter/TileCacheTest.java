@@ -44,6 +44,12 @@ class TileCacheTest {
             return new int[passive.bins()];
         }
 
+        @Override
+        public long count(Filters filters) throws SQLException {
+            gate();
+            return 0;
+        }
+
         /** Counts the query, waits for the gate, fails the first {@code failFirst} calls. */
         private void gate() throws SQLException {
             int call = calls.incrementAndGet();
