@@ -71,6 +71,14 @@ class LoadtestHelpTest {
         assertEquals(2, lines.size(), r[1]);
         assertTrue(lines.get(0).matches("scheduler_bytes_per_session=[0-9]+"), lines.get(0));
         assertTrue(lines.get(1).matches("scheduler_bytes_per_session_after_batch=[0-9]+"), lines.get(1));
+        r = execute("footprint", "--requests", "100000", "--cache-blocks", "10", "--sessions", "2", "--batches", "3");
+        assertEquals("0", r[0], r[2]);
+        lines = r[1].lines().toList();
+        assertEquals(3, lines.size(), r[1]);
+        assertTrue(lines.get(2).matches("scheduler_bytes_per_session_most_over_3_batches=[0-9]+"), lines.get(2));
+        r = execute("footprint", "--batches", "0");
+        assertEquals("2", r[0], r[2]);
+        assertEquals("khameleon-loadtest footprint: --batches 0: outside [1, 10000]", r[2].strip());
         r = execute("footprint", "--sessions", "0");
         assertEquals("2", r[0], r[2]);
         assertEquals("khameleon-loadtest footprint: --sessions 0: outside [1, 10000]", r[2].strip());

@@ -296,8 +296,9 @@ abstract sealed class ServerSettings extends PushSettings permits KhameleonServe
     /**
      * The heap all open sessions' schedulers together may hold, in bytes, in [2^20, 2^50] (default half
      * the JVM's maximum heap). Each hello is charged its scheduler's estimated footprint, which grows
-     * with the application's request count (about 22 bytes per request) and the hello's cache (about
-     * 120 bytes per block); a hello that would exceed the budget is refused with
+     * with the hello's cache (about 400 bytes per block) and, up to 65,536 requests, with the
+     * application's request count (about 22 bytes per request; above, 16 if its block counts differ
+     * between requests or are upper bounds); a hello that would exceed the budget is refused with
      * {@code too_many_sessions} (1013), so many sessions of a large application meet a refusal, never an
      * {@code OutOfMemoryError}.
      */

@@ -1,5 +1,6 @@
 package dev.khameleon.server;
 
+import dev.khameleon.core.protocol.BlockCounts;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.protocol.Protocol;
@@ -96,8 +97,10 @@ final class Session {
      * @return the session's scheduler, or null if the server refused it (the session is closing)
      */
     SessionScheduler register(ControlMessage.Hello h) {
-        schedulerBytes = SchedulerFootprint.estimate(app.application().guardedSource().requestCount(),
-                h.cacheBlocks());
+        Application a = app.application();
+        BlockCounts counts = a.blockCounts();
+        schedulerBytes = SchedulerFootprint.estimate(a.guardedSource().requestCount(), h.cacheBlocks(),
+                a.hasLazyCounts() || counts.exceptionCount() > 0 || !counts.complete());
         Hellos.Refusal refusal = Hellos.registration(server.tryRegister(this, h.cacheBlocks(), schedulerBytes),
                 server.config, h.cacheBlocks(), schedulerBytes);
         if (refusal != null) {

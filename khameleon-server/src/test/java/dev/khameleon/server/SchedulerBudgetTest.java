@@ -63,9 +63,13 @@ class SchedulerBudgetTest {
     }
 
     @Test
-    void estimate_growsWithRequestsAndCache() {
+    void estimate_growsWithRequestsUpToTheDenseLimitAndWithTheCache() {
         assertEquals(SchedulerFootprint.FIXED_BYTES, SchedulerFootprint.estimate(0, 0));
-        assertEquals(22_000_000 + 600_000 + SchedulerFootprint.FIXED_BYTES, SchedulerFootprint.estimate(1_000_000, 5000));
+        assertEquals(22 * 65_536 + 2_000_000 + SchedulerFootprint.FIXED_BYTES, SchedulerFootprint.estimate(65_536, 5000));
+        // Above the limit the scheduler's tables hold the touched requests only (issue 27).
+        assertEquals(2_000_000 + SchedulerFootprint.FIXED_BYTES, SchedulerFootprint.estimate(1_000_000, 5000));
+        assertEquals(16L * 1_000_000 + 2_000_000 + SchedulerFootprint.FIXED_BYTES,
+                SchedulerFootprint.estimate(1_000_000, 5000, true), "per-request count tables are charged");
     }
 
     @Test

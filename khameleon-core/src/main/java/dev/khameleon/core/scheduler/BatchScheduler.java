@@ -42,11 +42,10 @@ abstract class BatchScheduler implements Scheduler {
     final RandomGenerator random;
     private final boolean maxGain;
 
-    private final int[] log;
-    private final int concurrencyLimit;
-    private final BackendLoad backend;
-    private final int[] chunkMark;
-    private int chunkStamp;
+    /** The planned ids of slots {@code s mod 2C}; {@code null} until planning starts ({@link #start}). */
+    private int[] log;
+    /** The chunk's backend-concurrency filter; {@code null} without a limit. */
+    private final ChunkAdmission admission;
     /**
      * The exact count told for each lazily counted request, by its position in
      * {@link BlockClasses#lazyIds}; -1 while unknown. {@code null} when every count is exact.
@@ -64,6 +63,11 @@ abstract class BatchScheduler implements Scheduler {
     private double slotMillis;
 
     BatchScheduler(SchedulerConfig config) {
+        this(config, IdTable.sparseFor(config.requestCount()));
+    }
+
+    /** As {@link #BatchScheduler(SchedulerConfig)}, the per-request tables sparse if {@code sparse}. */
+    BatchScheduler(SchedulerConfig config, boolean sparse) {
         this.config = Objects.requireNonNull(config, "config");
         this.classes = config.classes();
         this.cacheBlocks = config.cacheBlocks();
@@ -71,15 +75,27 @@ abstract class BatchScheduler implements Scheduler {
         this.discount = config.discount();
         this.random = config.newRandom();
         this.maxGain = config.selection() == Selection.MAX_GAIN;
-        this.log = new int[2 * cacheBlocks];
-        this.concurrencyLimit = config.backendConcurrency();
-        this.backend = config.backendLoad();
-        this.chunkMark = concurrencyLimit > 0 ? new int[requestCount] : null;
+        this.admission = config.backendConcurrency() > 0
+                ? new ChunkAdmission(config.backendConcurrency(), config.backendLoad(), requestCount, sparse) : null;
         if (classes.lazyIds.length > 0) {
             this.knownCounts = new int[classes.lazyIds.length];
             Arrays.fill(knownCounts, -1);
         } else {
             this.knownCounts = null;
+        }
+    }
+
+    /**
+     * Allocates what planning a batch of {@code C} slots needs, once, on the first {@link #replan},
+     * {@link #resume} or {@link #planNext}: a scheduler that has not planned yet holds none of it.
+     */
+    void startPlanning() {
+    }
+
+    private void start() {
+        if (log == null) {
+            log = new int[2 * cacheBlocks];
+            startPlanning();
         }
     }
 
@@ -160,6 +176,7 @@ abstract class BatchScheduler implements Scheduler {
      * that drive two implementations through the same schedule. Returns the block index.
      */
     final int planNext(int requestId) {
+        start();
         enterSlot();
         int b = increment(requestId);
         log[logIndex(nextSeq)] = requestId;
@@ -206,6 +223,7 @@ abstract class BatchScheduler implements Scheduler {
         if (fromSeq < oldest || fromSeq > nextSeq) {
             throw new IllegalArgumentException("fromSeq " + fromSeq + " out of range [" + oldest + ", " + nextSeq + "]");
         }
+        start();
         rewind(fromSeq);
         install(distribution);
         this.distribution = distribution;
@@ -224,7 +242,7 @@ abstract class BatchScheduler implements Scheduler {
         if (previous < 0) {
             return 0;
         }
-        return highWater - previous <= log.length ? previous : stateBatch * cacheBlocks;
+        return highWater - previous <= 2L * cacheBlocks ? previous : stateBatch * cacheBlocks;
     }
 
     private void rewind(long fromSeq) {
@@ -318,6 +336,7 @@ abstract class BatchScheduler implements Scheduler {
                 inBatch.put(id, expected + 1);
             }
         }
+        start();
         Arrays.fill(log, -1);
         for (int k = 0; k < slots; k++) {
             long s = firstSeq + k;
@@ -365,7 +384,7 @@ abstract class BatchScheduler implements Scheduler {
     }
 
     private int logIndex(long seq) {
-        return (int) (seq % log.length);
+        return (int) (seq % (2L * cacheBlocks));
     }
 
     @Override
@@ -380,14 +399,8 @@ abstract class BatchScheduler implements Scheduler {
         // Grown on demand: a caller may pass a huge maxBlocks and still get a short chunk.
         int[] ids = new int[Math.min(maxBlocks, 1024)];
         int[] blocks = new int[ids.length];
-        int budget = Integer.MAX_VALUE;
-        int fresh = 0;
-        if (concurrencyLimit > 0) {
-            budget = Math.max(0, concurrencyLimit - backend.inFlight());
-            if (++chunkStamp == 0) {
-                Arrays.fill(chunkMark, 0);
-                chunkStamp = 1;
-            }
+        if (admission != null) {
+            admission.startChunk();
         }
         int k = 0;
         while (k < maxBlocks) {
@@ -396,17 +409,12 @@ abstract class BatchScheduler implements Scheduler {
             if (id < 0) {
                 break;
             }
-            if (concurrencyLimit > 0 && chunkMark[id] != chunkStamp && !backend.isFetching(id)) {
-                if (fresh < budget) {
-                    chunkMark[id] = chunkStamp;
-                    fresh++;
-                } else {
-                    // A deterministic pick would be rejected again and again: the chunk ends
-                    // and the caller asks again once the backend has room.
-                    id = maxGain ? -1 : sampleAdmitted(t);
-                    if (id < 0) {
-                        break;
-                    }
+            if (admission != null && !admission.isFree(id) && !admission.admit(id)) {
+                // A deterministic pick would be rejected again and again: the chunk ends and the
+                // caller asks again once the backend has room.
+                id = maxGain ? -1 : sampleAdmitted(t);
+                if (id < 0) {
+                    break;
                 }
             }
             if (k == ids.length) {
@@ -434,7 +442,7 @@ abstract class BatchScheduler implements Scheduler {
             if (id < 0) {
                 return -1;
             }
-            if (chunkMark[id] == chunkStamp || backend.isFetching(id)) {
+            if (admission.isFree(id)) {
                 return id;
             }
         }
@@ -455,6 +463,11 @@ abstract class BatchScheduler implements Scheduler {
             preparedBatch = batch;
         }
         return t;
+    }
+
+    /** The ints the chunk's admission marks hold: {@code n} when dense, 0 without a concurrency limit. */
+    final long chunkMarkInts() {
+        return admission == null ? 0 : admission.retainedInts();
     }
 
     @Override

@@ -33,6 +33,12 @@ final class BlockClasses {
     /** The request ids ordered by class; {@code null} when there is a single class (identity). */
     final int[] layout;
     /**
+     * {@code layoutIndex[i]}: the position of request {@code i} in {@link #layout} (its inverse);
+     * {@code null} when there is a single class. With {@link #layout} the permutation every
+     * scheduler of these classes starts from, shared instead of copied per scheduler.
+     */
+    final int[] layoutIndex;
+    /**
      * {@code lazyIndex[i]}: the position of request {@code i} in {@link #lazyIds} if its count is
      * an upper bound, else -1; {@code null} when every count is exact.
      */
@@ -41,17 +47,19 @@ final class BlockClasses {
     final int[] lazyIds;
 
     private BlockClasses(int requestCount, int[] counts, double[][] gains, int[] classOf, int[] start, int[] layout) {
-        this(requestCount, counts, gains, classOf, start, layout, null, new int[0]);
+        this(requestCount, counts, gains, classOf, start, layout, layout == null ? null : inverse(layout), null,
+                new int[0]);
     }
 
     private BlockClasses(int requestCount, int[] counts, double[][] gains, int[] classOf, int[] start, int[] layout,
-                         int[] lazyIndex, int[] lazyIds) {
+                         int[] layoutIndex, int[] lazyIndex, int[] lazyIds) {
         this.requestCount = requestCount;
         this.counts = counts;
         this.gains = gains;
         this.classOf = classOf;
         this.start = start;
         this.layout = layout;
+        this.layoutIndex = layoutIndex;
         this.lazyIndex = lazyIndex;
         this.lazyIds = lazyIds;
     }
@@ -80,7 +88,15 @@ final class BlockClasses {
                 ids[index[i]] = i;
             }
         }
-        return new BlockClasses(requestCount, counts, gains, classOf, start, layout, index, ids);
+        return new BlockClasses(requestCount, counts, gains, classOf, start, layout, layoutIndex, index, ids);
+    }
+
+    private static int[] inverse(int[] permutation) {
+        int[] inverse = new int[permutation.length];
+        for (int p = 0; p < permutation.length; p++) {
+            inverse[permutation[p]] = p;
+        }
+        return inverse;
     }
 
     /** Whether the count of {@code requestId} is an upper bound. */

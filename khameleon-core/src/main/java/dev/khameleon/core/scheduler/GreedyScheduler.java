@@ -44,42 +44,65 @@ import java.util.Arrays;
  * Not thread-safe.
  */
 final class GreedyScheduler extends BatchScheduler {
-    private final int[] blocks;
-
     private final HorizonMixture mixture;
     private final UntouchedClasses untouched;
-    private final SlotWeights slots;
-
-    private final int[] touched;
-    private final int[] touchedIndex;
+    // The per-slot and per-touched state of a batch of C slots: null until startPlanning().
+    private SlotWeights slots;
+    /** The requests with a block in this batch, {@link #touchedCount} of them. */
+    private int[] touched;
+    /** {@code touchedBlocks[x]}: {@code B} of {@code touched[x]}; every other request has {@code B = 0}. */
+    private int[] touchedBlocks;
+    private SumTree touchedTree;
+    /** {@code touchedIndex.get(i)}: the position of request {@code i} in {@link #touched}, or -1. */
+    private final IdTable touchedIndex;
     private int touchedCount;
-    private final SumTree touchedTree;
+    /** How often {@link #compactIfDrifted} has put the permutation back to the layout. */
+    private int compactions;
 
     /** Scratch for {@link #install}: the untouched learned ids of the old union. */
     private int[] leavingLearned = new int[0];
 
     GreedyScheduler(SchedulerConfig config) {
-        super(config);
+        this(config, IdTable.sparseFor(config.requestCount()));
+    }
+
+    /**
+     * A scheduler whose per-request state is in sparse tables ({@link SparseIdTable}) if
+     * {@code sparse}, else in arrays of {@code n}; {@link Schedulers#greedy} chooses by {@code n}
+     * ({@link IdTable#DENSE_LIMIT}), tests choose either.
+     */
+    GreedyScheduler(SchedulerConfig config, boolean sparse) {
+        super(config, sparse);
         int n = requestCount;
-        this.blocks = new int[n];
-        this.mixture = new HorizonMixture(n);
-        this.untouched = new UntouchedClasses(classes, config.selection(), random);
+        this.mixture = new HorizonMixture(n, sparse);
+        this.untouched = new UntouchedClasses(classes, config.selection(), random, sparse);
+        this.touchedIndex = IdTable.of(n, IdTable.Defaults.constant(-1), sparse);
+    }
+
+    @Override
+    void startPlanning() {
         this.slots = new SlotWeights(cacheBlocks);
         this.touched = new int[cacheBlocks];
-        this.touchedIndex = new int[n];
-        Arrays.fill(touchedIndex, -1);
+        this.touchedBlocks = new int[cacheBlocks];
         this.touchedTree = new SumTree(cacheBlocks);
+    }
+
+    /** {@code B} of {@code requestId}: its blocks planned in this batch. */
+    private int blocks(int requestId) {
+        int ti = touchedIndex.get(requestId);
+        return ti < 0 ? 0 : touchedBlocks[ti];
     }
 
     @Override
     void countKnown(int requestId, double[] gains) {
-        int[] unionIndex = mixture.index;
-        untouched.learn(requestId, gains, unionIndex[requestId] < 0 && blocks[requestId] == 0);
-        int k = unionIndex[requestId];
+        int k = mixture.index.get(requestId);
+        int ti = touchedIndex.get(requestId);
+        int b = ti < 0 ? 0 : touchedBlocks[ti];
+        untouched.learn(requestId, gains, k < 0 && b == 0);
         if (k >= 0) {
-            mixture.setLeaves(k, untouched.gain(requestId, blocks[requestId]));
-        } else if (blocks[requestId] > 0) {
-            touchedTree.set(touchedIndex[requestId], untouched.gain(requestId, blocks[requestId]));
+            mixture.setLeaves(k, untouched.gain(requestId, b));
+        } else if (b > 0) {
+            touchedTree.set(ti, untouched.gain(requestId, b));
         }
     }
 
@@ -89,38 +112,42 @@ final class GreedyScheduler extends BatchScheduler {
 
     @Override
     int increment(int requestId) {
-        int b = blocks[requestId];
-        blocks[requestId] = b + 1;
-        int k = mixture.index[requestId];
-        if (b == 0) {
-            int ti = touchedCount++;
+        int ti = touchedIndex.get(requestId);
+        int k = mixture.index.get(requestId);
+        int b;
+        if (ti < 0) {
+            b = 0;
+            ti = touchedCount++;
             touched[ti] = requestId;
-            touchedIndex[requestId] = ti;
+            touchedBlocks[ti] = 1;
+            touchedIndex.set(requestId, ti);
             if (k < 0) {
                 untouched.remove(requestId);
             }
+        } else {
+            b = touchedBlocks[ti]++;
         }
         double g = untouched.gain(requestId, b + 1);
         if (k >= 0) {
             mixture.setLeaves(k, g);
         } else {
-            touchedTree.set(touchedIndex[requestId], g);
+            touchedTree.set(ti, g);
         }
         return b;
     }
 
     @Override
     void decrement(int requestId) {
-        int b = blocks[requestId] - 1;
-        blocks[requestId] = b;
-        int k = mixture.index[requestId];
+        int ti = touchedIndex.get(requestId);
+        int b = --touchedBlocks[ti];
+        int k = mixture.index.get(requestId);
         if (b == 0) {
-            removeTouched(requestId);
+            removeTouched(requestId, ti);
             if (k < 0) {
                 untouched.add(requestId);
             }
         } else if (k < 0) {
-            touchedTree.set(touchedIndex[requestId], untouched.gain(requestId, b));
+            touchedTree.set(ti, untouched.gain(requestId, b));
         }
         if (k >= 0) {
             mixture.setLeaves(k, untouched.gain(requestId, b));
@@ -131,9 +158,9 @@ final class GreedyScheduler extends BatchScheduler {
     void resetBatch() {
         for (int x = 0; x < touchedCount; x++) {
             int id = touched[x];
-            blocks[id] = 0;
-            touchedIndex[id] = -1;
-            int k = mixture.index[id];
+            touchedBlocks[x] = 0;
+            touchedIndex.set(id, -1);
+            int k = mixture.index.get(id);
             if (k >= 0) {
                 mixture.setLeaves(k, untouched.gain(id, 0));
             } else {
@@ -142,6 +169,59 @@ final class GreedyScheduler extends BatchScheduler {
         }
         touchedCount = 0;
         touchedTree.clear();
+        compactIfDrifted();
+    }
+
+    /**
+     * With sparse tables, puts the permutation of the untouched ids back to the layout once the
+     * positions its swaps changed are many more than the ids out of it (the union, the touched and
+     * the learned ones) need: a swap never restores the layout, so without this the changed
+     * positions would grow towards {@code n} over a long session. {@code O(K + C + L)}, at most
+     * once per {@code C} touched ids or so. Keeps every draw's distribution exact; the draws after
+     * the first restart differ from a dense scheduler's (which never needs one).
+     */
+    private void compactIfDrifted() {
+        int changed = untouched.changedPositions();
+        if (changed < 0 || changed <= compactionThreshold()) {
+            return;
+        }
+        untouched.restart();
+        for (int k = 0; k < mixture.size; k++) {
+            int id = mixture.ids[k];
+            if (!untouched.isLearned(id)) {
+                untouched.remove(id);
+            }
+        }
+        for (int x = 0; x < touchedCount; x++) {
+            int id = touched[x];
+            if (mixture.index.get(id) < 0 && !untouched.isLearned(id)) {
+                untouched.remove(id);
+            }
+        }
+        compactions++;
+    }
+
+    /**
+     * The changed positions above which {@link #compactIfDrifted} restarts the permutation: twice
+     * what the restart itself leaves at most ({@code 2} per id removed from the layout), plus
+     * room for one batch of touched ids, so that the first batch never restarts.
+     */
+    private long compactionThreshold() {
+        return 4L * cacheBlocks + 2L * (mixture.size + classes.lazyIds.length) + 1024;
+    }
+
+    /** How often the permutation was restarted ({@link #compactIfDrifted}); for tests. */
+    int compactions() {
+        return compactions;
+    }
+
+    /**
+     * The ints this scheduler's per-request and per-position tables hold (their arrays' lengths):
+     * {@code 4n} when dense ({@code 5n} with a concurrency limit), about {@code 2} per changed entry when sparse; for tests.
+     */
+    long requestStateInts() {
+        return untouched.retainedInts() + mixture.index.retainedInts() + touchedIndex.retainedInts()
+                + chunkMarkInts();
     }
 
     @Override
@@ -152,8 +232,9 @@ final class GreedyScheduler extends BatchScheduler {
         int leaving = 0;
         for (int x = 0; x < mix.size; x++) {
             int id = mix.ids[x];
-            mix.index[id] = -1;
-            if (blocks[id] == 0) {
+            mix.index.set(id, -1);
+            int b = blocks(id);
+            if (b == 0) {
                 if (untouched.isLearned(id)) {
                     leavingLearned = grow(leavingLearned, leaving);
                     leavingLearned[leaving++] = id;
@@ -161,7 +242,7 @@ final class GreedyScheduler extends BatchScheduler {
                     untouched.add(id);
                 }
             } else {
-                touchedTree.set(touchedIndex[id], untouched.gain(id, blocks[id]));
+                touchedTree.set(touchedIndex.get(id), untouched.gain(id, b));
             }
         }
         mix.reserve(d);
@@ -172,26 +253,28 @@ final class GreedyScheduler extends BatchScheduler {
             for (int e = 0; e < count; e++) {
                 int id = d.explicitId(j, e);
                 if (mix.enter(id)) {
-                    if (blocks[id] == 0) {
+                    int ti = touchedIndex.get(id);
+                    if (ti < 0) {
                         if (!untouched.isLearned(id) || untouched.isLearnedAvailable(id)) {
                             untouched.remove(id);
                         }
                     } else {
-                        touchedTree.set(touchedIndex[id], 0.0);
+                        touchedTree.set(ti, 0.0);
                     }
                 }
             }
         }
         for (int x = 0; x < leaving; x++) {
             int id = leavingLearned[x];
-            if (mix.index[id] < 0) {
+            if (mix.index.get(id) < 0) {
                 untouched.add(id);
             }
         }
+        compactIfDrifted();
         double[] gains = mix.scratch;
         for (int k = 0; k < mix.size; k++) {
             int id = mix.ids[k];
-            gains[k] = untouched.gain(id, blocks[id]);
+            gains[k] = untouched.gain(id, blocks(id));
         }
         mix.build(d, config.fades(), requestCount);
     }
@@ -205,7 +288,7 @@ final class GreedyScheduler extends BatchScheduler {
     double weight(int t, int requestId) {
         // Read back from the sampling structures themselves, so a test of this also tests them.
         int parts = mixture.parts;
-        int k = mixture.index[requestId];
+        int k = mixture.index.get(requestId);
         if (k >= 0) {
             double w = 0;
             for (int j = 0; j < parts; j++) {
@@ -213,8 +296,9 @@ final class GreedyScheduler extends BatchScheduler {
             }
             return w;
         }
-        if (blocks[requestId] > 0) {
-            return slots.residual[t] * touchedTree.get(touchedIndex[requestId]);
+        int ti = touchedIndex.get(requestId);
+        if (ti >= 0) {
+            return slots.residual[t] * touchedTree.get(ti);
         }
         return untouched.weight(requestId, slots.residual[t]);
     }
@@ -328,14 +412,16 @@ final class GreedyScheduler extends BatchScheduler {
         return untouched.drawLearned(st > 0 ? x - st : x);
     }
 
-    private void removeTouched(int requestId) {
-        int ti = touchedIndex[requestId];
+    /** Takes {@code requestId}, at {@code ti} in {@link #touched} and now with no block, out of it. */
+    private void removeTouched(int requestId, int ti) {
         int last = --touchedCount;
         int moved = touched[last];
         touched[ti] = moved;
-        touchedIndex[moved] = ti;
+        touchedBlocks[ti] = touchedBlocks[last];
+        touchedBlocks[last] = 0;
+        touchedIndex.set(moved, ti);
         touchedTree.set(ti, touchedTree.get(last));
         touchedTree.set(last, 0.0);
-        touchedIndex[requestId] = -1;
+        touchedIndex.set(requestId, -1);
     }
 }

@@ -14,8 +14,8 @@ import java.util.Arrays;
  * read directly by the scheduler's per-block loops. Not thread-safe.
  */
 final class HorizonMixture {
-    /** {@code index[i]}: the position of request {@code i} in {@link #ids}, or -1 outside the union. */
-    final int[] index;
+    /** {@code index.get(i)}: the position of request {@code i} in {@link #ids}, or -1 outside the union. */
+    final IdTable index;
     /** The union ids, in order of first appearance over the horizons; {@link #size} of them. */
     int[] ids = new int[0];
     int size;
@@ -35,10 +35,12 @@ final class HorizonMixture {
     /** The mixture's components: {@link #horizons}, plus one for the fade to uniform. */
     int parts;
 
-    /** An empty union over {@code requestCount} requests, with no components until {@link #build}. */
-    HorizonMixture(int requestCount) {
-        this.index = new int[requestCount];
-        Arrays.fill(index, -1);
+    /**
+     * An empty union over {@code requestCount} requests, with no components until {@link #build};
+     * with {@code sparse}, {@link #index} holds the union's ids only.
+     */
+    HorizonMixture(int requestCount, boolean sparse) {
+        this.index = IdTable.of(requestCount, IdTable.Defaults.constant(-1), sparse);
     }
 
     /**
@@ -60,10 +62,10 @@ final class HorizonMixture {
 
     /** Appends {@code requestId} to the union unless it is in already; returns whether it was new. */
     boolean enter(int requestId) {
-        if (index[requestId] >= 0) {
+        if (index.get(requestId) >= 0) {
             return false;
         }
-        index[requestId] = size;
+        index.set(requestId, size);
         ids[size++] = requestId;
         return true;
     }
@@ -94,7 +96,7 @@ final class HorizonMixture {
             Arrays.fill(p, 0, size, residual[j]);
             int count = d.explicitCount(j);
             for (int e = 0; e < count; e++) {
-                p[index[d.explicitId(j, e)]] = d.explicitProbability(j, e);
+                p[index.get(d.explicitId(j, e))] = d.explicitProbability(j, e);
             }
             trees[j].build(gains, p, size);
         }

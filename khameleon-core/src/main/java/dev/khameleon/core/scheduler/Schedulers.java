@@ -15,7 +15,9 @@ public final class Schedulers {
     /**
      * The fast greedy scheduler: {@code O(m log K)} per block ({@code m} horizons, {@code K}
      * explicit ids; {@code O(m·K + C)} under {@link Selection#MAX_GAIN}), {@code O(m·C)} per
-     * batch or re-plan, {@code O(n)} memory. The default for servers and simulations.
+     * batch or re-plan; its memory grows with {@code C} and {@code K}, not {@code n}, above
+     * {@code n = 65,536} requests (below, arrays of {@code n}). The default for servers and
+     * simulations.
      *
      * @return a new scheduler with no distribution yet (it plans nothing until the first
      *     {@link Scheduler#replan}); not thread-safe

@@ -22,8 +22,10 @@ final class UntouchedClasses {
     private final BlockClasses classes;
     private final RandomGenerator random;
 
-    private final int[] perm;
-    private final int[] pos;
+    /** Position → id: the class layout (or identity) changed by the swaps of {@link #remove} and {@link #add}. */
+    private final IdTable perm;
+    /** Id → position: the inverse of {@link #perm}. */
+    private final IdTable pos;
     private final int[] available;
     /** Leaf {@code c}: {@code available[c] · g_c(0)}; read by the group draw. */
     final SumTree classTree;
@@ -54,24 +56,19 @@ final class UntouchedClasses {
 
     /**
      * Every request untouched, in the class of its (bound) block count; draws take their
-     * randomness from {@code random}, the scheduler's own source.
+     * randomness from {@code random}, the scheduler's own source. With {@code sparse}, the
+     * permutation keeps only the positions its swaps changed from the shared layout.
      */
-    UntouchedClasses(BlockClasses classes, Selection selection, RandomGenerator random) {
+    UntouchedClasses(BlockClasses classes, Selection selection, RandomGenerator random, boolean sparse) {
         this.classes = classes;
         this.random = random;
         int n = classes.requestCount;
-        this.perm = classes.layout != null ? classes.layout.clone() : identity(n);
-        this.pos = new int[n];
-        for (int p = 0; p < n; p++) {
-            pos[perm[p]] = p;
-        }
+        this.perm = IdTable.of(n, IdTable.Defaults.of(classes.layout), sparse);
+        this.pos = IdTable.of(n, IdTable.Defaults.of(classes.layoutIndex), sparse);
         int d = classes.classCount();
         this.available = new int[d];
         this.classTree = new SumTree(d);
-        for (int c = 0; c < d; c++) {
-            available[c] = classes.start[c + 1] - classes.start[c];
-            classTree.set(c, available[c] * classes.gains[c][0]);
-        }
+        fillClasses();
         int lazy = classes.lazyIds.length;
         if (lazy > 0) {
             int maxBound = 0;
@@ -96,12 +93,45 @@ final class UntouchedClasses {
         }
     }
 
-    private static int[] identity(int n) {
-        int[] a = new int[n];
-        for (int i = 0; i < n; i++) {
-            a[i] = i;
+    /** Counts every id of each fixed class as untouched. */
+    private void fillClasses() {
+        for (int c = 0; c < available.length; c++) {
+            available[c] = classes.start[c + 1] - classes.start[c];
+            classTree.set(c, available[c] * classes.gains[c][0]);
         }
-        return a;
+    }
+
+    /**
+     * How many positions of the permutation differ from the layout, or -1 when it is dense. The
+     * swaps never put the layout back, so this grows with the ids touched since the last
+     * {@link #restart}, batch after batch.
+     */
+    int changedPositions() {
+        return perm.changed();
+    }
+
+    /**
+     * Puts the permutation back to the layout, every id of the fixed classes untouched except the
+     * learned ones (which are out of them for good); the caller then {@link #remove}s the ids that
+     * are not untouched. Keeps the draw exact (an id uniform among its class's untouched ones) but
+     * not the order of the untouched ids, so later draws differ from those without the restart.
+     */
+    void restart() {
+        perm.reset();
+        pos.reset();
+        fillClasses();
+        if (learnedGains != null) {
+            for (int k = 0; k < learnedGains.length; k++) {
+                if (learnedGains[k] != null) {
+                    removeFixed(classes.lazyIds[k]);
+                }
+            }
+        }
+    }
+
+    /** The ints the permutation holds: {@code 2n} when dense. */
+    long retainedInts() {
+        return perm.retainedInts() + pos.retainedInts();
     }
 
     /**
@@ -188,7 +218,7 @@ final class UntouchedClasses {
             return isLearnedAvailable(requestId) ? rho * learned[0] : 0.0;
         }
         int c = classes.classOf(requestId);
-        boolean isAvailable = pos[requestId] < classes.start[c] + available[c];
+        boolean isAvailable = pos.get(requestId) < classes.start[c] + available[c];
         return isAvailable ? rho * classes.gains[c][0] : 0.0;
     }
 
@@ -198,7 +228,7 @@ final class UntouchedClasses {
      */
     int drawFixed(double u) {
         int c = classTree.sample(u);
-        return perm[classes.start[c] + random.nextInt(available[c])];
+        return perm.get(classes.start[c] + random.nextInt(available[c]));
     }
 
     /** As {@link #drawFixed}, from the learned classes and {@link #learnedClassTree}. */
@@ -253,7 +283,7 @@ final class UntouchedClasses {
         int[] layout = classes.layout;
         for (int p = classes.start[c]; ; p++) {
             int id = layout == null ? p : layout[p];
-            if (pos[id] < end) {
+            if (pos.get(id) < end) {
                 return id;
             }
         }
@@ -266,9 +296,13 @@ final class UntouchedClasses {
             moveLearned(requestId, learned.length - 1, -1);
             return;
         }
+        removeFixed(requestId);
+    }
+
+    private void removeFixed(int requestId) {
         int c = classes.classOf(requestId);
         int last = classes.start[c] + available[c] - 1;
-        swap(pos[requestId], last);
+        swap(pos.get(requestId), last);
         available[c]--;
         classTree.set(c, available[c] * classes.gains[c][0]);
     }
@@ -282,7 +316,7 @@ final class UntouchedClasses {
         }
         int c = classes.classOf(requestId);
         int first = classes.start[c] + available[c];
-        swap(pos[requestId], first);
+        swap(pos.get(requestId), first);
         available[c]++;
         classTree.set(c, available[c] * classes.gains[c][0]);
     }
@@ -313,11 +347,14 @@ final class UntouchedClasses {
     }
 
     private void swap(int a, int b) {
-        int ia = perm[a];
-        int ib = perm[b];
-        perm[a] = ib;
-        perm[b] = ia;
-        pos[ib] = a;
-        pos[ia] = b;
+        if (a == b) {
+            return;
+        }
+        int ia = perm.get(a);
+        int ib = perm.get(b);
+        perm.set(a, ib);
+        perm.set(b, ia);
+        pos.set(ib, a);
+        pos.set(ia, b);
     }
 }

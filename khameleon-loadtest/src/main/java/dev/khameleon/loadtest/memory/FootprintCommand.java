@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "footprint", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"The heap one session's scheduler holds, measured over many sessions in this JVM.",
-                "Prints scheduler_bytes_per_session=<int> as built and after one full batch is planned."})
+                "Prints scheduler_bytes_per_session=<int> as built and after one full batch is planned, and with",
+                "--batches K the most after any of K batches."})
 public final class FootprintCommand implements Callable<Integer> {
     /** The largest {@code --sessions}: they all live in this JVM at once. */
     static final int MAX_SESSIONS = 10_000;
@@ -49,6 +50,10 @@ public final class FootprintCommand implements Callable<Integer> {
             + "default ${DEFAULT-VALUE}")
     int blocksPerRequest = 50;
 
+    @Option(names = "--batches", paramLabel = "K", description = "Full batches of C slots planned, each measured, in "
+            + "[1, 10^4]; default ${DEFAULT-VALUE}")
+    int batches = 1;
+
     @Spec
     CommandSpec spec;
 
@@ -62,6 +67,7 @@ public final class FootprintCommand implements Callable<Integer> {
         check("--cache-blocks", cacheBlocks, 1, 10_000_000);
         check("--sessions", sessions, 1, MAX_SESSIONS);
         check("--blocks-per-request", blocksPerRequest, 1, 10_000);
+        check("--batches", batches, 1, 10_000);
     }
 
     private static void check(String name, long value, long min, long max) {
@@ -85,21 +91,38 @@ public final class FootprintCommand implements Callable<Integer> {
         long created = heapAfterGc();
         for (Scheduler s : built) {
             s.replan(d, 0, 1.0);
-            int planned = 0;
-            while (planned < cacheBlocks) {
-                ScheduleChunk chunk = s.next(Math.min(100, cacheBlocks - planned));
-                if (chunk.isEmpty()) {
-                    break;
-                }
-                planned += chunk.size();
-            }
         }
-        long planned = heapAfterGc();
+        long first = 0;
+        long most = 0;
+        for (int b = 0; b < batches; b++) {
+            for (Scheduler s : built) {
+                planBatch(s);
+            }
+            long planned = heapAfterGc();
+            first = b == 0 ? planned : first;
+            most = Math.max(most, planned);
+        }
         out.println("scheduler_bytes_per_session=" + Math.max(0, (created - base) / sessions));
-        out.println("scheduler_bytes_per_session_after_batch=" + Math.max(0, (planned - base) / sessions));
+        out.println("scheduler_bytes_per_session_after_batch=" + Math.max(0, (first - base) / sessions));
+        if (batches > 1) {
+            out.println("scheduler_bytes_per_session_most_over_" + batches + "_batches="
+                    + Math.max(0, (most - base) / sessions));
+        }
         out.flush();
         // Kept reachable until here, so the collections above cannot free them.
         return built.size() == sessions ? 0 : 1;
+    }
+
+    /** Plans the next {@code C} slots of {@code s}. */
+    private void planBatch(Scheduler s) {
+        int planned = 0;
+        while (planned < cacheBlocks) {
+            ScheduleChunk chunk = s.next(Math.min(100, cacheBlocks - planned));
+            if (chunk.isEmpty()) {
+                break;
+            }
+            planned += chunk.size();
+        }
     }
 
     /** The heap in use after collections, once two in a row agree within 1 %. */
