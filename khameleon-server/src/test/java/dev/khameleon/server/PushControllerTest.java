@@ -16,6 +16,7 @@ import dev.khameleon.core.scheduler.Schedulers;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.core.testkit.LazyCountBlockSource;
 import dev.khameleon.server.SessionScheduler.Job;
+import dev.khameleon.testing.LogCapture;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -365,7 +366,13 @@ class PushControllerTest {
         Harness h = new Harness(app(failing), b -> b.fixedBytesPerSecond(100e6).maxBytesPerSecond(100e6));
         h.controller.start();
         h.controller.onState(0, cell(1));
-        h.runJob();
+        try (LogCapture warnings = LogCapture.warnings(SlotFetcher.class, "failed, skipping it")) {
+            h.runJob();
+            List<String> logged = warnings.messages();
+            assertEquals(1, logged.size(), "the session's first failure is a warning: " + logged);
+            assertTrue(logged.get(0).contains("fetch of block 0 of request 1 failed, skipping it")
+                    && logged.get(0).endsWith("IllegalStateException: unavailable"), logged.get(0));
+        }
         assertTrue(h.written.isEmpty(), "nothing fetched, nothing written");
         assertTrue(h.jobs.isEmpty(), "the retry waits for its back-off");
         assertEquals(Plan.MIN_BACKOFF_NANOS, h.wakeAt);
@@ -401,15 +408,20 @@ class PushControllerTest {
         h.controller.start();
         long time = 0;
         int states = 0;
-        while (h.written.size() < 600 && h.now < 10_000 * MS) {
-            if (h.written.size() >= 3 * states) {
-                int request = random.nextInt(n);
-                // States point at healthy requests; failures come from the decayed, spread mass.
-                h.controller.onState(++time, JsonNodeFactory.instance.objectNode()
-                        .put("request", request % 10 == 5 ? request + 1 : request));
-                states++;
+        try (LogCapture warnings = LogCapture.warnings(SlotFetcher.class, "failed, skipping it")) {
+            while (h.written.size() < 600 && h.now < 10_000 * MS) {
+                if (h.written.size() >= 3 * states) {
+                    int request = random.nextInt(n);
+                    // States point at healthy requests; failures come from the decayed, spread mass.
+                    h.controller.onState(++time, JsonNodeFactory.instance.objectNode()
+                            .put("request", request % 10 == 5 ? request + 1 : request));
+                    states++;
+                }
+                h.runUntil(h.now + MS);
             }
-            h.runUntil(h.now + MS);
+            // Of the many failed fetches, the session's first is a warning and the rest are debug.
+            assertEquals(1, warnings.messages().size(), "one warning per session: " + warnings.messages());
+            assertTrue(warnings.messages().get(0).contains("failed, skipping it"), warnings.messages().get(0));
         }
         assertTrue(h.written.size() >= 600, "the push went on: " + h.written.size() + " blocks");
         for (int k = 0; k < h.written.size(); k++) {

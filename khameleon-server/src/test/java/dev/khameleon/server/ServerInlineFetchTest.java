@@ -2,6 +2,7 @@ package dev.khameleon.server;
 
 import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.testing.LogCapture;
 import dev.khameleon.testing.TestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -87,7 +88,7 @@ class ServerInlineFetchTest {
     /** A source that breaks its promise (failed, never completed, thrown, null) costs skips, not the session. */
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
-    void failedPendingThrownAndNullFetches_areSkipped(boolean immediately) {
+    void failedPendingThrownAndNullFetches_areSkipped(boolean immediately) throws InterruptedException {
         BlockSource healthy = TestApps.inMemory(N, BLOCKS, BLOCK_SIZE);
         BlockSource flaky = TestApps.withFetch(healthy, (requestId, blockIndex) -> {
             switch (requestId % 10) {
@@ -104,7 +105,8 @@ class ServerInlineFetchTest {
             }
         }, immediately);
         URI uri = start(flaky);
-        try (TestClient c = TestClient.open(uri, "test", 500)) {
+        try (LogCapture warnings = LogCapture.warnings(SlotFetcher.class, "failed, skipping it");
+             TestClient c = TestClient.open(uri, "test", 500)) {
             for (int k = 0; k < 200; k++) {
                 TestClient.Received r = c.nextBlock();
                 assertEquals(k, r.frame().seq(), "a skipped block must not use a sequence number");
@@ -113,6 +115,9 @@ class ServerInlineFetchTest {
                         "block of a failing request: " + id);
             }
             assertTrue(server.sessionMetrics().get(0).blocksSkipped() > 0, "skips are counted");
+            // The warning is logged on the session's event loop, maybe after the blocks that followed.
+            warnings.await(10);
+            assertEquals(1, warnings.messages().size(), "one warning for the session: " + warnings.messages());
         }
     }
 }

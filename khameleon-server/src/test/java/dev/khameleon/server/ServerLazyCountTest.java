@@ -6,6 +6,7 @@ import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.spi.RequestScope;
 import dev.khameleon.core.spi.ServerPredictor;
 import dev.khameleon.core.testkit.LazyCountBlockSource;
+import dev.khameleon.testing.LogCapture;
 import dev.khameleon.testing.TestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -100,13 +101,14 @@ class ServerLazyCountTest {
     }
 
     @Test
-    void countAboveTheBoundOrChanging_dropsTheRequest_andThePushGoesOn() {
+    void countAboveTheBoundOrChanging_dropsTheRequest_andThePushGoesOn() throws InterruptedException {
         // Request 3 claims more blocks than its bound; request 4's block 0 says 5, its later blocks 6.
         LazyCountBlockSource source = new LazyCountBlockSource(N, BOUND, BLOCK_SIZE, id -> id == 4 ? 6 : exact(id),
                 false).misreporting((id, index, count) -> id == 3 ? BOUND + 1 : id == 4 && index == 0 ? 5 : count);
         URI uri = start(source);
         Map<Integer, Integer> countOf = new HashMap<>();
-        try (TestClient c = TestClient.open(uri, "lazy", CACHE)) {
+        try (LogCapture warnings = LogCapture.warnings(SlotFetcher.class, "failed, skipping it");
+             TestClient c = TestClient.open(uri, "lazy", CACHE)) {
             for (int k = 0; k < 3 * CACHE; k++) {
                 BlockFrame f = c.nextBlock().frame();
                 assertEquals(k, f.seq(), "the refused blocks used no sequence number: the ring model holds");
@@ -117,6 +119,10 @@ class ServerLazyCountTest {
                         "request " + id + " reached the client with two counts");
             }
             assertEquals(1, server.sessionMetrics().size(), "the session is still open");
+            // The session's first refused request (3 or 4) is a warning saying why; later ones are debug.
+            String warning = warnings.await(10);
+            assertTrue(warning.contains("more than its bound") || warning.contains("changed the block count"), warning);
+            assertEquals(1, warnings.messages().size(), "one warning for the session: " + warnings.messages());
         }
         assertEquals(5, countOf.getOrDefault(4, 5), "request 4 went out only with its first count");
         assertTrue(countOf.size() > N / 2, "the link carried the other requests: " + countOf.size());

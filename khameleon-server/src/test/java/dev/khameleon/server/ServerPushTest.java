@@ -6,6 +6,7 @@ import dev.khameleon.core.protocol.BlockFrame;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.ServerPredictor;
+import dev.khameleon.testing.LogCapture;
 import dev.khameleon.testing.TestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -135,7 +136,7 @@ class ServerPushTest {
     }
 
     @Test
-    void failedAndTimedOutFetches_areSkippedWithoutUsingSequenceNumbers() {
+    void failedAndTimedOutFetches_areSkippedWithoutUsingSequenceNumbers() throws InterruptedException {
         BlockSource healthy = TestApps.inMemory(N, BLOCKS, BLOCK_SIZE);
         BlockSource flaky = TestApps.withFetch(healthy, (requestId, blockIndex) -> {
             if (requestId % 10 == 5) {
@@ -151,7 +152,8 @@ class ServerPushTest {
         });
         URI uri = start(KhameleonServer.builder().fixedBytesPerSecond(5e6).fetchTimeout(Duration.ofMillis(50))
                 .application(app().blockSource(flaky).build()));
-        try (TestClient c = TestClient.open(uri, "test", 500)) {
+        try (LogCapture warnings = LogCapture.warnings(SlotFetcher.class, "failed, skipping it");
+             TestClient c = TestClient.open(uri, "test", 500)) {
             for (int k = 0; k < 200; k++) {
                 TestClient.Received r = c.nextBlock();
                 assertEquals(k, r.frame().seq(), "a skipped block must not use a sequence number");
@@ -161,6 +163,9 @@ class ServerPushTest {
             SessionMetrics m = server.sessionMetrics().get(0);
             assertTrue(m.blocksSkipped() > 0, "skips are counted");
             assertTrue(server.metrics().blocksSkipped() >= m.blocksSkipped());
+            // The warning is logged on the session's event loop, maybe after the blocks that followed.
+            warnings.await(10);
+            assertEquals(1, warnings.messages().size(), "one warning for the session: " + warnings.messages());
         }
     }
 

@@ -49,6 +49,16 @@ class FileTierContractTest extends StoreTierContract {
     }
 
     @Override
+    Class<?> failureLogger() {
+        return TieredBlockSource.class;
+    }
+
+    @Override
+    String failureWarning() {
+        return "failed to read content " + HELD + " (java.lang.IllegalStateException";
+    }
+
+    @Override
     void closeStore() {
         if (store != null) {
             store.close();

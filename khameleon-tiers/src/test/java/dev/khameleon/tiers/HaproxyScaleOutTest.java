@@ -6,6 +6,7 @@ import dev.khameleon.core.Block;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.server.KhameleonServer;
 import dev.khameleon.testing.Haproxy;
+import dev.khameleon.testing.LogCapture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -119,18 +120,24 @@ class HaproxyScaleOutTest {
         }
         assertBlocksThrough(clients.get(0), 5);
 
-        servers.get(0).drain(Duration.ofMillis(500)).get(10, TimeUnit.SECONDS);
-        // Before HAProxy marks the drained node down, leastconn still prefers it (it is empty) and it
-        // refuses upgrades with 503: HAProxy retries them elsewhere, so even a first connect, which
-        // the client does not retry, succeeds.
-        for (int k = 0; k < 3; k++) {
-            connect(uri);
+        try (LogCapture drained = LogCapture.warnings(KhameleonClient.class,
+                "server error shutdown: the server is draining")) {
+            servers.get(0).drain(Duration.ofMillis(500)).get(10, TimeUnit.SECONDS);
+            // Before HAProxy marks the drained node down, leastconn still prefers it (it is empty) and it
+            // refuses upgrades with 503: HAProxy retries them elsewhere, so even a first connect, which
+            // the client does not retry, succeeds.
+            for (int k = 0; k < 3; k++) {
+                connect(uri);
+            }
+            await(() -> log().contains("khameleon_nodes/node1 is DOWN"), "haproxy marks the drained node down");
+            for (int k = 0; k < 3; k++) {
+                connect(uri);
+            }
+            await(() -> totalSessions() == 12, "the drained node's two clients reconnected and six more joined");
+            // Each warned before it reconnected; the refused upgrades never reached a client.
+            assertEquals(2, drained.messages().size(),
+                    "the drained node's two clients were told: " + drained.messages());
         }
-        await(() -> log().contains("khameleon_nodes/node1 is DOWN"), "haproxy marks the drained node down");
-        for (int k = 0; k < 3; k++) {
-            connect(uri);
-        }
-        await(() -> totalSessions() == 12, "the drained node's two clients reconnected and six more joined");
         assertEquals(0, sessionsOn(0), "no session on the drained node");
         assertEquals(2, servers.get(1).metrics().sessionsResumed() + servers.get(2).metrics().sessionsResumed(),
                 "the drained node's two clients resumed their sessions on the other nodes, cache included");

@@ -5,6 +5,7 @@ import dev.khameleon.client.KhameleonClient;
 import dev.khameleon.core.PointerEvent;
 import dev.khameleon.testing.BalabitTraces;
 import dev.khameleon.testing.Haproxy;
+import dev.khameleon.testing.LogCapture;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -151,7 +152,8 @@ class HaproxyStopTest {
                 assertEquals(CLIENTS, Arrays.stream(sessions).sum(), "every client has a session");
                 List<KhameleonClient<PointerEvent>> kc = clients.stream().map(w -> w.client).toList();
                 long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
-                try (TraceReplay replay = new TraceReplay(kc, traces, start)) {
+                try (TraceReplay replay = new TraceReplay(kc, traces, start);
+                     LogCapture idle = LogCapture.warnings(KhameleonClient.class, "; dropping the connection")) {
                     TimeUnit.NANOSECONDS.sleep(start + TimeUnit.MILLISECONDS.toNanos(STOP_AT_MILLIS)
                             - System.nanoTime());
                     sessions = fleet.sessions();
@@ -206,6 +208,10 @@ class HaproxyStopTest {
                             assertTrue(w.events.isEmpty(), "client " + k + " kept its session: " + w.events);
                         }
                     }
+                    // The client's own warning when its idle timeout drops a connection: once for each
+                    // client of the stopped node if only the timeout moves them, else never.
+                    assertEquals(idleTimeoutMovesThem ? lost : 0, idle.messages().size(),
+                            "idle-timeout warnings: " + idle.messages());
                     System.out.printf(Locale.ROOT, "SIGSTOP of a node with %d of %d sessions, noticed by %s: closed"
                                     + " %s ms after the stop; back and resumed after %s ms (bound %d ms): %s%n", lost,
                             CLIENTS, closedBy, closedMillis, backMillis, boundMillis,

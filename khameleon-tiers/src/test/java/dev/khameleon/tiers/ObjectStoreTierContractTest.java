@@ -1,9 +1,11 @@
 package dev.khameleon.tiers;
 
+import dev.khameleon.testing.LogCapture;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.sync.RequestBody;
 
 import java.time.Duration;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -35,6 +37,17 @@ class ObjectStoreTierContractTest extends StoreTierContract {
     }
 
     @Override
+    Class<?> failureLogger() {
+        return ObjectStoreTier.class;
+    }
+
+    @Override
+    String failureWarning() {
+        // The stopped S3 API refuses the connection.
+        return "unavailable (HttpHostConnectException";
+    }
+
+    @Override
     void closeStore() throws Exception {
         if (server != null) {
             server.close();
@@ -46,7 +59,12 @@ class ObjectStoreTierContractTest extends StoreTierContract {
         byte[] damaged = RecordingTier.response(origin, MISSING).encode();
         damaged[40] ^= 1;
         server.s3.putObject(p -> p.bucket(server.bucket).key("contract/r/" + MISSING), RequestBody.fromBytes(damaged));
-        assertResponseOf(MISSING, load(MISSING));
+        try (LogCapture refused = LogCapture.warnings(TieredBlockSource.class,
+                "refused the object contract/r/" + MISSING)) {
+            assertResponseOf(MISSING, load(MISSING));
+            assertEquals(List.of("refused the object contract/r/" + MISSING
+                    + " (checksum mismatch); computing the response again"), refused.messages());
+        }
         assertEquals(1, counters.corruptValues.sum());
         assertResponseOf(MISSING, load(MISSING));
         assertEquals(1, below.lookups.size(), "the second lookup read the intact object stored after the first");
@@ -55,8 +73,11 @@ class ObjectStoreTierContractTest extends StoreTierContract {
 
     @Test
     void failingStore_isCountedOncePerCall() throws Exception {
-        server.stop();
-        assertResponseOf(MISSING, load(MISSING));
+        try (LogCapture warning = LogCapture.warnings(failureLogger(), failureWarning())) {
+            server.stop();
+            assertResponseOf(MISSING, load(MISSING));
+            assertEquals(1, warning.messages().size(), "one warning for the outage: " + warning.messages());
+        }
         assertEquals(1, counters.objectStoreFailures.sum(), "the failed read; no write follows a failed read");
     }
 }

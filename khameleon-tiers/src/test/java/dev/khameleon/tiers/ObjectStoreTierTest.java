@@ -1,5 +1,6 @@
 package dev.khameleon.tiers;
 
+import dev.khameleon.testing.LogCapture;
 import dev.khameleon.testing.RedisProcess;
 import org.gaul.s3proxy.S3Proxy;
 import org.jclouds.ContextBuilder;
@@ -151,7 +152,11 @@ class ObjectStoreTierTest {
         value[40] ^= 1;
         s3.putObject(p -> p.bucket(BUCKET).key("objects/r/1"), RequestBody.fromBytes(value));
         TieredBlockSource s = node(origin);
-        assertEquals(origin.expected(1, 1, 1), s.fetch(1, 1).toCompletableFuture().get(20, TimeUnit.SECONDS));
+        try (LogCapture refused = LogCapture.warnings(TieredBlockSource.class, "refused the object objects/r/1")) {
+            assertEquals(origin.expected(1, 1, 1), s.fetch(1, 1).toCompletableFuture().get(20, TimeUnit.SECONDS));
+            assertEquals(List.of("refused the object objects/r/1 (checksum mismatch); computing the response again"),
+                    refused.messages());
+        }
         assertEquals(1, s.stats().corruptValues());
         assertEquals(1, origin.computations.get());
     }
@@ -160,9 +165,12 @@ class ObjectStoreTierTest {
     void objectStoreDown_degradesToTheOrigin() throws Exception {
         CountingOrigin origin = new CountingOrigin(6, 2, 64, 0);
         TieredBlockSource s = node(origin);
-        proxy.stop();
-        for (int r = 0; r < 6; r++) {
-            assertEquals(origin.expected(r, r, 1), s.fetch(r, 1).toCompletableFuture().get(30, TimeUnit.SECONDS));
+        try (LogCapture down = LogCapture.warnings(ObjectStoreTier.class, "unavailable (HttpHostConnectException")) {
+            proxy.stop();
+            for (int r = 0; r < 6; r++) {
+                assertEquals(origin.expected(r, r, 1), s.fetch(r, 1).toCompletableFuture().get(30, TimeUnit.SECONDS));
+            }
+            assertEquals(1, down.messages().size(), "one warning for the outage: " + down.messages());
         }
         assertEquals(6, origin.computations.get(), "each response computed from the origin");
         assertTrue(s.stats().objectStoreFailures() >= 1);

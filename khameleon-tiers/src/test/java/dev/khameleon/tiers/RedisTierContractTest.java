@@ -1,5 +1,6 @@
 package dev.khameleon.tiers;
 
+import dev.khameleon.testing.LogCapture;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -35,6 +36,16 @@ class RedisTierContractTest extends StoreTierContract {
     }
 
     @Override
+    Class<?> failureLogger() {
+        return RedisTier.class;
+    }
+
+    @Override
+    String failureWarning() {
+        return "unavailable (";
+    }
+
+    @Override
     void closeStore() throws Exception {
         if (rig != null) {
             rig.close();
@@ -57,7 +68,11 @@ class RedisTierContractTest extends StoreTierContract {
         byte[] damaged = RecordingTier.response(origin, MISSING).encode();
         damaged[30] ^= 1;
         assertEquals("+OK", rig.redis.command("SET", "contract:r:" + MISSING, damaged));
-        assertResponseOf(MISSING, load(MISSING));
+        try (LogCapture refused = LogCapture.warnings(TieredBlockSource.class,
+                "refused the value at Redis key contract:r:" + MISSING + " (checksum mismatch)")) {
+            assertResponseOf(MISSING, load(MISSING));
+            refused.await(10);
+        }
         assertEquals(1, below.lookups.size());
         assertEquals(1, counters.corruptValues.sum());
         // Deleted, then stored anew: the value there now is the intact one.

@@ -1,6 +1,7 @@
 package dev.khameleon.tiers;
 
 import dev.khameleon.core.Block;
+import dev.khameleon.testing.LogCapture;
 import dev.khameleon.testing.RedisProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -102,9 +103,15 @@ class SharedTierTest {
         TieredBlockSource s = node(origin, settings(origin).memoryBytes(0).retryInterval(Duration.ofMillis(200)));
         assertEquals(origin.expected(1, 1, 0), get(s, 1, 1, 0));
         assertTrue(s.sharedTierUp());
-        redis.kill();
-        for (int r = 2; r < 12; r++) {
-            assertEquals(origin.expected(r, r, 1), get(s, r, r, 1), "served from the origin while Redis is down");
+        try (LogCapture down = LogCapture.warnings(RedisTier.class, "unavailable (");
+             LogCapture reconnect = lettuceReconnectFailures()) {
+            redis.kill();
+            for (int r = 2; r < 12; r++) {
+                assertEquals(origin.expected(r, r, 1), get(s, r, r, 1), "served from the origin while Redis is down");
+            }
+            down.await(10);
+            assertEquals(1, down.messages().size(), "one warning for the outage: " + down.messages());
+            assertReconnectsRefused(reconnect);
         }
         assertTrue(s.stats().redisFailures() >= 1);
         assertEquals(10, s.stats().uncoordinatedComputations(), "every response computed while Redis was down");
@@ -130,9 +137,14 @@ class SharedTierTest {
             assertTrue(System.nanoTime() < deadline, "the computation started");
             Thread.sleep(5);
         }
-        redis.kill(); // after the lock was taken: the value cannot be stored
-        assertEquals(originA.expected(3, 3, 0), computing.get(20, TimeUnit.SECONDS));
-        awaitSettled(a);
+        try (LogCapture down = LogCapture.warnings(RedisTier.class, "unavailable (");
+             LogCapture reconnect = lettuceReconnectFailures()) {
+            redis.kill(); // after the lock was taken: the value cannot be stored
+            assertEquals(originA.expected(3, 3, 0), computing.get(20, TimeUnit.SECONDS));
+            awaitSettled(a);
+            down.await(10);
+            assertReconnectsRefused(reconnect);
+        }
         assertEquals(0, a.stats().uncoordinatedComputations(), "computed with the lock");
         assertEquals(1, a.stats().redisValuesLost(), "its value never reached Redis: " + a.stats());
 
@@ -141,6 +153,22 @@ class SharedTierTest {
         assertEquals(originB.expected(3, 3, 1), get(b, 3, 3, 1));
         assertEquals(1, originB.computations.get(), "the other node computes it again");
         assertEquals(0, b.stats().uncoordinatedComputations(), "with the lock too: only the lost value explains it");
+    }
+
+    /**
+     * Lettuce's own warnings that it cannot reconnect to the killed redis-server. Whether one comes
+     * depends on when its back-off tries (it warns at most every few seconds), so a test asserts
+     * only what the captured ones say, with {@link #assertReconnectsRefused}.
+     */
+    private static LogCapture lettuceReconnectFailures() {
+        return LogCapture.warnings("io.lettuce.core.protocol.ConnectionWatchdog", "Cannot reconnect to [");
+    }
+
+    /** Asserts that every reconnect failure Lettuce reported was the killed server refusing it. */
+    private void assertReconnectsRefused(LogCapture reconnect) {
+        for (String m : reconnect.messages()) {
+            assertTrue(m.contains("Connection refused: /127.0.0.1:" + redis.uri().getPort()), m);
+        }
     }
 
     /** Waits until {@code s} has no load or write in flight, so its counters are final. */
@@ -165,7 +193,11 @@ class SharedTierTest {
         assertEquals("+OK", redis.command("SET", key, value));
         CountingOrigin originB = new CountingOrigin(10, 2, 64, 0);
         TieredBlockSource b = node(originB, settings(originB));
-        assertEquals(originB.expected(5, 5, 1), get(b, 5, 5, 1));
+        try (LogCapture refused = LogCapture.warnings(TieredBlockSource.class,
+                "refused the value at Redis key " + key + " (checksum mismatch)")) {
+            assertEquals(originB.expected(5, 5, 1), get(b, 5, 5, 1));
+            refused.await(10);
+        }
         assertEquals(1, b.stats().corruptValues());
         assertEquals(1, originB.computations.get(), "recomputed instead of served");
     }

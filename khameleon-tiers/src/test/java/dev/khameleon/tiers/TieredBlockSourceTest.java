@@ -2,6 +2,7 @@ package dev.khameleon.tiers;
 
 import dev.khameleon.core.Block;
 import dev.khameleon.store.FileBlockStore;
+import dev.khameleon.testing.LogCapture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -128,7 +129,9 @@ class TieredBlockSourceTest {
             port = free.getLocalPort();
         }
         CountingOrigin origin = new CountingOrigin(5, 2, 64, 0);
-        try (TieredBlockSource s = TieredBlockSource.builder(origin).memoryBytes(0)
+        try (LogCapture warning = LogCapture.warnings(RedisTier.class,
+                "Redis tier at 127.0.0.1:" + port + " unavailable");
+             TieredBlockSource s = TieredBlockSource.builder(origin).memoryBytes(0)
                 .redis(URI.create("redis://127.0.0.1:" + port)).namespace("t").redisTimeout(Duration.ofMillis(200))
                 .build()) {
             for (int r = 0; r < 5; r++) {
@@ -136,6 +139,8 @@ class TieredBlockSourceTest {
             }
             assertEquals(5, origin.computations.get());
             assertTrue(!s.sharedTierUp());
+            assertTrue(warning.await(10).contains("Connection refused"),
+                    "the operator is told why: " + warning.messages());
         }
     }
 

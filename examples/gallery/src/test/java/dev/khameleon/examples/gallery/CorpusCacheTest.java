@@ -1,5 +1,6 @@
 package dev.khameleon.examples.gallery;
 
+import dev.khameleon.testing.LogCapture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,19 @@ class CorpusCacheTest {
 
     private static GalleryServer.Config config(Path cache) {
         return config(cache, 2, 3, 4096, 42, null);
+    }
+
+    /**
+     * Loads the corpus of {@code config} whose cache {@code file} the test damaged in the way
+     * {@code reason} says, asserting the one warning that tells an operator why it is built again.
+     */
+    private static CorpusCache.Result rebuiltWarning(GalleryServer.Config config, Path file, String reason) {
+        try (LogCapture warning = LogCapture.warnings(CorpusCache.class, "the corpus cache " + file + " is unusable")) {
+            CorpusCache.Result result = corpus(config);
+            assertEquals(List.of("the corpus cache " + file + " is unusable " + reason + "; building the corpus again"),
+                    warning.messages());
+            return result;
+        }
     }
 
     private static CorpusCache.Result corpus(GalleryServer.Config config) {
@@ -73,7 +87,7 @@ class CorpusCacheTest {
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
             f.setLength(size / 2);
         }
-        CorpusCache.Result again = corpus(config);
+        CorpusCache.Result again = rebuiltWarning(config, file, "(cut short)");
         assertEquals(CorpusCache.Source.REBUILT, again.source());
         assertTrue(again.corpus().sameContent(fresh(config)));
         assertEquals(size, Files.size(file), "the rebuilt corpus replaced the cut file");
@@ -87,7 +101,7 @@ class CorpusCacheTest {
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
             f.setLength(f.length() - 1); // every block there, one byte of the digest missing
         }
-        assertEquals(CorpusCache.Source.REBUILT, corpus(config).source());
+        assertEquals(CorpusCache.Source.REBUILT, rebuiltWarning(config, file, "(cut short)").source());
     }
 
     @Test
@@ -101,7 +115,7 @@ class CorpusCacheTest {
             f.seek(middle);
             f.write(b ^ 0x01);
         }
-        CorpusCache.Result again = corpus(config);
+        CorpusCache.Result again = rebuiltWarning(config, file, "(corrupt: its SHA-256 does not match)");
         assertEquals(CorpusCache.Source.REBUILT, again.source());
         assertTrue(again.corpus().sameContent(fresh(config)));
     }
@@ -115,7 +129,7 @@ class CorpusCacheTest {
         Path file43 = cache.fileFor(CorpusCache.key(GalleryServer.corpusSettings(seed43,
                 dev.khameleon.core.image.ProgressiveJpegEncoder.builder().blockSize(4096).build())));
         Files.copy(file42, file43); // e.g. a hash collision, or a file copied by hand
-        CorpusCache.Result result = corpus(seed43);
+        CorpusCache.Result result = rebuiltWarning(seed43, file43, "(it holds the corpus of other settings)");
         assertEquals(file43, result.file());
         assertEquals(CorpusCache.Source.REBUILT, result.source());
         assertTrue(result.corpus().sameContent(fresh(seed43)));
@@ -172,7 +186,14 @@ class CorpusCacheTest {
     void unwritableFolder_stillServesTheBuiltCorpus(@TempDir Path dir) throws IOException {
         Path notAFolder = Files.writeString(dir.resolve("cache"), "a file where the folder should be");
         GalleryServer.Config config = config(notAFolder);
-        CorpusCache.Result result = corpus(config);
+        CorpusCache.Result result;
+        try (LogCapture warning = LogCapture.warnings(CorpusCache.class,
+                "cannot write the corpus cache " + notAFolder)) {
+            result = corpus(config);
+            assertEquals(1, warning.messages().size(), "the operator is told the cache is not kept");
+            assertTrue(warning.messages().get(0).endsWith("the next start builds the corpus again"),
+                    warning.messages().get(0));
+        }
         assertEquals(CorpusCache.Source.BUILT, result.source());
         assertTrue(result.corpus().sameContent(fresh(config)));
     }
