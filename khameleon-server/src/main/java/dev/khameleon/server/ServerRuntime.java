@@ -55,9 +55,9 @@ final class ServerRuntime {
     private long schedulerBytesInUse;
     /**
      * The orders of the scheduler jobs queued and not yet started, per client address (AddressLimits'
-     * unit); at most one per session. Guarded by itself.
+     * unit) and kind; at most one per session. Guarded by itself.
      */
-    private final Map<Object, java.util.TreeSet<Long>> waitingByAddress = new HashMap<>();
+    private final Map<Turns, java.util.TreeSet<Long>> waitingByAddress = new HashMap<>();
     /** The address of jobs that belong to no connection. */
     static final Object NO_ADDRESS = new Object();
     private final SplittableRandom random;
@@ -89,8 +89,8 @@ final class ServerRuntime {
         for (ErrorCode c : ErrorCode.values()) {
             errors.put(c, new LongAdder());
         }
-        // Re-plans first (SchedulerTask's order). At most one task per session is queued or running,
-        // so the session cap bounds the queue; schedule() enforces that bound.
+        // Address turns, re-plans mostly first (SchedulerTask's order). At most one task per session
+        // is queued or running, so the session cap bounds the queue; schedule() enforces that bound.
         this.schedulerQueueBound = config.maxSessions() + 16;
         this.schedulerExecutor = new ThreadPoolExecutor(config.schedulerThreads(), config.schedulerThreads(),
                 0, TimeUnit.MILLISECONDS, new PriorityBlockingQueue<>(), daemonThreads("khameleon-scheduler"));
@@ -110,7 +110,7 @@ final class ServerRuntime {
     }
 
     /**
-     * Queues a session's scheduler job, re-plans before jobs that only plan ahead.
+     * Queues a session's scheduler job of no connection, in {@link SchedulerTask}'s order.
      *
      * @throws RejectedExecutionException if the executor is shut down or its queue is at its bound
      */
@@ -142,12 +142,14 @@ final class ServerRuntime {
         }
         int round;
         synchronized (waitingByAddress) {
-            java.util.TreeSet<Long> waiting = waitingByAddress.computeIfAbsent(address, k -> new java.util.TreeSet<>());
+            java.util.TreeSet<Long> waiting = waitingByAddress.computeIfAbsent(new Turns(address, replan),
+                    k -> new java.util.TreeSet<>());
             // A new job's order is above every waiting one's; only a replacement keeping an older turn counts below it.
             round = waiting.isEmpty() || order > waiting.last() ? waiting.size() : waiting.headSet(order).size();
             waiting.add(order);
         }
-        SchedulerTask task = new SchedulerTask(replan, round, order, () -> left(address, order), job);
+        Turns turns = new Turns(address, replan);
+        SchedulerTask task = new SchedulerTask(replan, round, order, () -> left(turns, order), job);
         try {
             schedulerExecutor.execute(task);
         } catch (RejectedExecutionException e) {
@@ -157,12 +159,16 @@ final class ServerRuntime {
         return task;
     }
 
-    /** A job of {@code address} left the queue: to run, withdrawn or refused. */
-    private void left(Object address, long order) {
+    /** Where an address's jobs of one kind count their rounds. */
+    private record Turns(Object address, boolean replan) {
+    }
+
+    /** A job counted in {@code turns} left the queue: to run, withdrawn or refused. */
+    private void left(Turns turns, long order) {
         synchronized (waitingByAddress) {
-            java.util.TreeSet<Long> waiting = waitingByAddress.get(address);
+            java.util.TreeSet<Long> waiting = waitingByAddress.get(turns);
             if (waiting != null && waiting.remove(order) && waiting.isEmpty()) {
-                waitingByAddress.remove(address);
+                waitingByAddress.remove(turns);
             }
         }
     }
@@ -179,8 +185,12 @@ final class ServerRuntime {
     /** Scheduler jobs waiting per client address; for tests. */
     int waitingJobs(Object address) {
         synchronized (waitingByAddress) {
-            java.util.TreeSet<Long> waiting = waitingByAddress.get(address);
-            return waiting == null ? 0 : waiting.size();
+            int n = 0;
+            for (boolean replan : new boolean[] {true, false}) {
+                java.util.TreeSet<Long> waiting = waitingByAddress.get(new Turns(address, replan));
+                n += waiting == null ? 0 : waiting.size();
+            }
+            return n;
         }
     }
 

@@ -91,6 +91,36 @@ class SchedulerQueueTest {
         assertEquals(0, runtime.waitingJobs(crowd), "every job that ran left the count");
     }
 
+    /**
+     * Regression: sixty sessions from one address sending states kept the queue full of re-plans,
+     * which all went before every other session's plan-ahead jobs: the bystanders' senders ran out
+     * of planned blocks (the soak's healthy throughput fell to a tenth). A plan-ahead job now waits
+     * for at most {@value SchedulerTask#REPLANS_PER_PLAN_AHEAD} rounds of re-plans.
+     */
+    @Test
+    void aStreamOfReplansFromOneAddress_letsAnotherAddresssPlanAheadJobIn() throws InterruptedException {
+        occupy();
+        Object crowd = "10.0.0.1";
+        Object bystander = "10.0.0.2";
+        List<String> ran = new CopyOnWriteArrayList<>();
+        CountDownLatch done = new CountDownLatch(11);
+        for (int i = 1; i <= 10; i++) {
+            String name = "crowd-replan-" + i;
+            runtime.schedule(true, runtime.nextSchedulerOrder(), crowd, () -> {
+                ran.add(name);
+                done.countDown();
+            });
+        }
+        runtime.schedule(false, runtime.nextSchedulerOrder(), bystander, () -> {
+            ran.add("bystander-ahead");
+            done.countDown();
+        });
+        release.countDown();
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+        assertEquals(SchedulerTask.REPLANS_PER_PLAN_AHEAD, ran.indexOf("bystander-ahead"),
+                "after the crowd's first rounds of re-plans, not its tenth: " + ran);
+    }
+
     @Test
     void aWithdrawnJob_leavesItsAddresssCount() throws InterruptedException {
         occupy();
