@@ -30,6 +30,9 @@ final class ObjectStoreTier implements Tier {
     /** A refused object is news about a lookup, logged with the stack's other lookup events. */
     private static final Logger LOOKUP_LOG = LoggerFactory.getLogger(TieredBlockSource.class);
 
+    /** How long {@link #close} waits for the calls under way. */
+    static final long CLOSE_WAIT_SECONDS = 2;
+
     private final S3Client s3;
     private final String bucket;
     private final ThreadPoolExecutor pool;
@@ -37,6 +40,7 @@ final class ObjectStoreTier implements Tier {
     private final KeySpace keys;
     private final int blockSize;
     private final TierCounters counters;
+    private volatile boolean closed;
 
     /**
      * The tier on {@code bucket} through {@code s3} (the caller's to close), with {@code threads} for
@@ -90,10 +94,22 @@ final class ObjectStoreTier implements Tier {
         }).thenCompose(Function.identity());
     }
 
-    /** Stops this tier's threads; the S3 client is the caller's. */
+    /**
+     * Stops this tier's threads, letting the calls under way finish for up to {@link #CLOSE_WAIT_SECONDS}
+     * seconds (a value computed just before close still reaches the store); the S3 client is the caller's.
+     */
     @Override
     public void close() {
-        pool.shutdownNow();
+        closed = true;
+        pool.shutdown();
+        try {
+            if (!pool.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                pool.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            pool.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The object at {@code key}, at most {@code maxBytes} of it, or null if there is none. */
@@ -124,6 +140,11 @@ final class ObjectStoreTier implements Tier {
 
     /** Records a failed call: counted, and the tier is skipped for the retry interval; logs once per outage. */
     private void failed(Throwable cause) {
+        if (closed) {
+            // A call the close cut short, or one refused by the stopped pool: not an outage.
+            LOG.debug("object-store tier (bucket {}) call ended by close: {}", bucket, Outage.rootCause(cause));
+            return;
+        }
         counters.objectStoreFailures.increment();
         if (outage.fail()) {
             LOG.warn("object-store tier (bucket {}) unavailable ({}); serving from the other tiers, retrying every"
