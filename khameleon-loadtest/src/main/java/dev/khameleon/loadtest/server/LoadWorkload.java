@@ -15,10 +15,10 @@ import java.util.List;
  *
  * <p>{@link #point} is the tools' original workload: {@link LoadApp#N} requests and
  * {@code {"request": k}} states. {@link #grid} is a square grid of {@code side × side} cells of
- * {@value #CELL_PX} px under the library's {@link GaussianGridPredictor}: a healthy state is a
- * Gaussian forecast a tenth of a cell wide at the cell's centre (its heavy tail spreads a fifth of
- * the mass over the cells around), and a {@link #wideState wide} one covers much of the grid, the
- * costliest state to decode and plan.
+ * {@value #CELL_PX} px under the library's {@link GaussianGridPredictor} without its heavy tail: a
+ * healthy state is a Gaussian forecast a tenth of a cell wide at the cell's centre, all its mass on
+ * that cell, and a {@link #wideState wide} one covers much of the grid, the costliest state to
+ * decode and plan.
  */
 final class LoadWorkload {
     /** A grid cell's side, in pixels. */
@@ -52,7 +52,11 @@ final class LoadWorkload {
             throw new IllegalArgumentException("grid side " + side + " is outside [2, 10000]");
         }
         GridLayout g = new GridLayout(side, side, 0, 0, CELL_PX, CELL_PX);
-        return new LoadWorkload(side * side, GaussianGridPredictor.builder(g).horizons(LoadApp.HORIZONS).build(), g);
+        // No heavy tail: a healthy state then puts all its mass on its cell, as the point workload's
+        // does, so the first block a state brings is the one its client times.
+        ServerPredictor predictor = GaussianGridPredictor.builder(g).horizons(LoadApp.HORIZONS)
+                .tail(0, GaussianGridPredictor.DEFAULT_TAIL_WIDEN, GaussianGridPredictor.DEFAULT_TAIL_MIN_SIGMA).build();
+        return new LoadWorkload(side * side, predictor, g);
     }
 
     /** The requests of the application. */

@@ -43,8 +43,8 @@ public final class Soak implements Callable<Integer> {
     static final int DEFAULT_MAX_CACHE_BLOCKS = 16_384;
     /** {@code KhameleonServer.Builder.maxTotalCacheBlocks}'s default. */
     static final long DEFAULT_MAX_TOTAL_CACHE_BLOCKS = 2_097_152;
-    /** Upper estimate of scheduler heap per cache block (docs/server.md, "Choosing maxCacheBlocks"). */
-    static final long HEAP_PER_CACHE_BLOCK = 120;
+    /** Upper estimate of scheduler heap per cache block: the server's own (docs/server.md, maxSchedulerBytes). */
+    static final long HEAP_PER_CACHE_BLOCK = 400;
     /** Netty's default high water mark: what one connection may queue, plus one frame. */
     static final long QUEUE_PER_CONNECTION = 64 * 1024 + LoadApp.FRAME_BYTES;
     static final long SLACK_BYTES = 64L << 20;
