@@ -198,6 +198,14 @@ public final class Application {
         return blockCounts;
     }
 
+    /**
+     * Whether every request has the same, exact block count; otherwise a scheduler keeps tables of
+     * the request count for the counts ({@link SchedulerFootprint}).
+     */
+    boolean hasUniformExactCounts() {
+        return lazyCounts == null && blockCounts.exceptionCount() == 0 && blockCounts.complete();
+    }
+
     /** Whether some request's block count is an upper bound, told exactly by its blocks. */
     boolean hasLazyCounts() {
         return lazyCounts != null;

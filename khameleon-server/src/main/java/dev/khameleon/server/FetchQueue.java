@@ -67,20 +67,10 @@ final class FetchQueue {
         private boolean inRotation;
 
         /**
-         * Queues a fetch of {@code requestId}, which runs {@code body} on {@code executor} once both
-         * gates allow it; {@code rejected} runs instead (on any thread) if the executor refuses it.
-         *
-         * @return the ticket, or null, queueing nothing, if the queue is at its bound
-         */
-        Ticket offer(BackendTracker backend, int limit, int requestId, boolean demand, Executor executor,
-                     Runnable body, Runnable rejected) {
-            Ticket t = ticket(backend, limit, requestId, demand, executor, body, rejected);
-            return enqueue(t) ? t : null;
-        }
-
-        /**
-         * A fetch of {@code requestId} not yet queued, so that its caller can record it before
-         * {@link #enqueue} may run it to its end (on caller-runs executors).
+         * A fetch of {@code requestId} not yet queued, which runs {@code body} on {@code executor}
+         * once {@link #enqueue}d and both gates allow it; {@code rejected} runs instead (on any
+         * thread) if the executor refuses it. Made apart from queueing so that its caller can record
+         * it before {@link #enqueue} may run it to its end (on caller-runs executors).
          */
         Ticket ticket(BackendTracker backend, int limit, int requestId, boolean demand, Executor executor,
                       Runnable body, Runnable rejected) {

@@ -1,6 +1,5 @@
 package dev.khameleon.server;
 
-import dev.khameleon.core.protocol.BlockCounts;
 import dev.khameleon.core.protocol.ControlMessage;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.protocol.Protocol;
@@ -98,9 +97,8 @@ final class Session {
      */
     SessionScheduler register(ControlMessage.Hello h) {
         Application a = app.application();
-        BlockCounts counts = a.blockCounts();
         schedulerBytes = SchedulerFootprint.estimate(a.guardedSource().requestCount(), h.cacheBlocks(),
-                a.hasLazyCounts() || counts.exceptionCount() > 0 || !counts.complete());
+                !a.hasUniformExactCounts());
         Hellos.Refusal refusal = Hellos.registration(server.tryRegister(this, h.cacheBlocks(), schedulerBytes),
                 server.config, h.cacheBlocks(), schedulerBytes);
         if (refusal != null) {

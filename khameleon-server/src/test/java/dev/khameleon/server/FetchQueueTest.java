@@ -28,10 +28,17 @@ class FetchQueueTest {
     private final BackendTracker backend = new BackendTracker();
 
     private FetchQueue.Ticket offer(FetchQueue.Owner o, String name, int requestId, boolean demand, int limit) {
-        FetchQueue.Ticket t = o.offer(backend, limit, requestId, demand, handRun, () -> called.add(name),
-                () -> called.add(name + " rejected"));
+        FetchQueue.Ticket t = offer(o, limit, requestId, demand, handRun, name);
         assertNotNull(t, name + " was queued");
         return t;
+    }
+
+    /** Makes and queues a ticket whose call records {@code name}; null if the queue refused it. */
+    private FetchQueue.Ticket offer(FetchQueue.Owner o, int limit, int requestId, boolean demand, Executor executor,
+                                    String name) {
+        FetchQueue.Ticket t = o.ticket(backend, limit, requestId, demand, executor, () -> called.add(name),
+                () -> called.add(name + " rejected"));
+        return o.enqueue(t) ? t : null;
     }
 
     /** Runs the calls handed to the executor, oldest first, until it has none. */
@@ -147,7 +154,7 @@ class FetchQueueTest {
         offer(a, "a1", 1, false, 0); // started: no longer waiting
         offer(a, "a2", 2, false, 0);
         offer(a, "a3", 3, false, 0);
-        assertNull(a.offer(backend, 0, 4, true, handRun, () -> called.add("a4"), () -> { }));
+        assertNull(offer(a, 0, 4, true, handRun, "a4"));
         assertEquals(2, q.waiting());
         runAll();
         assertEquals(List.of("a1", "a2", "a3"), called);
@@ -160,8 +167,7 @@ class FetchQueueTest {
         Executor shutDown = r -> {
             throw new RejectedExecutionException("shut down");
         };
-        FetchQueue.Ticket t = a.offer(backend, 1, 1, false, shutDown, () -> called.add("a1"),
-                () -> called.add("a1 rejected"));
+        FetchQueue.Ticket t = offer(a, 1, 1, false, shutDown, "a1");
         assertSame(FetchQueue.State.ENDED, t.state);
         assertEquals(List.of("a1 rejected"), called);
         assertEquals(0, backend.inFlight(), "the backend slot was given back");

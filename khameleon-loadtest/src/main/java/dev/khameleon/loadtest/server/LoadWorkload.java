@@ -1,5 +1,6 @@
 package dev.khameleon.loadtest.server;
 
+import dev.khameleon.core.Rect;
 import dev.khameleon.core.predict.GaussianAtHorizon;
 import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.predict.PointerForecast;
@@ -79,10 +80,7 @@ final class LoadWorkload {
         if (grid == null) {
             return "{\"request\":" + request + "}";
         }
-        double x = (request % grid.cols() + 0.5) * CELL_PX;
-        double y = (request / grid.cols() + 0.5) * CELL_PX;
-        double v = CELL_PX * CELL_PX / 100;
-        return forecast(x, y, v);
+        return forecast(grid.bounds(request), CELL_PX * CELL_PX / 100);
     }
 
     /**
@@ -97,13 +95,14 @@ final class LoadWorkload {
             throw new IllegalStateException("wide forecasts need a grid workload");
         }
         int cell = (int) Math.floorMod(seed * 7919, (long) requests);
-        double x = (cell % grid.cols() + 0.5) * CELL_PX;
-        double y = (cell / grid.cols() + 0.5) * CELL_PX;
         double sigma = WIDE_SIGMA_SHARE * grid.cols() * CELL_PX;
-        return forecast(x, y, sigma * sigma);
+        return forecast(grid.bounds(cell), sigma * sigma);
     }
 
-    private static String forecast(double x, double y, double variance) {
+    /** A forecast centred on {@code cell}'s centre, with {@code variance} on both axes at every horizon. */
+    private static String forecast(Rect cell, double variance) {
+        double x = cell.centerX();
+        double y = cell.centerY();
         List<GaussianAtHorizon> hs = new ArrayList<>();
         for (long h : LoadApp.HORIZONS) {
             hs.add(new GaussianAtHorizon(h, x, y, variance, 0, variance));
