@@ -48,8 +48,8 @@ final class ChannelPort implements PushPort {
     private SchedulerTask queued;
     private SessionScheduler jobs;
     private PushController controller;
-    /** The client's address as the scheduler queue takes turns by it. */
-    private final Object address;
+    /** The session's share of the scheduler; set by {@link #attach}. */
+    private FairJobQueue.Flow flow;
 
     /**
      * @param close closes the session with an error (its message, then a close frame)
@@ -60,7 +60,6 @@ final class ChannelPort implements PushPort {
         this.server = server;
         this.channel = channel;
         this.loop = channel.eventLoop();
-        this.address = AddressLimits.key(channel.remoteAddress());
         this.counters = counters;
         this.writeStallTimeoutMillis = server.config.writeStallTimeoutMillis();
         this.close = close;
@@ -72,10 +71,14 @@ final class ChannelPort implements PushPort {
         this.stallTimer = new LoopTimer(loop, server::nanoTime, this::onStallTimeout);
     }
 
-    /** The hello made the session's scheduler and controller: from now on this port carries them out. */
-    void attach(SessionScheduler jobs, PushController controller) {
+    /**
+     * The hello made the session's scheduler, controller and scheduler flow: from now on this port
+     * carries them out.
+     */
+    void attach(SessionScheduler jobs, PushController controller, FairJobQueue.Flow flow) {
         this.jobs = jobs;
         this.controller = controller;
+        this.flow = flow;
     }
 
     /**
@@ -149,8 +152,9 @@ final class ChannelPort implements PushPort {
 
     @Override
     public boolean submit(Job job, boolean replan, long order) {
-        Runnable work = () -> {
+        SchedulerTask.Work work = task -> {
             Result r = jobs.run(job);
+            task.ranFor(r.nanos()); // before the hand-back: the session's next job is queued with it charged
             try {
                 loop.execute(() -> {
                     queued = null;
@@ -161,7 +165,7 @@ final class ChannelPort implements PushPort {
             }
         };
         try {
-            queued = server.schedule(replan, order >= 0 ? order : server.nextSchedulerOrder(), address, work);
+            queued = server.schedule(replan, order >= 0 ? order : server.nextSchedulerOrder(), flow, work);
             return true;
         } catch (RejectedExecutionException e) {
             queued = null;

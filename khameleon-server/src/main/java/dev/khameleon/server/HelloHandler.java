@@ -133,7 +133,7 @@ final class HelloHandler extends SessionHandler implements ResumeFlow.Outcome {
     /** The hello asks to resume: a {@link ResumeFlow} collects and checks its manifest, then welcomes. */
     private void startResume(ResumeRequest r, SessionScheduler jobs) {
         resume = new ResumeFlow(session.id(), server, app.application(), hello.cacheBlocks(), jobs,
-                ctx.channel(), this);
+                session.flow(), ctx.channel(), this);
         if (resume.start(r)) {
             session.setPhase(Session.Phase.AWAITING_RESUME_PARTS);
         }

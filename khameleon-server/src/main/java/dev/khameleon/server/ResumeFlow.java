@@ -43,6 +43,7 @@ final class ResumeFlow {
     private final Application application;
     private final int cacheBlocks;
     private final SessionScheduler jobs;
+    private final FairJobQueue.Flow flow;
     private final Channel channel;
     private final EventLoop loop;
     private final Outcome outcome;
@@ -53,12 +54,13 @@ final class ResumeFlow {
     private boolean done;
 
     ResumeFlow(String id, ServerRuntime server, Application application, int cacheBlocks, SessionScheduler jobs,
-               Channel channel, Outcome outcome) {
+               FairJobQueue.Flow flow, Channel channel, Outcome outcome) {
         this.id = id;
         this.server = server;
         this.application = application;
         this.cacheBlocks = cacheBlocks;
         this.jobs = jobs;
+        this.flow = flow;
         this.channel = channel;
         this.loop = channel.eventLoop();
         this.outcome = outcome;
@@ -132,7 +134,7 @@ final class ResumeFlow {
         }
         outcome.resuming();
         try {
-            task = server.schedule(false, server.nextSchedulerOrder(), AddressLimits.key(channel.remoteAddress()), () -> {
+            task = server.schedule(false, server.nextSchedulerOrder(), flow, t -> {
                 String refusal = jobs.resume(a.nextSeq(), a.requestIds(), a.blockIndexes());
                 try {
                     loop.execute(() -> onSeeded(a, refusal));

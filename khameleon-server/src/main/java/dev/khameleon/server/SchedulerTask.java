@@ -1,51 +1,59 @@
 package dev.khameleon.server;
 
 /**
- * A session's job as queued on the shared scheduler executor. Jobs take turns by client address: a
- * job's {@code round} is how many jobs of its address and kind queued before it (by order) were
- * still waiting, so an address with many sessions gets one job in before another address's first,
- * not all of them. Re-plans (for a new state, a failed block or a session's first plan) go before
- * jobs that only plan further ahead, but not without end: a plan-ahead job of round {@code r} runs
- * after the re-plans of rounds below {@code (r + 1) · }{@value #REPLANS_PER_PLAN_AHEAD}, so one
- * address's stream of states cannot starve the plans every other session's sender needs. Within
- * a rank, re-plans first, then first come, first served. Ordered by {@link #compareTo}.
+ * A session's job as queued on the shared scheduler executor, in its {@link FairJobQueue.Flow}: jobs
+ * share the scheduler threads' time by client address, then by session, each charged the time it
+ * ran ({@link #ranFor}). Within an address, re-plans (for a new state, a failed block or a
+ * session's first plan) go before jobs that only plan further ahead, but not without end: after
+ * {@value #REPLANS_PER_PLAN_AHEAD} re-plans in a row while a plan-ahead job waits, that one runs, so
+ * one session's stream of states cannot starve the plans its neighbours' senders need.
+ *
+ * <p><b>Threading.</b> Made and queued on a session's thread, run on a scheduler thread; its queue
+ * fields are guarded by the queue's lock.
  */
-final class SchedulerTask implements Runnable, Comparable<SchedulerTask> {
-    /** Re-plan rounds of every address that go before one round of an address's plan-ahead jobs. */
+final class SchedulerTask implements Runnable {
+    /** Re-plans of one address that run in a row while one of its plan-ahead jobs waits. */
     static final int REPLANS_PER_PLAN_AHEAD = 4;
 
+    /** What a job does on a scheduler thread; it may report its cost with {@link SchedulerTask#ranFor}. */
+    @FunctionalInterface
+    interface Work {
+        /** Runs the job of {@code task}. */
+        void run(SchedulerTask task);
+    }
+
+    /** Where the task is; the queue's. */
+    enum State { NEW, WAITING, RUNNING, LEFT }
+
+    private final FairJobQueue queue;
+    private final FairJobQueue.Flow flow;
     private final boolean replan;
-    /** The round, plan-ahead rounds spread out behind {@link #REPLANS_PER_PLAN_AHEAD} re-plan rounds each. */
-    private final long rank;
     private final long order;
-    private final Runnable onLeave;
-    private final Runnable work;
-    private final java.util.concurrent.atomic.AtomicBoolean left = new java.util.concurrent.atomic.AtomicBoolean();
+    private final Work work;
+
+    // The queue's, under its lock.
+    State state = State.NEW;
+    /** The start tag among the flows of the address. */
+    long tag;
+    /** Unique within the queue: the last tie-break. */
+    long id;
+    /** What the dispatch charged before the cost was known. */
+    long estimate;
+    boolean charged;
 
     /**
-     * @param replan  whether the job re-plans (runs first)
-     * @param round   jobs of the same client address and kind waiting when it was queued
-     * @param order   the submission order, increasing
-     * @param onLeave runs once when the task leaves the queue, to run or withdrawn
-     * @param work    the job
+     * @param queue  the queue it goes into
+     * @param flow   the session's flow in {@code queue}
+     * @param replan whether the job re-plans (runs before the address's plan-ahead jobs)
+     * @param order  the submission order, increasing; the last tie-break between equal start tags
+     * @param work   the job
      */
-    SchedulerTask(boolean replan, int round, long order, Runnable onLeave, Runnable work) {
+    SchedulerTask(FairJobQueue queue, FairJobQueue.Flow flow, boolean replan, long order, Work work) {
+        this.queue = queue;
+        this.flow = flow;
         this.replan = replan;
-        this.rank = replan ? round : (round + 1L) * REPLANS_PER_PLAN_AHEAD - 1;
         this.order = order;
-        this.onLeave = onLeave;
         this.work = work;
-    }
-
-    /** The task was taken out of the queue without running. */
-    void withdrawn() {
-        leave();
-    }
-
-    private void leave() {
-        if (left.compareAndSet(false, true)) {
-            onLeave.run();
-        }
     }
 
     /** Whether the job re-plans. */
@@ -53,25 +61,27 @@ final class SchedulerTask implements Runnable, Comparable<SchedulerTask> {
         return replan;
     }
 
-    /** The task's place in the queue among tasks of its kind; a job that replaces it may keep it. */
+    /** The task's turn: a re-plan that replaces it after it was withdrawn keeps it by passing this order. */
     long order() {
         return order;
     }
 
-    @Override
-    public void run() {
-        leave();
-        work.run();
+    FairJobQueue.Flow flow() {
+        return flow;
     }
 
+    /**
+     * The job's work took {@code nanos} of this scheduler thread: its address and session are
+     * charged that. Call it from the work, before handing the result on, so the session's next job
+     * is queued with its cost known; at most once counts.
+     */
+    void ranFor(long nanos) {
+        queue.charge(this, nanos);
+    }
+
+    /** Runs the work; the scheduler thread that took the task from the queue only. */
     @Override
-    public int compareTo(SchedulerTask other) {
-        if (rank != other.rank) {
-            return Long.compare(rank, other.rank);
-        }
-        if (replan != other.replan) {
-            return replan ? -1 : 1;
-        }
-        return Long.compare(order, other.order);
+    public void run() {
+        work.run(this);
     }
 }

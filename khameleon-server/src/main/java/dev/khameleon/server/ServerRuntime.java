@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -32,7 +32,10 @@ final class ServerRuntime {
 
     final ServerConfig config;
     final Map<String, App> appsByPath;
-    /** Runs {@link SchedulerTask}s only; submit through {@link #schedule}. */
+    /**
+     * Runs {@link SchedulerTask}s only, in {@link FairJobQueue}'s order; submit through {@link #schedule}.
+     * Its own queue holds only dispatches, never more than the jobs waiting.
+     */
     final ThreadPoolExecutor schedulerExecutor;
     private final int schedulerQueueBound;
     private final AtomicLong schedulerOrder = new AtomicLong();
@@ -53,13 +56,13 @@ final class ServerRuntime {
     volatile boolean draining;
     private long cacheBlocksInUse;
     private long schedulerBytesInUse;
-    /**
-     * The orders of the scheduler jobs queued and not yet started, per client address (AddressLimits'
-     * unit) and kind; at most one per session. Guarded by itself.
-     */
-    private final Map<Turns, java.util.TreeSet<Long>> waitingByAddress = new HashMap<>();
+    /** The order in which scheduler jobs run: fair by measured cost across addresses and sessions. */
+    private final FairJobQueue schedulerJobs = new FairJobQueue();
     /** The address of jobs that belong to no connection. */
     static final Object NO_ADDRESS = new Object();
+    /** The flow of jobs that belong to no connection, opened with the first (tests' only); never closed. */
+    private FairJobQueue.Flow noConnection;
+    private final Runnable runNextJob = this::runNextJob;
     private final SplittableRandom random;
     private final AtomicLong sessionCounter = new AtomicLong();
 
@@ -89,11 +92,11 @@ final class ServerRuntime {
         for (ErrorCode c : ErrorCode.values()) {
             errors.put(c, new LongAdder());
         }
-        // Address turns, re-plans mostly first (SchedulerTask's order). At most one task per session
-        // is queued or running, so the session cap bounds the queue; schedule() enforces that bound.
+        // At most one task per session is queued or running, so the session cap bounds the fair queue;
+        // schedule() enforces that bound, and the executor's queue holds at most one dispatch per job waiting.
         this.schedulerQueueBound = config.maxSessions() + 16;
         this.schedulerExecutor = new ThreadPoolExecutor(config.schedulerThreads(), config.schedulerThreads(),
-                0, TimeUnit.MILLISECONDS, new PriorityBlockingQueue<>(), daemonThreads("khameleon-scheduler"));
+                0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), daemonThreads("khameleon-scheduler"));
         // The fetch queue starts at most fetchThreads fetches at once, so this queue stays short.
         this.fetchExecutor = new ThreadPoolExecutor(config.fetchThreads(), config.fetchThreads(),
                 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(Math.max(16, 2 * config.fetchThreads())),
@@ -110,88 +113,95 @@ final class ServerRuntime {
     }
 
     /**
-     * Queues a session's scheduler job of no connection, in {@link SchedulerTask}'s order.
-     *
-     * @throws RejectedExecutionException if the executor is shut down or its queue is at its bound
+     * Opens the scheduler flow of a session of the client at {@code address} (an
+     * {@link AddressLimits#key}): its jobs share the scheduler with other sessions and addresses
+     * ({@link FairJobQueue}). Close it when the session ends.
      */
-    SchedulerTask schedule(boolean replan, Runnable job) {
-        return schedule(replan, schedulerOrder.incrementAndGet(), NO_ADDRESS, job);
+    FairJobQueue.Flow openFlow(Object address) {
+        return schedulerJobs.open(address);
     }
 
-    /** The next submission order for {@link #schedule(boolean, long, Object, Runnable)}. */
+    /**
+     * Queues a scheduler job of no connection (all such jobs share one flow).
+     *
+     * @throws RejectedExecutionException if the executor is shut down or the queue is at its bound
+     */
+    SchedulerTask schedule(boolean replan, Runnable job) {
+        return schedule(replan, nextSchedulerOrder(), noConnection(), task -> job.run());
+    }
+
+    /** The next submission order for {@link #schedule(boolean, long, FairJobQueue.Flow, SchedulerTask.Work)}. */
     long nextSchedulerOrder() {
         return schedulerOrder.incrementAndGet();
     }
 
-    /** As {@link #schedule(boolean, long, Object, Runnable)} for a job of no connection. */
+    /** As {@link #schedule(boolean, long, FairJobQueue.Flow, SchedulerTask.Work)} for a job of no connection. */
     SchedulerTask schedule(boolean replan, long order, Runnable job) {
-        return schedule(replan, order, NO_ADDRESS, job);
+        return schedule(replan, order, noConnection(), task -> job.run());
+    }
+
+    private synchronized FairJobQueue.Flow noConnection() {
+        if (noConnection == null) {
+            noConnection = schedulerJobs.open(NO_ADDRESS);
+        }
+        return noConnection;
     }
 
     /**
-     * Queues a job of the connection from {@code address} (an {@link AddressLimits#key}) at
-     * {@code order} among the jobs of its kind and round: a re-plan that replaces a withdrawn one
-     * passes that one's {@link SchedulerTask#order()} to keep its turn. Jobs take turns by address
-     * ({@link SchedulerTask}).
+     * Queues a job of {@code flow} at {@code order}: a re-plan that replaces a withdrawn one of the
+     * same flow passes that one's {@link SchedulerTask#order()} to keep its turn. Jobs share the
+     * scheduler threads' time by address and session ({@link FairJobQueue}); the work reports what
+     * it cost with {@link SchedulerTask#ranFor}. O(log n) under the queue's lock; never blocks.
      *
-     * @throws RejectedExecutionException if the executor is shut down or its queue is at its bound
+     * @throws RejectedExecutionException if the executor is shut down, the queue is at its bound or
+     *     the flow is closed
      */
-    SchedulerTask schedule(boolean replan, long order, Object address, Runnable job) {
-        if (schedulerExecutor.getQueue().size() >= schedulerQueueBound) {
+    SchedulerTask schedule(boolean replan, long order, FairJobQueue.Flow flow, SchedulerTask.Work work) {
+        if (schedulerExecutor.isShutdown()) {
+            // Checked here too: a dispatch left over by a withdrawn job may spare this one the executor.
+            throw new RejectedExecutionException("the scheduler is shut down");
+        }
+        if (schedulerJobs.size() >= schedulerQueueBound) {
             throw new RejectedExecutionException("the scheduler queue is full");
         }
-        int round;
-        synchronized (waitingByAddress) {
-            java.util.TreeSet<Long> waiting = waitingByAddress.computeIfAbsent(new Turns(address, replan),
-                    k -> new java.util.TreeSet<>());
-            // A new job's order is above every waiting one's; only a replacement keeping an older turn counts below it.
-            round = waiting.isEmpty() || order > waiting.last() ? waiting.size() : waiting.headSet(order).size();
-            waiting.add(order);
-        }
-        Turns turns = new Turns(address, replan);
-        SchedulerTask task = new SchedulerTask(replan, round, order, () -> left(turns, order), job);
+        SchedulerTask task = new SchedulerTask(schedulerJobs, flow, replan, order, work);
+        boolean dispatch;
         try {
-            schedulerExecutor.execute(task);
-        } catch (RejectedExecutionException e) {
-            task.withdrawn();
-            throw e;
+            dispatch = schedulerJobs.add(task);
+        } catch (IllegalStateException e) {
+            throw new RejectedExecutionException(e.getMessage());
+        }
+        if (dispatch) {
+            try {
+                schedulerExecutor.execute(runNextJob);
+            } catch (RejectedExecutionException e) {
+                schedulerJobs.dispatchLost(task);
+                throw e;
+            }
         }
         return task;
     }
 
-    /** Where an address's jobs of one kind count their rounds. */
-    private record Turns(Object address, boolean replan) {
-    }
-
-    /** A job counted in {@code turns} left the queue: to run, withdrawn or refused. */
-    private void left(Turns turns, long order) {
-        synchronized (waitingByAddress) {
-            java.util.TreeSet<Long> waiting = waitingByAddress.get(turns);
-            if (waiting != null && waiting.remove(order) && waiting.isEmpty()) {
-                waitingByAddress.remove(turns);
+    /** One dispatch on a scheduler thread: the job the fair queue names next, if any still waits. */
+    private void runNextJob() {
+        SchedulerTask t = schedulerJobs.poll();
+        if (t != null) {
+            try {
+                t.run();
+            } finally {
+                schedulerJobs.ended(t);
             }
         }
     }
 
     /** Withdraws a queued task that has not started; false if it is running, done or unknown. */
     boolean withdraw(SchedulerTask task) {
-        if (!schedulerExecutor.remove(task)) {
-            return false;
-        }
-        task.withdrawn();
-        return true;
+        return schedulerJobs.remove(task);
     }
 
     /** Scheduler jobs waiting per client address; for tests. */
     int waitingJobs(Object address) {
-        synchronized (waitingByAddress) {
-            int n = 0;
-            for (boolean replan : new boolean[] {true, false}) {
-                java.util.TreeSet<Long> waiting = waitingByAddress.get(new Turns(address, replan));
-                n += waiting == null ? 0 : waiting.size();
-            }
-            return n;
-        }
+        return schedulerJobs.waiting(address);
     }
 
     /**

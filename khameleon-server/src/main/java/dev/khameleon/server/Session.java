@@ -48,6 +48,8 @@ final class Session {
     private PushController controller;
     /** The resume tokens after the welcome; null before. */
     private ResumeTokenRefresh tokens;
+    /** The session's share of the scheduler, from {@link #register} until the connection closes; null before. */
+    private FairJobQueue.Flow flow;
     /** Stopped with the session: the hello's timer and resume. */
     private Runnable onStop = () -> { };
 
@@ -84,6 +86,11 @@ final class Session {
         this.onStop = stop;
     }
 
+    /** The session's scheduler flow; null before {@link #register}. */
+    FairJobQueue.Flow flow() {
+        return flow;
+    }
+
     /** The push controller; null before {@link #register}. */
     PushController controller() {
         return controller;
@@ -114,7 +121,10 @@ final class Session {
         counters.cacheBlocks(cacheBlocks);
         SessionScheduler jobs = new SessionScheduler(server, app, id, cacheBlocks);
         controller = new PushController(id, app, server.config, counters, cacheBlocks, port);
-        port.attach(jobs, controller);
+        flow = server.openFlow(AddressLimits.key(channel.remoteAddress()));
+        FairJobQueue.Flow opened = flow;
+        channel.closeFuture().addListener(f -> opened.close());
+        port.attach(jobs, controller, flow);
         return jobs;
     }
 

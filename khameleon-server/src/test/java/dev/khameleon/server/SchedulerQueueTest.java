@@ -15,9 +15,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The shared scheduler queue: re-plans (a state's above all) run before jobs that only plan ahead,
- * taking turns by client address, then first come first served within each kind; a queued plan-ahead job can be withdrawn; the queue
- * stays within the session cap.
+ * The shared scheduler queue on real scheduler threads: addresses take turns (by the time their jobs
+ * take, see {@link FairJobQueueTest} for the accounting), re-plans run before an address's jobs that
+ * only plan ahead, first come first served within each kind; a queued job can be withdrawn and its
+ * replacement keeps its turn; the queue stays within the session cap.
  */
 class SchedulerQueueTest {
     private final KhameleonServer server = KhameleonServer.builder().seed(1).schedulerThreads(1).maxSessions(4)
@@ -74,12 +75,12 @@ class SchedulerQueueTest {
         List<String> ran = new CopyOnWriteArrayList<>();
         CountDownLatch done = new CountDownLatch(5);
         for (String name : List.of("crowd-1", "crowd-2", "crowd-3", "crowd-4")) {
-            runtime.schedule(true, runtime.nextSchedulerOrder(), crowd, () -> {
+            runtime.schedule(true, runtime.nextSchedulerOrder(), runtime.openFlow(crowd), t -> {
                 ran.add(name);
                 done.countDown();
             });
         }
-        runtime.schedule(true, runtime.nextSchedulerOrder(), bystander, () -> {
+        runtime.schedule(true, runtime.nextSchedulerOrder(), runtime.openFlow(bystander), t -> {
             ran.add("bystander");
             done.countDown();
         });
@@ -94,8 +95,8 @@ class SchedulerQueueTest {
     /**
      * Regression: sixty sessions from one address sending states kept the queue full of re-plans,
      * which all went before every other session's plan-ahead jobs: the bystanders' senders ran out
-     * of planned blocks (the soak's healthy throughput fell to a tenth). A plan-ahead job now waits
-     * for at most {@value SchedulerTask#REPLANS_PER_PLAN_AHEAD} rounds of re-plans.
+     * of planned blocks (the soak's healthy throughput fell to a tenth). Addresses now take turns
+     * whatever the kind: the bystander's plan-ahead job waits for one of the crowd's re-plans.
      */
     @Test
     void aStreamOfReplansFromOneAddress_letsAnotherAddresssPlanAheadJobIn() throws InterruptedException {
@@ -106,26 +107,52 @@ class SchedulerQueueTest {
         CountDownLatch done = new CountDownLatch(11);
         for (int i = 1; i <= 10; i++) {
             String name = "crowd-replan-" + i;
-            runtime.schedule(true, runtime.nextSchedulerOrder(), crowd, () -> {
+            runtime.schedule(true, runtime.nextSchedulerOrder(), runtime.openFlow(crowd), t -> {
                 ran.add(name);
                 done.countDown();
             });
         }
-        runtime.schedule(false, runtime.nextSchedulerOrder(), bystander, () -> {
+        runtime.schedule(false, runtime.nextSchedulerOrder(), runtime.openFlow(bystander), t -> {
             ran.add("bystander-ahead");
             done.countDown();
         });
         release.countDown();
         assertTrue(done.await(10, TimeUnit.SECONDS));
-        assertEquals(SchedulerTask.REPLANS_PER_PLAN_AHEAD, ran.indexOf("bystander-ahead"),
-                "after the crowd's first rounds of re-plans, not its tenth: " + ran);
+        assertEquals(1, ran.indexOf("bystander-ahead"), "after the crowd's first re-plan, not its tenth: " + ran);
+    }
+
+    /**
+     * One session's stream of re-plans lets its address's plan-ahead job in after
+     * {@value SchedulerTask#REPLANS_PER_PLAN_AHEAD} of them.
+     */
+    @Test
+    void aStreamOfReplans_letsItsOwnAddresssPlanAheadJobIn() throws InterruptedException {
+        occupy();
+        Object address = "10.0.0.1";
+        List<String> ran = new CopyOnWriteArrayList<>();
+        CountDownLatch done = new CountDownLatch(11);
+        FairJobQueue.Flow ahead = runtime.openFlow(address);
+        for (int i = 1; i <= 10; i++) {
+            String name = "replan-" + i;
+            runtime.schedule(true, runtime.nextSchedulerOrder(), runtime.openFlow(address), t -> {
+                ran.add(name);
+                done.countDown();
+            });
+        }
+        runtime.schedule(false, runtime.nextSchedulerOrder(), ahead, t -> {
+            ran.add("ahead");
+            done.countDown();
+        });
+        release.countDown();
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+        assertEquals(SchedulerTask.REPLANS_PER_PLAN_AHEAD, ran.indexOf("ahead"), ran.toString());
     }
 
     @Test
     void aWithdrawnJob_leavesItsAddresssCount() throws InterruptedException {
         occupy();
         Object address = "10.0.0.3";
-        SchedulerTask t = runtime.schedule(false, runtime.nextSchedulerOrder(), address, () -> { });
+        SchedulerTask t = runtime.schedule(false, runtime.nextSchedulerOrder(), runtime.openFlow(address), x -> { });
         assertEquals(1, runtime.waitingJobs(address));
         assertTrue(runtime.withdraw(t));
         assertEquals(0, runtime.waitingJobs(address));

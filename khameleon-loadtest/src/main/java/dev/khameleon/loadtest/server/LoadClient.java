@@ -5,6 +5,8 @@ import dev.khameleon.core.protocol.ControlCodec;
 import dev.khameleon.core.protocol.ControlMessage;
 import org.HdrHistogram.Histogram;
 
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
@@ -20,10 +22,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One well-behaved load session on the JDK's WebSocket client: it counts the bytes it receives and,
- * given a {@link Latency}, sends point-predictor states and times the first block of each state's
- * request. All clients connect from 127.0.0.1 (the JDK 17 client cannot choose its local address).
- * Thread-safe: the JDK delivers messages on its own threads, states come from a ticker thread.
+ * One well-behaved load session: it counts the bytes it receives and, given a {@link Latency}, sends
+ * point-predictor states and times the first block of each state's request. {@link #connect} opens
+ * it on the JDK's WebSocket client, from 127.0.0.1 (the JDK 17 client cannot choose its local
+ * address); {@link #connectFrom} on a {@link RawWebSocket} bound to a chosen loopback address, read
+ * by a thread of its own ({@value #READER_THREAD}N). Thread-safe: messages arrive on the JDK's or
+ * the reader's thread, states come from a ticker thread.
  */
 final class LoadClient implements WebSocket.Listener {
     /** Where clients record the delay from sending a state to the first block it asked for. */
@@ -41,13 +45,27 @@ final class LoadClient implements WebSocket.Listener {
         }
     }
 
+    /** The name prefix of the threads that read {@link #connectFrom}'s connections. */
+    static final String READER_THREAD = "load-reader-";
+    /** The stack of a reader thread: it only reads frames. */
+    private static final long READER_STACK_BYTES = 256 * 1024;
+
+    /** What a client sends its states through. */
+    private interface Link {
+        void sendText(String text);
+
+        void abort();
+    }
+
     final AtomicLong bytes = new AtomicLong();
     /** Completes with the first text message (the welcome, or an error). */
     final CompletableFuture<String> welcome = new CompletableFuture<>();
     /** The close status the server sent, or -1 while open. */
     volatile int closeStatus = -1;
-    volatile WebSocket ws;
+    private volatile Link link;
     private volatile Latency latency;
+    /** Set by {@link #close}: the connection's end is ours, not the server's. */
+    private volatile boolean aborted;
     private final SplittableRandom random;
     private final LoadWorkload workload;
     private final ByteBuffer frame = ByteBuffer.allocate(LoadApp.FRAME_BYTES + 64);
@@ -91,7 +109,17 @@ final class LoadClient implements WebSocket.Listener {
             }
             for (int k = 0; k < opening.size(); k++) {
                 WebSocket ws = opening.get(k).orTimeout(30, TimeUnit.SECONDS).join();
-                made.get(k).ws = ws;
+                made.get(k).link = new Link() {
+                    @Override
+                    public void sendText(String text) {
+                        ws.sendText(text, true);
+                    }
+
+                    @Override
+                    public void abort() {
+                        ws.abort();
+                    }
+                };
                 ws.sendText(ControlCodec.encode(ControlMessage.Hello.of(LoadApp.APP, LoadApp.CACHE)), true).join();
             }
             for (LoadClient c : made) {
@@ -103,6 +131,95 @@ final class LoadClient implements WebSocket.Listener {
             clients.addAll(made);
         }
         return clients;
+    }
+
+    /**
+     * As {@link #connect(int, int, Latency, int, LoadWorkload)} on raw sockets: client {@code i}
+     * connects from {@code locals.get(i % locals.size())}, and each has a daemon thread that reads
+     * its frames until the connection ends.
+     *
+     * @throws IOException if a connection is refused or the server's first message is not a welcome
+     */
+    static List<LoadClient> connectFrom(List<InetAddress> locals, int port, int sessions, Latency latency, int batch,
+                                        LoadWorkload workload) throws IOException {
+        List<LoadClient> clients = new ArrayList<>();
+        try {
+            for (int from = 0; from < sessions; from += batch) {
+                List<LoadClient> made = new ArrayList<>();
+                List<RawWebSocket> opened = new ArrayList<>();
+                for (int i = from; i < Math.min(sessions, from + batch); i++) {
+                    LoadClient c = new LoadClient(i, latency, workload);
+                    RawWebSocket raw = RawWebSocket.open(locals.get(i % locals.size()), port, "/" + LoadApp.APP);
+                    c.link = new RawLink(raw);
+                    clients.add(c);
+                    made.add(c);
+                    opened.add(raw);
+                    raw.sendText(ControlCodec.encode(ControlMessage.Hello.of(LoadApp.APP, LoadApp.CACHE)));
+                }
+                for (int k = 0; k < made.size(); k++) {
+                    RawWebSocket.Frame first = opened.get(k).readMessage(30_000);
+                    if (first == null || first.opcode() != RawWebSocket.Frame.TEXT
+                            || !first.text().contains("\"welcome\"")) {
+                        throw new IOException("session refused: " + (first == null ? "no answer in 30 s"
+                                : first.opcode() == RawWebSocket.Frame.TEXT ? first.text()
+                                : "closed with " + first.closeStatus()));
+                    }
+                    LoadClient c = made.get(k);
+                    RawWebSocket raw = opened.get(k);
+                    Thread reader = new Thread(null, () -> c.read(raw), READER_THREAD + (from + k), READER_STACK_BYTES);
+                    reader.setDaemon(true);
+                    reader.start();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            close(clients);
+            throw e;
+        }
+        return clients;
+    }
+
+    /** Sends through a raw socket; a failed send shows as the connection's end in the reader. */
+    private record RawLink(RawWebSocket raw) implements Link {
+        @Override
+        public void sendText(String text) {
+            try {
+                raw.sendText(text);
+            } catch (IOException e) {
+                raw.close();
+            }
+        }
+
+        @Override
+        public void abort() {
+            raw.close();
+        }
+    }
+
+    /** Reads {@code raw}'s frames until it ends: blocks are counted and timed, a close frame recorded. */
+    private void read(RawWebSocket raw) {
+        try {
+            while (true) {
+                RawWebSocket.Frame f = raw.readFrame(0);
+                if (f == null) {
+                    continue;
+                }
+                if (f.opcode() == RawWebSocket.Frame.BINARY) {
+                    bytes.addAndGet(f.payload().length);
+                    if (latency != null) {
+                        onBlock(BlockFrame.readHeader(ByteBuffer.wrap(f.payload())).requestId());
+                    }
+                } else if (f.opcode() == RawWebSocket.Frame.CLOSE) {
+                    closeStatus = f.closeStatus();
+                    return;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            if (closeStatus < 0 && !aborted) {
+                closeStatus = 1006;
+            }
+        } finally {
+            raw.close();
+        }
     }
 
     /**
@@ -131,9 +248,14 @@ final class LoadClient implements WebSocket.Listener {
         return Math.max(150, (long) Math.ceil(5 * LoadApp.FRAME_BYTES / rate * 1000));
     }
 
+    /** Drops every client's connection at once. */
     static void close(List<LoadClient> clients) {
         for (LoadClient c : clients) {
-            c.ws.abort();
+            c.aborted = true;
+            Link l = c.link;
+            if (l != null) {
+                l.abort();
+            }
         }
     }
 
@@ -155,8 +277,7 @@ final class LoadClient implements WebSocket.Listener {
         }
         target = random.nextInt(workload.requests());
         sentNanos = System.nanoTime();
-        ws.sendText("{\"type\":\"state\",\"time\":" + (++time) + ",\"state\":" + workload.pointState(target) + "}",
-                true);
+        link.sendText("{\"type\":\"state\",\"time\":" + (++time) + ",\"state\":" + workload.pointState(target) + "}");
         if (sentNanos < recordFrom) {
             target = -1 - target;
         }

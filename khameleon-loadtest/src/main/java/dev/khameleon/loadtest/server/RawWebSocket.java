@@ -30,6 +30,7 @@ final class RawWebSocket implements Closeable {
     /** One frame from the server: its opcode and payload. */
     record Frame(int opcode, byte[] payload) {
         static final int TEXT = 0x1;
+        static final int BINARY = 0x2;
         static final int CLOSE = 0x8;
 
         String text() {

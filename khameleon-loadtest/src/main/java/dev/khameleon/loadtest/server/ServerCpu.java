@@ -14,8 +14,8 @@ final class ServerCpu {
     private ServerCpu() {
     }
 
-    /** Thread names of the healthy clients: the JDK's WebSocket client and the state ticker. */
-    static final String[] HEALTHY_CLIENTS = {"HttpClient-", "load-states"};
+    /** Thread names of the healthy clients: the JDK's WebSocket client, the raw clients' readers and the state ticker. */
+    static final String[] HEALTHY_CLIENTS = {"HttpClient-", LoadClient.READER_THREAD, "load-states"};
     /** Thread names of the hostile clients. */
     static final String[] HOSTILE_CLIENTS = {"hostile-"};
 

@@ -6,6 +6,9 @@ import org.HdrHistogram.Histogram;
 
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -22,16 +25,18 @@ import picocli.CommandLine.Option;
  * <p>The application is a grid of {@code --requests} cells under the Gaussian grid predictor
  * ({@link LoadWorkload#grid}). {@code H} healthy sessions (the {@link ServerLoad} latency clients: a
  * narrow forecast on a random cell every 150 ms, timing the first block of that request) run an unloaded phase, then a
- * loaded phase next to every chosen {@link HostileKind}. The healthy clients all connect from 127.0.0.1
- * (the JDK 17 WebSocket client cannot choose its local address), so {@code maxConnectionsPerAddress} is
- * raised to {@code max(64, H)} and they connect 16 at a time (the default {@code maxHandshakesPerAddress});
- * every other limit keeps its default ({@code --scheduler-share} sets one, to compare). Each hostile kind connects from its own address 127.0.0.2–10, so
- * the per-address limits apply to it as to any client. Healthy sessions are paced at
+ * loaded phase next to every chosen {@link HostileKind}. The healthy clients connect over raw sockets
+ * from {@code --healthy-addresses} loopback addresses 127.1.0.1 and up ({@link SoakOptions#healthyAddress};
+ * default one per session), so {@code maxConnectionsPerAddress} is raised to {@code max(64, ⌈H / A⌉)}
+ * (at the default, 64: the server's own) and they connect 16 at a time (the default
+ * {@code maxHandshakesPerAddress}); every other limit keeps its default ({@code --scheduler-share} sets
+ * one, to compare). Each hostile kind connects from its own address 127.0.0.2–10, so the per-address
+ * limits apply to it as to any client. Healthy sessions are paced at
  * {@code min(2 MB/s, total-rate / H)} because they send no rate reports.
  *
  * <p>Run: {@code java -jar khameleon-loadtest/target/khameleon-loadtest.jar soak
  * [--healthy 200] [--seconds 20] [--warmup 3] [--hostile all] [--total-rate 20e6] [--requests 10000]
- * [--scheduler-share 0.1]}. It prints Markdown tables and exits by itself (a watchdog ends a run that overstays by three minutes).
+ * [--scheduler-share 0.1] [--healthy-addresses H]}. It prints Markdown tables and exits by itself (a watchdog ends a run that overstays by three minutes).
  */
 @Command(name = "soak", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Healthy sessions on an in-process server, alone and then next to hostile clients.",
@@ -90,6 +95,11 @@ public final class Soak implements Callable<Integer> {
             + "server's default")
     double schedulerShare = KhameleonServer.Builder.DEFAULT_SCHEDULER_SHARE;
 
+    @Option(names = "--healthy-addresses", paramLabel = "A", description = "Loopback addresses the healthy sessions "
+            + "connect from, 127.1.0.1 and up, session i from the (i mod A)-th, in [1, 10000]; default: one per healthy "
+            + "session")
+    Integer healthyAddresses;
+
     @Option(names = "--fetch", paramLabel = "inline|executor", description = "inline: the synthetic source promises "
             + "completed stages, so the server fetches on the event loop (what an in-memory source gets); executor: on "
             + "its fetch executor; default ${DEFAULT-VALUE}")
@@ -107,7 +117,7 @@ public final class Soak implements Callable<Integer> {
             default -> throw new IllegalArgumentException("--fetch: 'inline' or 'executor', not '" + fetch + "'");
         };
         return new SoakOptions(healthy, seconds, warmup, HostileKind.parseList(hostile), totalRate, requests,
-                schedulerShare, inlineFetch);
+                schedulerShare, inlineFetch, healthyAddresses == null ? healthy : healthyAddresses);
     }
 
     /** Runs both phases and prints the report; exit status 0, or 3 when the watchdog ends an overlong run. */
@@ -126,8 +136,9 @@ public final class Soak implements Callable<Integer> {
         }, "soak-watchdog");
         watchdog.setDaemon(true);
         watchdog.start();
-        System.out.printf("Soak: %d healthy sessions at %.0f KB/s over %d requests, %d s warm-up, %d s per phase, "
-                + "hostile %s%n", options.healthy(), options.ratePerSession() / 1e3, options.requests(),
+        System.out.printf("Soak: %d healthy sessions from %d addresses at %.0f KB/s over %d requests, %d s warm-up, "
+                + "%d s per phase, hostile %s%n", options.healthy(), Math.min(options.healthy(), options.healthyAddresses()),
+                options.ratePerSession() / 1e3, options.requests(),
                 options.warmup(), options.seconds(), options.hostile());
         SoakReport report = run(options, true);
         System.out.println(report.markdown());
@@ -137,7 +148,8 @@ public final class Soak implements Callable<Integer> {
     /**
      * Runs both phases and returns the report.
      *
-     * @param ownAddresses hostile clients connect from 127.0.0.2–9 (false: from 127.0.0.1, for tests)
+     * @param ownAddresses healthy clients connect from {@link SoakOptions#healthyAddress}, hostile ones
+     *                     from 127.0.0.2–10 (false: all from 127.0.0.1, for tests)
      */
     static SoakReport run(SoakOptions options, boolean ownAddresses) throws Exception {
         Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
@@ -155,14 +167,14 @@ public final class Soak implements Callable<Integer> {
         for (HostileKind k : options.hostile()) {
             hostileConnections += k.maxOpen();
         }
-        int perAddress = Math.max(64, options.healthy() + (ownAddresses ? 0 : (int) hostileConnections));
+        int perAddress = maxConnectionsPerAddress(options, ownAddresses, hostileConnections);
         double rate = options.ratePerSession();
         LoadWorkload workload = options.workload();
         try (KhameleonServer server = LoadApp.server(workload, rate, options.inlineFetch())
                 .maxConnectionsPerAddress(perAddress).schedulerShare(options.schedulerShare()).build().start()) {
             LoadClient.Latency latency = LoadClient.Latency.create();
-            List<LoadClient> clients = LoadClient.connect(server.port(), options.healthy(), latency, CONNECT_BATCH,
-                    workload);
+            List<LoadClient> clients = LoadClient.connectFrom(healthyAddresses(options, ownAddresses), server.port(),
+                    options.healthy(), latency, CONNECT_BATCH, workload);
             long recordFrom = System.nanoTime() + options.warmup() * 1_000_000_000L;
             ScheduledExecutorService states = LoadClient.sendStates(clients, recordFrom, rate);
             try {
@@ -194,6 +206,25 @@ public final class Soak implements Callable<Integer> {
                 LoadClient.close(clients);
             }
         }
+    }
+
+    /**
+     * The server's {@code maxConnectionsPerAddress}: its default of 64, or more if the most crowded
+     * address holds more connections (every healthy and hostile one when all share 127.0.0.1).
+     */
+    static int maxConnectionsPerAddress(SoakOptions options, boolean ownAddresses, long hostileConnections) {
+        long crowded = ownAddresses ? options.healthyPerAddress() : options.healthy() + hostileConnections;
+        return (int) Math.max(64, crowded);
+    }
+
+    /** The addresses the healthy clients connect from, session {@code i} from the {@code (i mod size)}-th. */
+    static List<InetAddress> healthyAddresses(SoakOptions options, boolean ownAddresses) throws UnknownHostException {
+        List<InetAddress> out = new ArrayList<>();
+        int n = ownAddresses ? Math.min(options.healthy(), options.healthyAddresses()) : 1;
+        for (int i = 0; i < n; i++) {
+            out.add(InetAddress.getByName(ownAddresses ? options.healthyAddress(i) : "127.0.0.1"));
+        }
+        return out;
     }
 
     /**

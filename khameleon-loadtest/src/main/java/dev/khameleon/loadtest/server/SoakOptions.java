@@ -17,11 +17,24 @@ import java.util.Set;
  * @param inlineFetch whether the synthetic source promises completed stages, so the server fetches
  *                  on the event loop ({@code --fetch inline}, what an in-memory source gets) or on
  *                  its fetch executor ({@code --fetch executor})
+ * @param healthyAddresses the loopback addresses the healthy sessions connect from
+ *                  ({@link #healthyAddress}), [1, {@value #MAX_HEALTHY_ADDRESSES}]; session {@code i}
+ *                  uses address {@code i mod healthyAddresses}
  */
 record SoakOptions(int healthy, int seconds, int warmup, Set<HostileKind> hostile, double totalRate,
-        int requests, double schedulerShare, boolean inlineFetch) {
+        int requests, double schedulerShare, boolean inlineFetch, int healthyAddresses) {
     /** The most requests {@code --requests} accepts. */
     static final int MAX_REQUESTS = 10_000_000;
+    /** The most addresses {@code --healthy-addresses} accepts: 127.1.0.1 to 127.1.39.250. */
+    static final int MAX_HEALTHY_ADDRESSES = 10_000;
+    /** Healthy addresses per third octet: .1 to .250. */
+    private static final int PER_OCTET = 250;
+
+    /** The settings with one address per healthy session. */
+    SoakOptions(int healthy, int seconds, int warmup, Set<HostileKind> hostile, double totalRate, int requests,
+                double schedulerShare, boolean inlineFetch) {
+        this(healthy, seconds, warmup, hostile, totalRate, requests, schedulerShare, inlineFetch, healthy);
+    }
 
     SoakOptions {
         hostile = Set.copyOf(hostile);
@@ -35,6 +48,7 @@ record SoakOptions(int healthy, int seconds, int warmup, Set<HostileKind> hostil
         check("--healthy", healthy, 1, 10_000);
         check("--seconds", seconds, 1, 600);
         check("--warmup", warmup, 0, 60);
+        check("--healthy-addresses", healthyAddresses, 1, MAX_HEALTHY_ADDRESSES);
         if (!(totalRate <= 1e12) || totalRate / healthy < 1000) {
             throw new IllegalArgumentException("--total-rate: " + totalRate + " bytes/s gives " + healthy
                     + " sessions less than the server's minimum of 1000 bytes/s each (or is above 1e12)");
@@ -50,6 +64,21 @@ record SoakOptions(int healthy, int seconds, int warmup, Set<HostileKind> hostil
     /** The application the sessions use: a grid of {@code requests} cells. */
     LoadWorkload workload() {
         return LoadWorkload.grid(gridSide(requests));
+    }
+
+    /**
+     * The loopback address healthy session {@code i} connects from: {@code 127.1.x.y} for the
+     * {@code k = i mod healthyAddresses}-th address, {@code x = k / 250}, {@code y = 1 + k mod 250}, apart
+     * from the hostile clients' 127.0.0.2–10 and from 127.0.0.1.
+     */
+    String healthyAddress(int i) {
+        int k = i % healthyAddresses;
+        return "127.1." + k / PER_OCTET + "." + (1 + k % PER_OCTET);
+    }
+
+    /** Healthy sessions on the most crowded of their addresses. */
+    int healthyPerAddress() {
+        return (healthy + healthyAddresses - 1) / healthyAddresses;
     }
 
     /** The pace of each healthy session, bytes/s. */

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,6 +40,41 @@ class SoakOptionsTest {
         assertEquals(10_000, o.requests());
         assertEquals(0.1, o.schedulerShare(), "the server's default");
         assertTrue(o.inlineFetch());
+        assertEquals(200, o.healthyAddresses(), "one address per healthy session");
+    }
+
+    @Test
+    void healthyAddresses_areDistinctLoopbackAddresses_apartFromTheHostileOnes() {
+        SoakOptions o = parse("--healthy", "2000");
+        Set<String> hostile = new java.util.HashSet<>();
+        for (HostileKind k : HostileKind.values()) {
+            for (int w = 0; w < k.clients; w++) {
+                hostile.add(k.address(w));
+            }
+        }
+        Set<String> healthy = new java.util.HashSet<>();
+        for (int i = 0; i < 2000; i++) {
+            String a = o.healthyAddress(i);
+            assertTrue(a.matches("127\\.1\\.\\d+\\.\\d+"), a);
+            assertTrue(healthy.add(a), "session " + i + " shares " + a);
+            assertFalse(hostile.contains(a), a);
+        }
+        assertEquals("127.1.0.1", o.healthyAddress(0));
+        assertEquals("127.1.0.250", o.healthyAddress(249));
+        assertEquals("127.1.1.1", o.healthyAddress(250));
+        assertEquals(1, o.healthyPerAddress());
+        assertEquals(64, Soak.maxConnectionsPerAddress(o, true, 100), "the server's default when each has its own");
+    }
+
+    @Test
+    void fewerHealthyAddresses_areSharedInTurn_andRaiseTheConnectionLimit() {
+        SoakOptions o = parse("--healthy", "2000", "--healthy-addresses", "10");
+        assertEquals(10, o.healthyAddresses());
+        assertEquals(o.healthyAddress(3), o.healthyAddress(13));
+        assertEquals(200, o.healthyPerAddress());
+        assertEquals(200, Soak.maxConnectionsPerAddress(o, true, 100));
+        assertEquals(2100, Soak.maxConnectionsPerAddress(o, false, 100), "everyone on 127.0.0.1");
+        assertEquals(3, parse("--healthy", "7", "--healthy-addresses", "3").healthyPerAddress());
     }
 
     @Test
@@ -85,6 +121,7 @@ class SoakOptionsTest {
                 List.of("--requests", "1000001", "khameleon-loadtest soak: --requests: 1000001 is not a square number in"
                         + " [4, 10000000] (the application is a grid of √N × √N cells), e.g. 10000 or 1000000"),
                 List.of("--scheduler-share", "0", "khameleon-loadtest soak: --scheduler-share: 0.0 is outside (0, 1]"),
+                List.of("--healthy-addresses", "0", "khameleon-loadtest soak: --healthy-addresses: 0 is outside [1, 10000]"),
                 List.of("--requests", "1", "khameleon-loadtest soak: --requests: 1 is not a square number in"
                         + " [4, 10000000] (the application is a grid of √N × √N cells), e.g. 10000 or 1000000"))) {
             String[] r = execute(c.get(0), c.get(1));
