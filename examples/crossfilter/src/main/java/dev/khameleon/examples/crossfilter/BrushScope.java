@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * The live crossfilter's request scope: the client's brushes, as a JSON object from view name to
  * pixel range, e.g. {@code {"DISTANCE": [40, 120], "AIR_TIME": [0, 35]}} ({@code {}} for none; an
- * empty range is no brush). Request {@code v} (a view's ordinal) then means the tile of view
+ * empty range is no brush). Request {@code v} (a view's index) then means the tile of view
  * {@code v} under the other views' brushes, whose content key {@link ContentKeys} assigns.
  * Thread-safe; malformed scopes are rejected with an {@link IllegalArgumentException} saying why.
  */
@@ -23,28 +23,28 @@ final class BrushScope implements RequestScope {
 
     @Override
     public Bindings decode(JsonNode scope) {
-        Filters filters = filters(scope);
+        Filters filters = filters(keys.views(), scope);
         Bindings.Builder b = Bindings.builder();
-        for (View v : View.values()) {
-            b.bind(v.ordinal(), keys.register(new TileKey(v, filters)));
+        for (View v : keys.views()) {
+            b.bind(v.index(), keys.register(new TileKey(v, filters)));
         }
         return b.build();
     }
 
     /**
-     * The brushes a scope names.
+     * The brushes a scope names, on {@code views}.
      *
      * @throws IllegalArgumentException if it is not an object of view names to {@code [from, to]}
      *     integer pairs with {@code 0 <= from <= to <= View.PIXELS}
      */
-    static Filters filters(JsonNode scope) {
+    static Filters filters(Views views, JsonNode scope) {
         if (scope == null || !scope.isObject()) {
             throw new IllegalArgumentException("scope must be an object of view name -> [from, to], was " + scope);
         }
-        Filters filters = Filters.none();
+        Filters filters = Filters.none(views);
         for (Iterator<Map.Entry<String, JsonNode>> it = scope.properties().iterator(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
-            View view = view(e.getKey());
+            View view = view(views, e.getKey());
             JsonNode range = e.getValue();
             if (!range.isArray() || range.size() != 2 || !range.get(0).isInt() || !range.get(1).isInt()) {
                 throw new IllegalArgumentException("brush of " + view + " must be [from, to] in pixels, was " + range);
@@ -55,12 +55,12 @@ final class BrushScope implements RequestScope {
     }
 
     /**
-     * The view named {@code name}.
+     * The view of {@code views} named {@code name}.
      *
      * @throws IllegalArgumentException if there is none, quoting (at most 40 characters of) the name
      */
-    static View view(String name) {
-        for (View v : View.values()) {
+    static View view(Views views, String name) {
+        for (View v : views) {
             if (v.name().equals(name)) {
                 return v;
             }

@@ -14,10 +14,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The crossfilter example's command line. {@code evaluate} loads the flights table (resampled to
- * {@code --rows}) into DuckDB or a throw-away PostgreSQL cluster, measures query latencies and
+ * The crossfilter example's command line. {@code evaluate} loads the table of a views
+ * configuration ({@code --views FILE}, default the flights views; resampled to {@code --rows})
+ * into DuckDB or a throw-away PostgreSQL cluster, measures query latencies and
  * the progressive tiles' utility, replays the benchmark's recorded sessions (Khameleon's push on a
- * modelled link among the systems) and prints Markdown tables. {@code serve} serves the tiles live
+ * modelled link among the systems; on another table by view position, {@link Workflow#onto}) and
+ * prints Markdown tables. {@code serve} serves the tiles live
  * over a Khameleon WebSocket ({@link CrossfilterServer}).
  */
 @Command(name = "khameleon-crossfilter", mixinStandardHelpOptions = true,
@@ -84,8 +86,9 @@ public final class CrossfilterMain implements Callable<Integer> {
         @Option(names = "--utility-states", description = "brush states the utility is averaged over (default: ${DEFAULT-VALUE})")
         int utilityStates = 300;
 
-        @Option(names = "--block-size", description = "bytes per block of a tile (default: ${DEFAULT-VALUE})")
-        int blockSize = TileEncoder.DEFAULT_BLOCK_SIZE;
+        @Option(names = "--block-size", description = "bytes per block of a tile (default: 12288, or the largest"
+                + " first block of the views rounded up to a whole KiB)")
+        Integer blockSize;
 
         @Option(names = "--predict-top", description = "tiles of the most likely next views prefetched at a pause"
                 + " (default: ${DEFAULT-VALUE})")
@@ -138,10 +141,7 @@ public final class CrossfilterMain implements Callable<Integer> {
             if (!(rttMs >= 0) || Double.isInfinite(rttMs)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--rtt-ms must be >= 0, was " + rttMs);
             }
-            if (!(cacheMb * 1e6 >= blockSize) || Double.isInfinite(cacheMb)) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--cache-mb must hold at least one block"
-                        + " of " + blockSize + " bytes, was " + cacheMb);
-            }
+
             if (!(stay >= 0 && stay <= 1)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--stay must be in [0, 1], was " + stay);
             }
@@ -151,24 +151,53 @@ public final class CrossfilterMain implements Callable<Integer> {
             if (pauseMs < 0) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--pause-ms must be >= 0, was " + pauseMs);
             }
-            source.check(spec.commandLine());
-            List<Workflow> workflows = Workflows.readAll(source.data.resolve("crossfilter/flights/workflows"));
-            try (Database database = source.open()) {
+            Views views = source.views(spec.commandLine());
+            if (views.isResolved()) {
+                checkCache(source.blockSize(spec.commandLine(), views, blockSize));
+            }
+            source.check(spec.commandLine(), views);
+            List<Workflow> recorded = Workflows.readAll(source.data.resolve("crossfilter/flights/workflows"));
+            try (Database database = source.open(1, views)) {
                 TileBackend db = database.backend;
+                int size = source.blockSize(spec.commandLine(), db.views(), blockSize);
+                checkCache(size);
+                List<Workflow> workflows = onto(recorded, db.views());
                 int c = concurrency != null ? concurrency : db.defaultConcurrency();
                 if (c < 1) {
                     throw new CommandLine.ParameterException(spec.commandLine(), "--concurrency must be >= 1, was " + c);
                 }
                 new Evaluation(db, workflows, new Evaluation.Settings(queryEvents, tiles, utilityStates, c,
-                        blockSize, source.seed, predictTop, pauseMs, new Evaluation.Push(bandwidthMbps, rttMs, cacheMb, stay,
+                        size, source.seed, predictTop, pauseMs, new Evaluation.Push(bandwidthMbps, rttMs, cacheMb, stay,
                         selection), leadMs, coldStart), System.out).run();
             }
             return 0;
         }
+
+        private void checkCache(int blockBytes) {
+            if (!(cacheMb * 1e6 >= blockBytes) || Double.isInfinite(cacheMb)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--cache-mb must hold at least one block"
+                        + " of " + blockBytes + " bytes, was " + cacheMb);
+            }
+        }
     }
 
-    /** The options naming the flights table and the database that holds it, shared by the subcommands. */
+    /**
+     * The recorded flights sessions on {@code views}: themselves for the flights views, else each
+     * replayed by view position ({@link Workflow#onto}), sessions left without events dropped.
+     */
+    static List<Workflow> onto(List<Workflow> recorded, Views views) {
+        if (views == Views.flights()) {
+            return recorded;
+        }
+        return recorded.stream().map(w -> w.onto(views)).filter(w -> !w.events().isEmpty()).toList();
+    }
+
+    /** The options naming the table, its views and the database that holds it, shared by the subcommands. */
     static final class TableOptions {
+        @Option(names = "--views", paramLabel = "FILE", description = "the views configuration, JSON (default: the"
+                + " six flights views)")
+        Path viewsFile;
+
         @Option(names = "--backend", description = "duckdb or postgresql (default: ${DEFAULT-VALUE})")
         Backend backend = Backend.duckdb;
 
@@ -187,17 +216,70 @@ public final class CrossfilterMain implements Callable<Integer> {
         Path pgBin = PostgresCluster.DEFAULT_BIN;
 
         /**
-         * Checks, before anything is loaded, that the data folder holds the flights table and the
-         * recorded sessions and, for PostgreSQL, that its binaries are there.
+         * The configuration {@code --views} names, or the flights views without it.
+         *
+         * @throws CommandLine.ParameterException naming {@code --views}, the file and the field
+         */
+        Views views(CommandLine cl) {
+            if (viewsFile == null) {
+                return Views.flights();
+            }
+            Views views;
+            try {
+                views = Views.read(viewsFile);
+            } catch (IOException e) {
+                throw new CommandLine.ParameterException(cl, "--views " + viewsFile + ": cannot be read ("
+                        + e.getClass().getSimpleName() + ")");
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(cl, "--views " + e.getMessage());
+            }
+            if (views.source().isEmpty()) {
+                throw new CommandLine.ParameterException(cl, "--views " + viewsFile + ": source: required, the CSV"
+                        + " the table is read from");
+            }
+            return views;
+        }
+
+        /**
+         * The block size of {@code views}' tiles: {@code blockSize}, or without it the one that fits
+         * ({@link TileEncoder#fittingBlockSize}).
+         *
+         * @throws CommandLine.ParameterException naming {@code --block-size}, the view and the bytes
+         *     its first block needs, when {@code blockSize} is too small
+         */
+        int blockSize(CommandLine cl, Views views, Integer blockSize) {
+            if (blockSize == null) {
+                return TileEncoder.fittingBlockSize(views);
+            }
+            try {
+                return TileEncoder.withBlockSize(views, blockSize).blockSize();
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(cl, "--block-size: " + e.getMessage());
+            }
+        }
+
+        /**
+         * Checks, before anything is loaded, that the data folder holds the table's CSV and the
+         * recorded sessions and, for PostgreSQL, that its binaries are there and the views are
+         * read by the flights reader.
          *
          * @throws CommandLine.ParameterException naming the option and the path
          */
-        void check(CommandLine cl) {
-            for (String part : List.of("datasets/flights/flights-10k.csv", "crossfilter/flights/workflows")) {
+        void check(CommandLine cl, Views views) {
+            Views.Source source = views.source().orElseThrow();
+            if (Path.of(source.csv()).isAbsolute() && !java.nio.file.Files.exists(source.path(data))) {
+                throw new CommandLine.ParameterException(cl, "--views " + viewsFile + ": source.csv " + source.csv()
+                        + " does not exist");
+            }
+            for (String part : List.of(source.csv(), "crossfilter/flights/workflows")) {
                 if (!java.nio.file.Files.exists(data.resolve(part))) {
                     throw new CommandLine.ParameterException(cl, "--data " + data + ": no " + part
                             + " in it (the shared data folder)");
                 }
+            }
+            if (backend == Backend.postgresql && source.reader() != Views.Reader.FLIGHTS) {
+                throw new CommandLine.ParameterException(cl, "--backend postgresql: the table of --views " + viewsFile
+                        + " is read by DuckDB's CSV reader (source.reader csv); use --backend duckdb");
             }
             if (backend == Backend.postgresql && !PostgresCluster.available(pgBin)) {
                 throw new CommandLine.ParameterException(cl, "--pg-bin " + pgBin + ": PostgreSQL binaries (initdb,"
@@ -205,15 +287,17 @@ public final class CrossfilterMain implements Callable<Integer> {
             }
         }
 
-        /** Reads the flights file, resamples it to {@code rows} and loads it into the chosen database (one connection). */
-        Database open() throws Exception {
-            return open(1);
-        }
-
-        /** As {@link #open()}, with {@code connections} connections to the database. */
-        Database open(int connections) throws Exception {
-            FlightsTable table = FlightsTable.read(data.resolve("datasets/flights/flights-10k.csv"));
-            return Database.open(backend, table, table.sample(rows, seed), pgBin, connections);
+        /**
+         * Reads the table of {@code views}, resamples it to {@code rows} and loads it into the chosen
+         * database with {@code connections} connections.
+         */
+        Database open(int connections, Views views) throws Exception {
+            Views.Source source = views.source().orElseThrow();
+            if (source.reader() == Views.Reader.CSV) {
+                return new Database(null, TileBackend.duckDbCsv(views, source.path(data), rows, seed, connections));
+            }
+            FlightsTable table = FlightsTable.read(source.path(data));
+            return Database.open(backend, views, table, table.sample(rows, seed), pgBin, connections);
         }
     }
 
@@ -227,15 +311,15 @@ public final class CrossfilterMain implements Callable<Integer> {
             this.backend = backend;
         }
 
-        static Database open(Backend kind, FlightsTable table, int[] sample, Path pgBin, int connections)
-                throws Exception {
+        static Database open(Backend kind, Views views, FlightsTable table, int[] sample, Path pgBin,
+                int connections) throws Exception {
             if (kind == Backend.duckdb) {
-                return new Database(null, TileBackend.duckDb(table, sample, connections));
+                return new Database(null, TileBackend.duckDb(views, table, sample, connections));
             }
             PostgresCluster cluster = PostgresCluster.start(pgBin);
             try {
-                return new Database(cluster, TileBackend.postgres(cluster.jdbcUrl(), PostgresCluster.USER, table,
-                        sample, connections));
+                return new Database(cluster, TileBackend.postgres(cluster.jdbcUrl(), PostgresCluster.USER, views,
+                        table, sample, connections));
             } catch (SQLException | RuntimeException e) {
                 cluster.close();
                 throw e;
@@ -255,7 +339,7 @@ public final class CrossfilterMain implements Callable<Integer> {
     }
 
     @Command(name = "serve", mixinStandardHelpOptions = true,
-            description = "Serve the six views' progressive tiles over a Khameleon WebSocket on 127.0.0.1 until"
+            description = "Serve the views' progressive tiles over a Khameleon WebSocket on 127.0.0.1 until"
                     + " stopped.")
     static final class Serve implements Callable<Integer> {
         @CommandLine.Spec
@@ -268,8 +352,9 @@ public final class CrossfilterMain implements Callable<Integer> {
                 + " takes a free port (default: ${DEFAULT-VALUE})")
         int port = 8080;
 
-        @Option(names = "--block-size", description = "bytes per block of a tile (default: ${DEFAULT-VALUE})")
-        int blockSize = TileEncoder.DEFAULT_BLOCK_SIZE;
+        @Option(names = "--block-size", description = "bytes per block of a tile (default: 12288, or the largest"
+                + " first block of the views rounded up to a whole KiB)")
+        Integer blockSize;
 
         @Option(names = "--max-keys", description = "filtered tile keys the key table remembers (default:"
                 + " ${DEFAULT-VALUE})")
@@ -307,13 +392,11 @@ public final class CrossfilterMain implements Callable<Integer> {
             if (maxKeys < 1) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--max-keys must be >= 1, was " + maxKeys);
             }
-            TileEncoder encoder;
-            try {
-                encoder = TileEncoder.withBlockSize(blockSize);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--block-size: " + e.getMessage());
+            Views views = source.views(spec.commandLine());
+            if (views.isResolved()) {
+                source.blockSize(spec.commandLine(), views, blockSize);
             }
-            source.check(spec.commandLine());
+            source.check(spec.commandLine(), views);
             checkPortFree(port);
             CountDownLatch stopping = new CountDownLatch(1);
             CountDownLatch closed = new CountDownLatch(1);
@@ -326,17 +409,23 @@ public final class CrossfilterMain implements Callable<Integer> {
                     Thread.currentThread().interrupt();
                 }
             }));
-            List<Workflow> workflows = Workflows.readAll(source.data.resolve("crossfilter/flights/workflows"));
+            List<Workflow> recorded = Workflows.readAll(source.data.resolve("crossfilter/flights/workflows"));
             // As many connections as the cache runs queries at once, so that its slots are real.
             int connections = source.backend == Backend.duckdb ? 4 : 15;
-            try (Database database = source.open(connections);
-                    TileCache cache = TileCache.create(database.backend);
-                    CrossfilterServer server = CrossfilterServer.start(cache, encoder,
-                            learn(workflows, cache, encoder), workflows, port, maxKeys)) {
-                spec.commandLine().getOut().println("serving " + source.rows + " rows (" + source.backend + "): open "
-                        + server.pageUri() + " (WebSocket " + server.webSocketUri() + "); stop with Ctrl-C");
-                spec.commandLine().getOut().flush();
-                stopping.await();
+            try (Database database = source.open(connections, views);
+                    TileCache cache = TileCache.create(database.backend)) {
+                Views loaded = database.backend.views();
+                TileEncoder encoder = TileEncoder.withBlockSize(loaded, source.blockSize(spec.commandLine(), loaded,
+                        blockSize));
+                List<Workflow> workflows = onto(recorded, loaded);
+                try (CrossfilterServer server = CrossfilterServer.start(cache, encoder,
+                        learn(workflows, cache, encoder), workflows, port, maxKeys)) {
+                    spec.commandLine().getOut().println("serving " + source.rows + " rows of " + loaded.table() + " ("
+                            + source.backend + "), blocks of " + encoder.blockSize() + " bytes: open "
+                            + server.pageUri() + " (WebSocket " + server.webSocketUri() + "); stop with Ctrl-C");
+                    spec.commandLine().getOut().flush();
+                    stopping.await();
+                }
             } finally {
                 closed.countDown();
             }
@@ -357,14 +446,14 @@ public final class CrossfilterMain implements Callable<Integer> {
         }
 
         /**
-         * Computes the six tiles of the unfiltered state (every session's first push) before the page
+         * Computes the tiles of the unfiltered state (every session's first push) before the page
          * is served, then the prior and the utility measured on this table, with the chosen prior weight.
          */
         private ServingModel learn(List<Workflow> workflows, TileCache cache, TileEncoder encoder) throws Exception {
             long t0 = System.nanoTime();
             CrossfilterServer.startupTiles(cache).get(600, TimeUnit.SECONDS);
             spec.commandLine().getOut().printf(java.util.Locale.ROOT, "computed the %d tiles of the unfiltered state"
-                    + " in %.1f s%n", View.values().length, (System.nanoTime() - t0) / 1e9);
+                    + " in %.1f s%n", cache.views().size(), (System.nanoTime() - t0) / 1e9);
             t0 = System.nanoTime();
             ServingModel m = ServingModel.learn(workflows, cache, encoder, utilityTiles, utilityStates, source.seed,
                     600);

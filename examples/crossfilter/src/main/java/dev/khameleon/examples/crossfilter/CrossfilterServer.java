@@ -30,9 +30,10 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The crossfilter served live: a page of six linked histograms and a Khameleon WebSocket, both on
- * 127.0.0.1 (the WebSocket on a free port, admitting pages of the site's origin and clients
- * without an origin). The six request ids are the views ({@link View} ordinals), request
+ * The crossfilter served live: a page of linked histograms, one per view of the cache's
+ * {@link Views}, and a Khameleon WebSocket, both on 127.0.0.1 (the WebSocket on a free port,
+ * admitting pages of the site's origin and clients without an origin). The request ids are the
+ * views ({@link View#index()}), request
  * {@code v} meaning "the progressive tile of view {@code v} under the client's current brushes on
  * the other views". Two applications serve the same tiles: {@value #APPLICATION} (predicted
  * push) and {@value #ON_HOVER_APPLICATION} (the hovered view only); the page also answers
@@ -101,9 +102,11 @@ public final class CrossfilterServer implements AutoCloseable {
     /**
      * Starts the page on 127.0.0.1 at {@code port} (0 for any free port) and the WebSocket on a
      * free port, serving the tiles of {@code cache} in blocks of {@code encoder}, predicted and
-     * valued with {@code model}; {@code workflows} are the recorded sessions the page can replay.
+     * valued with {@code model}; {@code workflows} are the recorded sessions the page can replay,
+     * on the cache's views ({@link Workflow#onto}).
      *
-     * @throws IllegalArgumentException if {@code port} is not in [0, 65535] or {@code maxKeys < 1}
+     * @throws IllegalArgumentException if {@code port} is not in [0, 65535], {@code maxKeys < 1},
+     *     or the encoder or a session is of other views than the cache's
      * @throws IOException if the page's port cannot be bound
      */
     public static CrossfilterServer start(TileCache cache, TileEncoder encoder, ServingModel model,
@@ -111,7 +114,20 @@ public final class CrossfilterServer implements AutoCloseable {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in [0, 65535], was " + port);
         }
-        ContentKeys keys = new ContentKeys(maxKeys);
+        if (maxKeys < 1) {
+            throw new IllegalArgumentException("maxKeys must be >= 1, was " + maxKeys);
+        }
+        Views views = cache.views();
+        if (encoder.views() != views) {
+            throw new IllegalArgumentException("encoder of " + encoder.views() + ", cache of " + views);
+        }
+        for (Workflow w : workflows) {
+            if (!w.events().isEmpty() && w.events().get(0).view().views() != views) {
+                throw new IllegalArgumentException("session " + w.name() + " is on " + w.events().get(0).view()
+                        .views() + ", the cache on " + views);
+            }
+        }
+        ContentKeys keys = new ContentKeys(views, maxKeys);
         byte[] sessions = sessionsJson(workflows);
         byte[][] sessionEvents = new byte[workflows.size()][];
         for (int i = 0; i < sessionEvents.length; i++) {
@@ -122,12 +138,12 @@ public final class CrossfilterServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        int views = View.values().length;
         TileBlockSource blocks = new TileBlockSource(cache, encoder, keys, encoding, ENCODED_TILES);
         BrushScope scope = new BrushScope(keys);
         // The tiles of the unfiltered state are every session's first push: computed once, never evicted.
         startupTiles(cache);
-        Distribution first = firstViewDistribution(workflows);
+        Distribution first = firstViewDistribution(views, workflows);
+        PageLayout layout = new PageLayout(views.size());
         int cb = backendConcurrency(cache);
         Application predicted = Application.builder(APPLICATION)
                 .path("/" + APPLICATION)
@@ -135,7 +151,7 @@ public final class CrossfilterServer implements AutoCloseable {
                 .requestScope(scope)
                 .horizons(HORIZONS)
                 .initialDistribution(first)
-                .predictor(new FirstViewPredictor(first, GaussianLayoutPredictor.builder(PageLayout.INSTANCE)
+                .predictor(new FirstViewPredictor(first, GaussianLayoutPredictor.builder(layout)
                         .horizons(HORIZONS).prior(model.prior(), model.priorWeight()).build()))
                 .utility(model.utility().function())
                 .backendConcurrency(cb)
@@ -145,7 +161,7 @@ public final class CrossfilterServer implements AutoCloseable {
                 .blockSource(blocks)
                 .requestScope(scope)
                 .horizons(HORIZONS)
-                .predictor(ServerPredictor.point(views, HORIZONS))
+                .predictor(ServerPredictor.point(views.size(), HORIZONS))
                 .predictFromRequests(true)
                 .utility(model.utility().function())
                 .backendConcurrency(cb)
@@ -170,7 +186,7 @@ public final class CrossfilterServer implements AutoCloseable {
             encoding.shutdownNow();
             throw e;
         }
-        byte[] info = info(khameleon.port(), cache.rows());
+        byte[] info = info(views, layout, khameleon.port(), cache.rows());
         site.createContext("/", exchange -> serve(exchange, info, sessions, sessionEvents));
         site.createContext("/histograms", exchange -> histograms(exchange, cache));
         site.createContext("/count", exchange -> count(exchange, cache));
@@ -179,14 +195,14 @@ public final class CrossfilterServer implements AutoCloseable {
     }
 
     /**
-     * Pins the six tiles of the unfiltered state (no brush anywhere) in {@code cache}: the tiles
-     * every session's first push holds, computed once and never evicted. Never blocks; the future
-     * completes when all six are computed.
+     * Pins the tiles of the unfiltered state (no brush anywhere), one per view, in {@code cache}:
+     * the tiles every session's first push holds, computed once and never evicted. Never blocks;
+     * the future completes when all are computed.
      */
     public static CompletableFuture<Void> startupTiles(TileCache cache) {
         List<CompletableFuture<Tile>> tiles = new ArrayList<>();
-        for (View v : View.values()) {
-            tiles.add(cache.pin(new TileKey(v, Filters.none())));
+        for (View v : cache.views()) {
+            tiles.add(cache.pin(new TileKey(v, Filters.none(cache.views()))));
         }
         return CompletableFuture.allOf(tiles.toArray(CompletableFuture[]::new));
     }
@@ -194,7 +210,7 @@ public final class CrossfilterServer implements AutoCloseable {
     /**
      * Each application's {@code backendConcurrency} ({@code Cb}, the most distinct requests it
      * fetches at once) over {@code cache}: the tiles whose queries fill the cache's query slots,
-     * {@code ceil(maxConcurrentQueries / 5)} and at least 1.
+     * {@code ceil(maxConcurrentQueries / (views - 1))} and at least 1.
      */
     static int backendConcurrency(TileCache cache) {
         // A request being fetched is one tile, and a tile is five slice queries (one per passive
@@ -207,7 +223,7 @@ public final class CrossfilterServer implements AutoCloseable {
         // The limit counts request ids, each application its own: further blocks of a request
         // being fetched, a view's tiles under other sessions' brushes and the other application's
         // fetches pass it, and the cache's own bound still holds for those.
-        int slices = View.values().length - 1;
+        int slices = cache.views().size() - 1;
         return Math.max(1, (cache.maxConcurrentQueries() + slices - 1) / slices);
     }
 
@@ -216,8 +232,8 @@ public final class CrossfilterServer implements AutoCloseable {
      * with the probability that a recorded session brushed it first ({@link ServingModel#firstViews}),
      * at every horizon.
      */
-    static Distribution firstViewDistribution(List<Workflow> workflows) {
-        double[] p = ServingModel.firstViews(workflows);
+    static Distribution firstViewDistribution(Views views, List<Workflow> workflows) {
+        double[] p = ServingModel.firstViews(views, workflows);
         Distribution.Builder b = Distribution.builder(p.length, HORIZONS);
         for (int j = 0; j < HORIZONS.length; j++) {
             for (int v = 0; v < p.length; v++) {
@@ -230,24 +246,42 @@ public final class CrossfilterServer implements AutoCloseable {
 
     /**
      * What the page needs: where the WebSocket is, the table's rows, each view's title, unit, axis
-     * and bins, and where it draws each chart.
+     * and bins (with a label per bin for dates and categories), and where it draws each chart.
      */
-    private static byte[] info(int wsPort, long rows) throws IOException {
+    private static byte[] info(Views views, PageLayout layout, int wsPort, long rows) throws IOException {
         ObjectMapper json = new ObjectMapper();
         ObjectNode o = json.createObjectNode().put("application", APPLICATION).put("onHoverApplication",
                 ON_HOVER_APPLICATION).put("wsPort", wsPort).put("cacheBlocks", PAGE_CACHE_BLOCKS).put("rows", rows)
-                .put("pixels", View.PIXELS).put("width", PageLayout.width()).put("height", PageLayout.height())
+                .put("pixels", View.PIXELS).put("width", layout.width()).put("height", layout.height())
                 .put("titleHeight", PageLayout.TITLE_HEIGHT);
         o.putArray("horizons").addAll(java.util.Arrays.stream(HORIZONS).mapToObj(json.getNodeFactory()::numberNode)
                 .toList());
-        for (View v : View.values()) {
-            Rect r = PageLayout.INSTANCE.bounds(v.ordinal());
-            o.withArray("views").addObject().put("name", v.name()).put("title", v.title()).put("unit", v.unit())
-                    .put("start", v.start()).put("stop", v.stop())
-                    .put("step", v.step()).put("bins", v.bins()).put("x", r.x()).put("y", r.y())
-                    .put("width", r.width()).put("height", r.height());
+        for (View v : views) {
+            Rect r = layout.bounds(v.index());
+            ObjectNode view = o.withArray("views").addObject().put("name", v.name()).put("title", v.title())
+                    .put("unit", v.unit()).put("kind", v.binning().kind());
+            number(view, "start", v.start());
+            number(view, "stop", v.stop());
+            number(view, "step", v.step());
+            view.put("bins", v.bins()).put("x", r.x()).put("y", r.y()).put("width", r.width())
+                    .put("height", r.height());
+            if (!(v.binning() instanceof Bins.Range)) {
+                ArrayNode labels = view.putArray("labels");
+                for (int b = 0; b < v.bins(); b++) {
+                    labels.add(v.binLabel(b));
+                }
+            }
         }
         return json.writeValueAsBytes(o);
+    }
+
+    /** Puts {@code x} as an integer when it is one (as the flights views' bounds always were). */
+    private static void number(ObjectNode o, String key, double x) {
+        if (x == Math.rint(x) && Math.abs(x) < 1e15) {
+            o.put(key, (long) x);
+        } else {
+            o.put(key, x);
+        }
     }
 
     /** The recorded sessions the page can replay: name, events and duration of each. */
@@ -267,7 +301,7 @@ public final class CrossfilterServer implements AutoCloseable {
         ObjectNode o = json.createObjectNode().put("name", w.name());
         ArrayNode rows = o.putArray("events");
         for (BrushEvent e : w.events()) {
-            rows.addArray().add(e.timeMs()).add(e.view().ordinal()).add(e.from()).add(e.to());
+            rows.addArray().add(e.timeMs()).add(e.view().index()).add(e.from()).add(e.to());
         }
         return json.writeValueAsBytes(o);
     }
@@ -311,7 +345,7 @@ public final class CrossfilterServer implements AutoCloseable {
      * 503; the queries run on the cache's threads, which send the answer.
      */
     private static void histograms(HttpExchange exchange, TileCache cache) throws IOException {
-        Query q = query(exchange, true);
+        Query q = query(exchange, cache.views(), true);
         if (q == null) {
             return;
         }
@@ -332,7 +366,7 @@ public final class CrossfilterServer implements AutoCloseable {
      * (one {@code COUNT(*)} query on the cache's threads); errors as for {@code /histograms}.
      */
     private static void count(HttpExchange exchange, TileCache cache) throws IOException {
-        Query q = query(exchange, false);
+        Query q = query(exchange, cache.views(), false);
         if (q == null) {
             return;
         }
@@ -348,7 +382,7 @@ public final class CrossfilterServer implements AutoCloseable {
      * The query of {@code exchange} ({@code active} only if {@code withActive}), or null once it
      * answered 405 (not a GET) or 400 (malformed) itself.
      */
-    private static Query query(HttpExchange exchange, boolean withActive) throws IOException {
+    private static Query query(HttpExchange exchange, Views views, boolean withActive) throws IOException {
         String raw = exchange.getRequestURI().getRawQuery();
         try {
             if (!exchange.getRequestMethod().equals("GET")) {
@@ -369,7 +403,7 @@ public final class CrossfilterServer implements AutoCloseable {
                 String name = eq < 0 ? pair : pair.substring(0, eq);
                 String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
                 if (withActive && name.equals("active")) {
-                    active = value.isEmpty() ? null : BrushScope.view(value);
+                    active = value.isEmpty() ? null : BrushScope.view(views, value);
                 } else if (name.equals("scope")) {
                     scope = value;
                 }
@@ -377,7 +411,7 @@ public final class CrossfilterServer implements AutoCloseable {
             if (scope == null) {
                 throw new IllegalArgumentException("scope is required, e.g. scope={\"DISTANCE\":[0,100]}");
             }
-            return new Query(active, BrushScope.filters(JSON.readTree(scope)));
+            return new Query(active, BrushScope.filters(views, JSON.readTree(scope)));
         } catch (IOException | IllegalArgumentException e) {
             try (exchange) {
                 respond(exchange, 400, "text/plain", ("400 " + e.getMessage() + "\n").getBytes(StandardCharsets.UTF_8));

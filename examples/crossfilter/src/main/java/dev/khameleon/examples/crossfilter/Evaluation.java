@@ -58,12 +58,14 @@ final class Evaluation {
     }
 
     private final TileBackend backend;
+    private final Views views;
     private final List<Workflow> workflows;
     private final Settings settings;
     private final PrintStream out;
 
     Evaluation(TileBackend backend, List<Workflow> workflows, Settings settings, PrintStream out) {
         this.backend = backend;
+        this.views = backend.views();
         this.workflows = workflows;
         this.settings = settings;
         this.out = out;
@@ -82,11 +84,11 @@ final class Evaluation {
             }
         }
         // Warm-up: load the table into memory and compile the plans once before timing anything.
-        for (View v : View.values()) {
-            backend.histogram(v, Filters.none());
+        for (View v : views) {
+            backend.histogram(v, Filters.none(views));
         }
 
-        double[] histogramMs = new double[settings.queryEvents() * (View.values().length - 1)];
+        double[] histogramMs = new double[settings.queryEvents() * (views.size() - 1)];
         int h = 0;
         for (int n = 0; n < settings.queryEvents(); n++) {
             int[] pick = events.get(random.nextInt(events.size()));
@@ -126,7 +128,7 @@ final class Evaluation {
                 states.add(s);
             }
         }
-        TileEncoder encoder = TileEncoder.withBlockSize(settings.blockSize());
+        TileEncoder encoder = TileEncoder.withBlockSize(views, settings.blockSize());
         TileUtility utility = TileUtility.measure(BrushState.sample(states, settings.utilityStates(), settings.seed()),
                 tiles::get, encoder, TileUtility.blockFractions(encoder));
 
@@ -150,13 +152,13 @@ final class Evaluation {
             double[] od = Replay.onDemand(w, settings.concurrency(), histogramSampler);
             double[] fa = Replay.falconOnHover(w, settings.concurrency(), sliceSampler, start.computed());
             double[] pr = Replay.predictedPrefetch(w, settings.concurrency(), sliceSampler,
-                    MarkovPrior.learn(workflows, w), settings.predictTop(), settings.pauseMs(), start.computed());
+                    MarkovPrior.learn(views, workflows, w), settings.predictTop(), settings.pauseMs(), start.computed());
             for (int i = 0; i < od.length; i++) {
                 (w.isViewSwitch(i) ? onDemandSwitch : onDemandWithin).add(od[i]);
                 (w.isViewSwitch(i) ? falconSwitch : falconWithin).add(fa[i]);
                 (w.isViewSwitch(i) ? predictedSwitch : predictedWithin).add(pr[i]);
             }
-            predictedPush.add(w, PushReplay.run(w, setup, predicted(MarkovPrior.learn(workflows, w)), start));
+            predictedPush.add(w, PushReplay.run(w, setup, predicted(MarkovPrior.learn(views, workflows, w)), start));
             onHoverPush.add(w, PushReplay.run(w, setup, PushReplay.Forecast.onHover(), start));
         }
         String predictedName = String.format(Locale.ROOT, "Khameleon, predicted (stay %.2f + Markov, leave-one-out)",
@@ -228,7 +230,7 @@ final class Evaluation {
 
     private PushReplay.Forecast predicted(MarkovPrior prior) {
         if (settings.coldStart()) {
-            double[] uniform = new double[View.values().length];
+            double[] uniform = new double[views.size()];
             Arrays.fill(uniform, 1.0 / uniform.length);
             return PushReplay.Forecast.predicted(prior, settings.push().stay(), uniform);
         }
@@ -246,7 +248,7 @@ final class Evaluation {
         PushReplay.Setup s = new PushReplay.Setup(setup.servers(), sliceMs, setup.link(), setup.blockBytes(),
                 setup.blockCount(), setup.utility(), setup.selection(), setup.pauseMs(), setup.seed(),
                 setup.chunkSize());
-        double[] uniform = new double[View.values().length];
+        double[] uniform = new double[views.size()];
         Arrays.fill(uniform, 1.0 / uniform.length);
         out.printf(Locale.ROOT, "The sessions' first brushes (%d), predicted Khameleon, by the time from the page's"
                 + " connect to the first brush (the recordings start at that brush). Tiles on demand: the session's"
@@ -267,7 +269,7 @@ final class Evaluation {
                         continue;
                     }
                     Workflow first = new Workflow(w.name(), w.events().subList(0, 1));
-                    MarkovPrior prior = MarkovPrior.learn(workflows, w);
+                    MarkovPrior prior = MarkovPrior.learn(views, workflows, w);
                     PushReplay.Forecast f = PushReplay.Forecast.predicted(prior, settings.push().stay(),
                             variant == 2 ? prior.first() : uniform);
                     PushReplay.Start start = new PushReplay.Start(lead, variant == 0 ? k -> false
@@ -290,7 +292,7 @@ final class Evaluation {
 
     private static int minBlocks(TileEncoder e) {
         int min = Integer.MAX_VALUE;
-        for (View v : View.values()) {
+        for (View v : e.views()) {
             min = Math.min(min, e.blockCount(v));
         }
         return min;
@@ -298,7 +300,7 @@ final class Evaluation {
 
     private static int maxBlocks(TileEncoder e) {
         int max = 0;
-        for (View v : View.values()) {
+        for (View v : e.views()) {
             max = Math.max(max, e.blockCount(v));
         }
         return max;

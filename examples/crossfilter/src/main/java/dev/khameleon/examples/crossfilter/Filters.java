@@ -10,34 +10,37 @@ import java.util.Arrays;
  * in the benchmark's interface, so it is stored as no brush.
  */
 public final class Filters {
-    private static final Filters NONE;
-
-    static {
-        int[] none = new int[View.values().length];
-        Arrays.fill(none, -1);
-        NONE = new Filters(none, none.clone());
-    }
-
+    private final Views views;
     private final int[] from;
     private final int[] to;
 
-    private Filters(int[] from, int[] to) {
+    private Filters(Views views, int[] from, int[] to) {
+        this.views = views;
         this.from = from;
         this.to = to;
     }
 
-    /** No brush on any view. */
-    public static Filters none() {
-        return NONE;
+    /** No brush on any view of {@code views}. */
+    public static Filters none(Views views) {
+        int[] none = new int[views.size()];
+        Arrays.fill(none, -1);
+        return new Filters(views, none, none.clone());
+    }
+
+    /** The views these brushes are on. */
+    public Views views() {
+        return views;
     }
 
     /**
      * These filters with view {@code view}'s brush set to {@code [from, to)}; an empty range
      * removes it.
      *
-     * @throws IllegalArgumentException unless {@code 0 <= from <= to <= View.PIXELS}
+     * @throws IllegalArgumentException unless {@code 0 <= from <= to <= View.PIXELS}, or if
+     *     {@code view} is not one of {@link #views()}
      */
     public Filters with(View view, int from, int to) {
+        check(view);
         if (from < 0 || from > to || to > View.PIXELS) {
             throw new IllegalArgumentException("brush on " + view + " must satisfy 0 <= from <= to <= "
                     + View.PIXELS + ", was [" + from + ", " + to + ")");
@@ -47,45 +50,64 @@ public final class Filters {
         }
         int[] f = this.from.clone();
         int[] t = this.to.clone();
-        f[view.ordinal()] = from;
-        t[view.ordinal()] = to;
-        return new Filters(f, t);
+        f[view.index()] = from;
+        t[view.index()] = to;
+        return new Filters(views, f, t);
     }
 
     /** These filters without a brush on {@code view}. */
     public Filters without(View view) {
+        check(view);
         if (!isSet(view)) {
             return this;
         }
         int[] f = from.clone();
         int[] t = to.clone();
-        f[view.ordinal()] = -1;
-        t[view.ordinal()] = -1;
-        return new Filters(f, t);
+        f[view.index()] = -1;
+        t[view.index()] = -1;
+        return new Filters(views, f, t);
     }
 
-    /** Whether {@code view} has a (non-empty) brush. */
+    private void check(View view) {
+        if (view.views() != views) {
+            throw new IllegalArgumentException("view " + view + " of " + view.views() + " is not one of " + views);
+        }
+    }
+
+    /** Whether no view has a brush (the unfiltered state). */
+    public boolean isEmpty() {
+        for (int f : from) {
+            if (f >= 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether {@code view} has a (non-empty) brush; false for a view of other {@link Views}. */
     public boolean isSet(View view) {
-        return from[view.ordinal()] >= 0;
+        return view.views() == views && from[view.index()] >= 0;
     }
 
     /** First pixel of {@code view}'s brush, or -1 when it has none. */
     public int from(View view) {
-        return from[view.ordinal()];
+        check(view);
+        return from[view.index()];
     }
 
     /** Pixel after the last of {@code view}'s brush, or -1 when it has none. */
     public int to(View view) {
-        return to[view.ordinal()];
+        check(view);
+        return to[view.index()];
     }
 
     /** Whether a row with these per-view values passes every brush except those of {@code skipA} and {@code skipB}. */
     boolean accepts(double[] values, View skipA, View skipB) {
-        for (View v : View.values()) {
+        for (View v : views) {
             if (v == skipA || v == skipB || !isSet(v)) {
                 continue;
             }
-            double x = values[v.ordinal()];
+            double x = values[v.index()];
             int p = v.pixelOf(x);
             if (Double.isNaN(x) || p < from(v) || p >= to(v)) {
                 return false;
@@ -97,7 +119,7 @@ public final class Filters {
     /** SQL conjunction of every brush except those of {@code skipA} and {@code skipB}; "TRUE" when none. */
     String sqlExcept(View skipA, View skipB) {
         StringBuilder sb = new StringBuilder();
-        for (View v : View.values()) {
+        for (View v : views) {
             if (v == skipA || v == skipB || !isSet(v)) {
                 continue;
             }
@@ -112,7 +134,7 @@ public final class Filters {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Filters other && Arrays.equals(from, other.from) && Arrays.equals(to, other.to);
+        return o instanceof Filters other && other.views == views && Arrays.equals(from, other.from) && Arrays.equals(to, other.to);
     }
 
     @Override
@@ -123,7 +145,7 @@ public final class Filters {
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder("Filters[");
-        for (View v : View.values()) {
+        for (View v : views) {
             if (isSet(v)) {
                 sb.append(sb.length() > 8 ? ", " : "").append(v).append('[').append(from(v)).append(',')
                         .append(to(v)).append(')');

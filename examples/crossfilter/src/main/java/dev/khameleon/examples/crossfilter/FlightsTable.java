@@ -12,8 +12,8 @@ import java.util.SplittableRandom;
 
 /**
  * The flights table (Falcon's {@code flights-10k.csv}: US DOT on-time data) held in memory:
- * date, origin and destination, and the six numeric columns of the {@link View}s, with
- * {@code NaN} for a missing value. Immutable.
+ * date, origin and destination, and the six numeric columns of the flights views
+ * ({@link Views#flights()}), with {@code NaN} for a missing value. Immutable.
  *
  * <p>Times ({@code DEP_TIME}, {@code ARR_TIME}) are recorded as {@code hhmm} clock times and
  * held as hours since midnight ({@code hh + mm/60}); the DOT writes midnight as {@code 2400},
@@ -24,11 +24,15 @@ public final class FlightsTable {
     public static final List<String> HEADER = List.of(
             "FL_DATE", "ORIGIN", "DEST", "DEP_TIME", "DEP_DELAY", "ARR_TIME", "ARR_DELAY", "AIR_TIME", "DISTANCE");
 
+    /** The numeric columns, in the order of the flights views (the index of {@link #row}). */
+    public static final List<String> NUMERIC = List.of(
+            "DISTANCE", "ARR_TIME", "DEP_TIME", "DEP_DELAY", "ARR_DELAY", "AIR_TIME");
+
     private final int[] dates;
     private final String[] origins;
     private final String[] destinations;
-    private final double[][] values; // [view ordinal][row]
-    private final int[] missing; // per view ordinal
+    private final double[][] values; // [NUMERIC index][row]
+    private final int[] missing; // per NUMERIC index
 
     private FlightsTable(int[] dates, String[] origins, String[] destinations, double[][] values, int[] missing) {
         this.dates = dates;
@@ -73,26 +77,27 @@ public final class FlightsTable {
         int[] dates = new int[n];
         String[] origins = new String[n];
         String[] dests = new String[n];
-        double[][] values = new double[View.values().length][n];
-        int[] missing = new int[View.values().length];
+        double[][] values = new double[NUMERIC.size()][n];
+        int[] missing = new int[NUMERIC.size()];
         for (int r = 0; r < n; r++) {
             String[] f = rows.get(r);
             String where = csv + ":" + (r + 2);
             dates[r] = (int) number(f[0], where, "FL_DATE", true);
             origins[r] = f[1].strip().intern();
             dests[r] = f[2].strip().intern();
-            for (View v : View.values()) {
-                String field = f[HEADER.indexOf(v.name())].strip();
+            for (int c = 0; c < NUMERIC.size(); c++) {
+                String column = NUMERIC.get(c);
+                String field = f[HEADER.indexOf(column)].strip();
                 double x;
                 if (field.isEmpty()) {
                     x = Double.NaN;
-                    missing[v.ordinal()]++;
-                } else if (v == View.DEP_TIME || v == View.ARR_TIME) {
-                    x = hours(field, where, v.name());
+                    missing[c]++;
+                } else if (column.equals("DEP_TIME") || column.equals("ARR_TIME")) {
+                    x = hours(field, where, column);
                 } else {
-                    x = number(field, where, v.name(), false);
+                    x = number(field, where, column, false);
                 }
-                values[v.ordinal()][r] = x;
+                values[c][r] = x;
             }
         }
         return new FlightsTable(dates, origins, dests, values, missing);
@@ -128,17 +133,38 @@ public final class FlightsTable {
         return dates.length;
     }
 
-    /** How many rows have no value for {@code view}'s column. */
+    /**
+     * How many rows have no value for {@code view}'s column.
+     *
+     * @throws IllegalArgumentException unless the view's column is one of {@link #NUMERIC}
+     */
     public int missing(View view) {
-        return missing[view.ordinal()];
+        return missing[numeric(view.name())];
     }
 
-    /** {@code view}'s value in row {@code row}, {@code NaN} when missing. */
+    /**
+     * {@code view}'s value in row {@code row}, {@code NaN} when missing.
+     *
+     * @throws IllegalArgumentException unless the view's column is one of {@link #NUMERIC}
+     */
     public double value(View view, int row) {
-        return values[view.ordinal()][row];
+        return values[numeric(view.name())][row];
     }
 
-    /** The six view values of row {@code row}, indexed by view ordinal (a fresh array). */
+    /** The value of numeric column {@code column} (one of {@link #NUMERIC}) in row {@code row}. */
+    double value(String column, int row) {
+        return values[numeric(column)][row];
+    }
+
+    private static int numeric(String column) {
+        int c = NUMERIC.indexOf(column);
+        if (c < 0) {
+            throw new IllegalArgumentException(column + " is not a numeric flights column " + NUMERIC);
+        }
+        return c;
+    }
+
+    /** The six numeric values of row {@code row}, indexed as the flights views (a fresh array). */
     double[] row(int row) {
         double[] r = new double[values.length];
         for (int v = 0; v < values.length; v++) {
@@ -173,20 +199,30 @@ public final class FlightsTable {
      * @throws IllegalArgumentException if {@code rows < 1} or the table is empty
      */
     public int[] sample(int rows, long seed) {
+        return sample(size(), rows, seed);
+    }
+
+    /**
+     * As {@link #sample(int, long)} for a table of {@code size} rows: the row numbers of a table
+     * of {@code rows} rows made from it.
+     *
+     * @throws IllegalArgumentException if {@code rows < 1} or {@code size < 1}
+     */
+    public static int[] sample(int size, int rows, long seed) {
         if (rows < 1) {
             throw new IllegalArgumentException("rows must be >= 1, was " + rows);
         }
-        if (size() == 0) {
+        if (size == 0) {
             throw new IllegalArgumentException("cannot sample an empty table");
         }
         int[] out = new int[rows];
-        if (rows == size()) {
+        if (rows == size) {
             Arrays.setAll(out, i -> i);
             return out;
         }
         SplittableRandom random = new SplittableRandom(seed);
         for (int i = 0; i < rows; i++) {
-            out[i] = random.nextInt(size());
+            out[i] = random.nextInt(size);
         }
         return out;
     }

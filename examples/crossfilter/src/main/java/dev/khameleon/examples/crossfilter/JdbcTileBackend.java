@@ -1,19 +1,9 @@
 package dev.khameleon.examples.crossfilter;
 
-import org.duckdb.DuckDBAppender;
-import org.duckdb.DuckDBConnection;
-import org.postgresql.PGConnection;
-
-import java.io.IOException;
-import java.io.StringReader;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Types;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -24,9 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A {@link TileBackend} over JDBC: the same SQL on DuckDB (embedded, in memory) and PostgreSQL.
- * The flights table is built in the database from the base rows and a list of sampled row
- * numbers ({@link FlightsTable#sample}), so both databases hold exactly the same rows.
+ * A {@link TileBackend} over JDBC: the same SQL on DuckDB (embedded, in memory) and PostgreSQL,
+ * over the table of a {@link Views} configuration that {@link TableLoader} built.
  *
  * <p>A slice query is cancelled with {@code Statement.cancel()}, which both drivers accept from
  * another thread while the statement executes (DuckDB interrupts the connection's query, and only
@@ -36,12 +25,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * query (queries run in autocommit mode, so no transaction is left aborted).
  */
 final class JdbcTileBackend implements TileBackend {
-    private static final String COLUMNS = "fl_date, origin, dest, dep_time, dep_delay, arr_time, arr_delay, air_time, distance";
-
-    /** The numeric columns in the order of {@link #COLUMNS}. */
-    private static final View[] COLUMN_ORDER =
-            {View.DEP_TIME, View.DEP_DELAY, View.ARR_TIME, View.ARR_DELAY, View.AIR_TIME, View.DISTANCE};
-
     /** How often a cancelled query's {@code Statement.cancel()} is repeated until the query is back. */
     static final long CANCEL_RETRY_MILLIS = 20;
 
@@ -50,15 +33,20 @@ final class JdbcTileBackend implements TileBackend {
     private final BlockingQueue<Connection> pool;
     private final List<Connection> all;
     private final long rows;
+    private final Views views;
     /** Runs {@code Statement.cancel()}, which may be slow (PostgreSQL's opens a connection), off the caller's thread. */
     private final ScheduledThreadPoolExecutor canceller;
 
     /**
-     * A backend over {@code connections} to a database that already holds the flights table, with
-     * its pixel and bin columns; it owns them from now on. The factories below build that table;
-     * tests pass a database of their own.
+     * A backend over {@code connections} to a database that already holds the table of
+     * {@code views} (resolved), with its pixel and bin columns; it owns them from now on.
+     * {@link TableLoader} builds that table; tests pass a database of their own.
      */
-    JdbcTileBackend(String name, int defaultConcurrency, List<Connection> connections, long rows) {
+    JdbcTileBackend(String name, int defaultConcurrency, List<Connection> connections, long rows, Views views) {
+        if (!views.isResolved()) {
+            throw new IllegalArgumentException("views of " + views.table() + " are not resolved");
+        }
+        this.views = views;
         this.name = name;
         this.defaultConcurrency = defaultConcurrency;
         this.all = List.copyOf(connections);
@@ -76,170 +64,9 @@ final class JdbcTileBackend implements TileBackend {
         canceller.allowCoreThreadTimeOut(true);
     }
 
-    /** An in-memory DuckDB database with the table {@code sample} makes of {@code table}. */
-    static JdbcTileBackend duckDb(FlightsTable table, int[] sample, int connections) throws SQLException {
-        checkConnections(connections);
-        Connection first = DriverManager.getConnection("jdbc:duckdb:");
-        List<Connection> conns = new ArrayList<>();
-        conns.add(first);
-        try {
-            DuckDBConnection duck = first.unwrap(DuckDBConnection.class);
-            createBase(first, "DOUBLE");
-            try (Statement st = first.createStatement()) {
-                st.execute("CREATE TABLE flights_sample (rid INTEGER)");
-            }
-            // Row-by-row INSERTs take DuckDB seconds for 10k rows; the appender takes milliseconds.
-            try (DuckDBAppender appender = duck.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "flights_base")) {
-                for (int r = 0; r < table.size(); r++) {
-                    appender.beginRow();
-                    appender.append(r).append(table.date(r)).append(table.origin(r)).append(table.destination(r));
-                    for (View v : COLUMN_ORDER) {
-                        double x = table.value(v, r);
-                        if (Double.isNaN(x)) {
-                            appender.appendNull();
-                        } else {
-                            appender.append(x);
-                        }
-                    }
-                    appender.endRow();
-                }
-            }
-            try (DuckDBAppender appender = duck.createAppender(DuckDBConnection.DEFAULT_SCHEMA, "flights_sample")) {
-                for (int rid : sample) {
-                    appender.beginRow();
-                    appender.append(rid);
-                    appender.endRow();
-                }
-            }
-            long rows = buildFlights(first);
-            for (int i = 1; i < connections; i++) {
-                conns.add(duck.duplicate());
-            }
-            return new JdbcTileBackend("duckdb", 4, conns, rows);
-        } catch (SQLException | RuntimeException e) {
-            closeAll(conns, e);
-            throw e;
-        }
-    }
-
-    /** A PostgreSQL database at {@code url} into which the table is loaded (replacing any earlier one). */
-    static JdbcTileBackend postgres(String url, String user, FlightsTable table, int[] sample, int connections)
-            throws SQLException {
-        checkConnections(connections);
-        List<Connection> conns = new ArrayList<>();
-        try {
-            Connection first = DriverManager.getConnection(url, user, "");
-            conns.add(first);
-            try (Statement st = first.createStatement()) {
-                st.execute("DROP TABLE IF EXISTS flights");
-                st.execute("DROP TABLE IF EXISTS flights_sample");
-                st.execute("DROP TABLE IF EXISTS flights_base");
-            }
-            createBase(first, "DOUBLE PRECISION");
-            insertBase(first, table);
-            try (Statement st = first.createStatement()) {
-                st.execute("CREATE TABLE flights_sample (rid INTEGER)");
-            }
-            StringBuilder text = new StringBuilder(sample.length * 5);
-            for (int rid : sample) {
-                text.append(rid).append('\n');
-            }
-            try {
-                first.unwrap(PGConnection.class).getCopyAPI()
-                        .copyIn("COPY flights_sample FROM STDIN", new StringReader(text.toString()));
-            } catch (IOException e) {
-                throw new SQLException("copying the sample into PostgreSQL failed", e);
-            }
-            long rows = buildFlights(first);
-            try (Statement st = first.createStatement()) {
-                st.execute("ANALYZE flights");
-            }
-            for (int i = 1; i < connections; i++) {
-                conns.add(DriverManager.getConnection(url, user, ""));
-            }
-            return new JdbcTileBackend("postgresql", 15, conns, rows);
-        } catch (SQLException | RuntimeException e) {
-            closeAll(conns, e);
-            throw e;
-        }
-    }
-
-    private static void checkConnections(int connections) {
-        if (connections < 1) {
-            throw new IllegalArgumentException("connections must be >= 1, was " + connections);
-        }
-    }
-
-    private static void createBase(Connection c, String doubleType) throws SQLException {
-        try (Statement st = c.createStatement()) {
-            st.execute("CREATE TABLE flights_base (rid INTEGER, fl_date INTEGER, origin VARCHAR(8), dest VARCHAR(8), "
-                    + "dep_time " + doubleType + ", dep_delay " + doubleType + ", arr_time " + doubleType
-                    + ", arr_delay " + doubleType + ", air_time " + doubleType + ", distance " + doubleType + ")");
-        }
-    }
-
-    private static void insertBase(Connection c, FlightsTable table) throws SQLException {
-        boolean auto = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO flights_base (rid, " + COLUMNS
-                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            for (int r = 0; r < table.size(); r++) {
-                ps.setInt(1, r);
-                ps.setInt(2, table.date(r));
-                ps.setString(3, table.origin(r));
-                ps.setString(4, table.destination(r));
-                for (int i = 0; i < COLUMN_ORDER.length; i++) {
-                    double x = table.value(COLUMN_ORDER[i], r);
-                    if (Double.isNaN(x)) {
-                        ps.setNull(5 + i, Types.DOUBLE);
-                    } else {
-                        ps.setDouble(5 + i, x);
-                    }
-                }
-                ps.addBatch();
-                if (r % 1000 == 999) {
-                    ps.executeBatch();
-                }
-            }
-            ps.executeBatch();
-            c.commit();
-        } finally {
-            c.setAutoCommit(auto);
-        }
-    }
-
-    private static long buildFlights(Connection c) throws SQLException {
-        try (Statement st = c.createStatement()) {
-            // Each view's pixel and bin are computed once here, so that filters and groups in the
-            // queries compare small integers instead of evaluating FLOOR on every row again.
-            StringBuilder derived = new StringBuilder();
-            for (View v : View.values()) {
-                derived.append(", CAST(").append(v.pixelSql().replace(v.column(), "b." + v.column()))
-                        .append(" AS INTEGER) AS ").append(v.pixelColumn()).append(", CAST(")
-                        .append(v.binSql().replace(v.column(), "b." + v.column())).append(" AS INTEGER) AS ")
-                        .append(v.binColumn());
-            }
-            st.execute("CREATE TABLE flights AS SELECT " + prefixed("b.") + derived + " FROM flights_sample s "
-                    + "JOIN flights_base b ON s.rid = b.rid");
-            try (ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM flights")) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
-    }
-
-    private static String prefixed(String prefix) {
-        return prefix + COLUMNS.replace(", ", ", " + prefix);
-    }
-
-    private static void closeAll(List<Connection> conns, Exception cause) {
-        for (Connection c : conns) {
-            try {
-                c.close();
-            } catch (SQLException e) {
-                cause.addSuppressed(e);
-            }
-        }
+    @Override
+    public Views views() {
+        return views;
     }
 
     @Override
@@ -271,20 +98,20 @@ final class JdbcTileBackend implements TileBackend {
         String pixel = a.pixelColumn();
         String bin = passive.binColumn();
         return "SELECT CASE WHEN " + pixel + " >= 0 AND " + pixel + " < " + View.PIXELS + " THEN " + pixel
-                + " ELSE -1 END AS p, " + bin + " AS b, COUNT(*) AS n FROM flights WHERE " + bin + " >= 0 AND "
+                + " ELSE -1 END AS p, " + bin + " AS b, COUNT(*) AS n FROM " + a.views().table() + " WHERE " + bin + " >= 0 AND "
                 + bin + " < " + passive.bins() + " AND " + key.filters().sqlExcept(a, passive) + " GROUP BY 1, 2";
     }
 
     /** SQL of the on-demand histogram query. */
     static String histogramSql(View passive, Filters filters) {
         String bin = passive.binColumn();
-        return "SELECT " + bin + " AS b, COUNT(*) AS n FROM flights WHERE " + bin + " >= 0 AND " + bin + " < "
+        return "SELECT " + bin + " AS b, COUNT(*) AS n FROM " + passive.views().table() + " WHERE " + bin + " >= 0 AND " + bin + " < "
                 + passive.bins() + " AND " + filters.sqlExcept(passive, passive) + " GROUP BY 1";
     }
 
     /** SQL of the count query: the rows passing every brush. */
     static String countSql(Filters filters) {
-        return "SELECT COUNT(*) FROM flights WHERE " + filters.sqlExcept(null, null);
+        return "SELECT COUNT(*) FROM " + filters.views().table() + " WHERE " + filters.sqlExcept(null, null);
     }
 
     @Override

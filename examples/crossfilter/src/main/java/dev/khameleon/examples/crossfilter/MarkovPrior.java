@@ -11,17 +11,19 @@ import java.util.List;
  * events with the same smoothing. Immutable.
  */
 final class MarkovPrior {
+    private final Views views;
     private final long[][] counts;
     private final long[] firstCounts;
 
-    private MarkovPrior(long[][] counts, long[] firstCounts) {
+    private MarkovPrior(Views views, long[][] counts, long[] firstCounts) {
+        this.views = views;
         this.counts = counts;
         this.firstCounts = firstCounts;
     }
 
-    /** Learns from every session except {@code exclude} (leave-one-out; null to use all). */
-    static MarkovPrior learn(List<Workflow> workflows, Workflow exclude) {
-        int n = View.values().length;
+    /** Learns over {@code views} from every session except {@code exclude} (leave-one-out; null to use all). */
+    static MarkovPrior learn(Views views, List<Workflow> workflows, Workflow exclude) {
+        int n = views.size();
         long[][] counts = new long[n][n];
         long[] firstCounts = new long[n];
         for (Workflow w : workflows) {
@@ -29,27 +31,32 @@ final class MarkovPrior {
                 continue;
             }
             if (!w.events().isEmpty()) {
-                firstCounts[w.events().get(0).view().ordinal()]++;
+                firstCounts[w.events().get(0).view().index()]++;
             }
             for (int i = 1; i < w.events().size(); i++) {
                 if (w.isViewSwitch(i)) {
-                    counts[w.events().get(i - 1).view().ordinal()][w.events().get(i).view().ordinal()]++;
+                    counts[w.events().get(i - 1).view().index()][w.events().get(i).view().index()]++;
                 }
             }
         }
-        return new MarkovPrior(counts, firstCounts);
+        return new MarkovPrior(views, counts, firstCounts);
+    }
+
+    /** The views this prior is over. */
+    Views views() {
+        return views;
     }
 
     /**
-     * {@code P(first active view = v)}, add-one smoothed, indexed by view ordinal: what a session
+     * {@code P(first active view = v)}, add-one smoothed, indexed by view index: what a session
      * is likely to brush first, before it has an active view.
      */
     double[] first() {
-        double total = View.values().length;
+        double total = views.size();
         for (long c : firstCounts) {
             total += c;
         }
-        double[] p = new double[View.values().length];
+        double[] p = new double[views.size()];
         for (int v = 0; v < p.length; v++) {
             p[v] = (firstCounts[v] + 1.0) / total;
         }
@@ -62,18 +69,18 @@ final class MarkovPrior {
             return 0;
         }
         long total = 0;
-        for (View v : View.values()) {
+        for (View v : views) {
             if (v != from) {
-                total += counts[from.ordinal()][v.ordinal()];
+                total += counts[from.index()][v.index()];
             }
         }
-        return (counts[from.ordinal()][to.ordinal()] + 1.0) / (total + View.values().length - 1);
+        return (counts[from.index()][to.index()] + 1.0) / (total + views.size() - 1);
     }
 
     /** The {@code k} most likely next views after {@code from}, most likely first (ties in view order). */
     List<View> likelyNext(View from, int k) {
         List<View> others = new ArrayList<>(Tile.passives(from));
-        others.sort(Comparator.comparingDouble((View v) -> -probability(from, v)).thenComparing(View::ordinal));
+        others.sort(Comparator.comparingDouble((View v) -> -probability(from, v)).thenComparing(View::index));
         return List.copyOf(others.subList(0, Math.min(k, others.size())));
     }
 }

@@ -4,8 +4,8 @@ import dev.khameleon.core.Rect;
 import dev.khameleon.core.spi.Layout;
 
 /**
- * Where the page draws the six charts, in CSS pixels from the top-left corner of its chart area:
- * three columns of two rows, each chart's brushable canvas {@link View#PIXELS} wide and
+ * Where the page draws the charts, in CSS pixels from the top-left corner of its chart area:
+ * three columns, as many rows as the views need, each chart's brushable canvas {@link View#PIXELS} wide and
  * {@value #CHART_HEIGHT} high under a {@value #TITLE_HEIGHT}-pixel title. Request (view) {@code v}
  * is the canvas of view {@code v}, so the server's layout predictor and the page agree on every
  * rectangle: the page positions its canvases from these numbers (sent in {@code info.json}) and
@@ -23,14 +23,16 @@ final class PageLayout implements Layout {
     /** Charts per row. */
     static final int COLUMNS = 3;
 
-    static final PageLayout INSTANCE = new PageLayout();
+    private final int views;
 
-    private PageLayout() {
+    /** The layout of {@code views} charts. */
+    PageLayout(int views) {
+        this.views = views;
     }
 
     @Override
     public int requestCount() {
-        return View.values().length;
+        return views;
     }
 
     @Override
@@ -56,13 +58,13 @@ final class PageLayout implements Layout {
     }
 
     /** Width of the whole chart area. */
-    static int width() {
+    int width() {
         return COLUMNS * View.PIXELS + (COLUMNS - 1) * GAP_X;
     }
 
     /** Height of the whole chart area. */
-    static int height() {
-        int rows = (View.values().length + COLUMNS - 1) / COLUMNS;
+    int height() {
+        int rows = (views + COLUMNS - 1) / COLUMNS;
         return rows * (TITLE_HEIGHT + CHART_HEIGHT) + (rows - 1) * GAP_Y;
     }
 }

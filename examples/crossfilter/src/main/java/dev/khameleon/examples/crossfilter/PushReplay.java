@@ -107,14 +107,14 @@ final class PushReplay {
          * other view): the same for every session, so a server computes them once at start-up.
          */
         static boolean isStartupTile(TileKey key) {
-            return key.filters().equals(Filters.none());
+            return key.filters().isEmpty();
         }
     }
 
     /** The probability of each view being the active one next, given the current one. */
     interface Forecast {
         /**
-         * Probabilities indexed by view ordinal, summing to 1; {@code current} is null at the
+         * Probabilities indexed by view index, summing to 1; {@code current} is null at the
          * start of a session (no active view yet). Null: send nothing.
          */
         double[] next(View current);
@@ -125,8 +125,8 @@ final class PushReplay {
                 if (current == null) {
                     return null;
                 }
-                double[] p = new double[View.values().length];
-                p[current.ordinal()] = 1;
+                double[] p = new double[current.views().size()];
+                p[current.index()] = 1;
                 return p;
             };
         }
@@ -140,14 +140,14 @@ final class PushReplay {
         }
 
         /**
-         * As {@link #predicted(MarkovPrior, double)}, with {@code start} (by view ordinal, summing
+         * As {@link #predicted(MarkovPrior, double)}, with {@code start} (by view index, summing
          * to 1) before the first active view.
          */
         static Forecast predicted(MarkovPrior prior, double stay, double[] start) {
             if (!(stay >= 0 && stay <= 1)) {
                 throw new IllegalArgumentException("stay must be in [0, 1], was " + stay);
             }
-            if (start.length != View.values().length) {
+            if (start.length != prior.views().size()) {
                 throw new IllegalArgumentException("start needs one probability per view, has " + start.length);
             }
             double[] first = start.clone();
@@ -155,9 +155,9 @@ final class PushReplay {
                 if (current == null) {
                     return first.clone();
                 }
-                double[] p = new double[View.values().length];
-                for (View v : View.values()) {
-                    p[v.ordinal()] = v == current ? stay : (1 - stay) * prior.probability(current, v);
+                double[] p = new double[prior.views().size()];
+                for (View v : prior.views()) {
+                    p[v.index()] = v == current ? stay : (1 - stay) * prior.probability(current, v);
                 }
                 return p;
             };
@@ -218,7 +218,9 @@ final class PushReplay {
     private int senderToken;
     private double linkFreeAt;
 
-    private static final int QUERIES_PER_TILE = View.values().length - 1;
+    /** The session's views, and the slice queries of one tile (one per passive view). */
+    private final Views views;
+    private final int queriesPerTile;
     /** Per tile: slice queries started and finished; a tile is computed when all have finished. */
     private int[] started;
     private int[] finished;
@@ -244,6 +246,8 @@ final class PushReplay {
 
     private PushReplay(Workflow w, Setup s, Forecast forecast, Start start) {
         this.w = w;
+        this.views = w.events().get(0).view().views();
+        this.queriesPerTile = views.size() - 1;
         this.s = s;
         this.forecast = forecast;
         this.start = start;
@@ -259,6 +263,9 @@ final class PushReplay {
         if (setup.servers() < 1) {
             throw new IllegalArgumentException("servers must be >= 1, was " + setup.servers());
         }
+        if (w.events().isEmpty()) {
+            throw new IllegalArgumentException(w.name() + " has no events to replay");
+        }
         return new PushReplay(w, setup, forecast, Objects.requireNonNull(start, "start")).replay();
     }
 
@@ -267,13 +274,13 @@ final class PushReplay {
         List<Filters> after = w.filtersAfter();
         // The unfiltered tiles first, in view order: the scheduler breaks ties by the lowest id, and
         // ids numbered from the session's own events would favour the view it brushes first.
-        for (View v : View.values()) {
-            idOf(new TileKey(v, Filters.none()));
+        for (View v : views) {
+            idOf(new TileKey(v, Filters.none(views)));
         }
         // The moments the client sends a distribution: (time, active view or null, filters).
         List<Object[]> moments = new ArrayList<>();
         // The page connects leadMs before the first event; the server plans at once when it hears of it.
-        moments.add(new Object[] {connectTime(), null, Filters.none()});
+        moments.add(new Object[] {connectTime(), null, Filters.none(views)});
         Filters sent = null;
         for (int i = 0; i < events.size(); i++) {
             BrushEvent e = events.get(i);
@@ -292,8 +299,8 @@ final class PushReplay {
         for (Object[] m : moments) {
             double[] p = forecast.next((View) m[1]);
             if (p != null) {
-                for (View v : View.values()) {
-                    if (p[v.ordinal()] > 0) {
+                for (View v : views) {
+                    if (p[v.index()] > 0) {
                         idOf(new TileKey(v, (Filters) m[2]));
                     }
                 }
@@ -323,8 +330,8 @@ final class PushReplay {
         queued = new int[n];
         for (int id = 0; id < n; id++) {
             if (start.computed().test(keys.get(id))) {
-                started[id] = QUERIES_PER_TILE; // computed at server start-up: no queries in this session
-                finished[id] = QUERIES_PER_TILE;
+                started[id] = queriesPerTile; // computed at server start-up: no queries in this session
+                finished[id] = queriesPerTile;
             }
         }
         now = connectTime();
@@ -381,9 +388,9 @@ final class PushReplay {
 
     private Distribution distribution(double[] p, Filters filters) {
         Distribution.Builder b = Distribution.builder(keys.size(), HORIZONS);
-        for (View v : View.values()) {
-            if (p[v.ordinal()] > 0) {
-                b.explicit(0, ids.get(new TileKey(v, filters)), p[v.ordinal()]);
+        for (View v : views) {
+            if (p[v.index()] > 0) {
+                b.explicit(0, ids.get(new TileKey(v, filters)), p[v.index()]);
             }
         }
         return b.residual(0, 0).build();
@@ -425,7 +432,7 @@ final class PushReplay {
         if (head == null) {
             return; // nothing to plan until the next distribution
         }
-        if (finished[head.id()] < QUERIES_PER_TILE) {
+        if (finished[head.id()] < queriesPerTile) {
             compute(head.id());
             senderWaitsFor = head.id(); // queryDone resumes the sender
             return;
@@ -438,7 +445,7 @@ final class PushReplay {
 
     /** Queues the tile's slice queries that are neither started nor queued. */
     private void compute(int id) {
-        for (int q = started[id] + queued[id]; q < QUERIES_PER_TILE; q++) {
+        for (int q = started[id] + queued[id]; q < queriesPerTile; q++) {
             backendQueue.add(id);
             queued[id]++;
         }
@@ -461,7 +468,7 @@ final class PushReplay {
     private void queryDone(int id) {
         running--;
         finished[id]++;
-        if (finished[id] == QUERIES_PER_TILE && senderWaitsFor == id) {
+        if (finished[id] == queriesPerTile && senderWaitsFor == id) {
             senderWaitsFor = -1;
             int token = senderToken;
             at(Math.max(now, linkFreeAt), OTHER, () -> send(token));

@@ -37,7 +37,7 @@ final class Replay {
             while (!queue.isEmpty()) { // stale: a newer brush replaces them
                 dropped[queue.poll()] = true;
             }
-            for (int q = 0; q < View.values().length - 1; q++) {
+            for (int q = 0; q < events.get(i).view().views().size() - 1; q++) {
                 queue.add(i);
             }
         }
@@ -116,7 +116,7 @@ final class Replay {
         double[] freeAt = new double[servers];
         Map<TileKey, Double> readyAt = new HashMap<>();
         for (int i = 0; i < events.size(); i++) {
-            for (View v : View.values()) {
+            for (View v : events.get(i).view().views()) {
                 TileKey k = new TileKey(v, after.get(i));
                 if (computed.test(k)) {
                     readyAt.put(k, Double.NEGATIVE_INFINITY); // computed before the session: no query
@@ -149,7 +149,7 @@ final class Replay {
             return known;
         }
         double end = t;
-        for (int q = 0; q < View.values().length - 1; q++) {
+        for (int q = 0; q < key.active().views().size() - 1; q++) {
             int s = earliest(freeAt);
             freeAt[s] = Math.max(freeAt[s], t) + sliceMs.getAsDouble();
             end = Math.max(end, freeAt[s]);

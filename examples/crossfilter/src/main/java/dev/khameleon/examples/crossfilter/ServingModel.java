@@ -39,14 +39,14 @@ public record ServingModel(TransitionPrior prior, double priorWeight, TileUtilit
     /**
      * Validates.
      *
-     * @throws IllegalArgumentException if the prior does not cover the six views or the weight is
+     * @throws IllegalArgumentException if the prior covers fewer than 2 views or the weight is
      *     not in {@code [0, 1]}
      */
     public ServingModel {
         Objects.requireNonNull(prior, "prior");
         Objects.requireNonNull(utility, "utility");
-        if (prior.requestCount() != View.values().length) {
-            throw new IllegalArgumentException("the prior must cover " + View.values().length + " views, covers "
+        if (prior.requestCount() < 2) {
+            throw new IllegalArgumentException("the prior must cover at least 2 views, covers "
                     + prior.requestCount());
         }
         if (!(priorWeight >= 0 && priorWeight <= 1)) {
@@ -55,15 +55,15 @@ public record ServingModel(TransitionPrior prior, double priorWeight, TileUtilit
     }
 
     /**
-     * The view-transition prior of {@code workflows}: each session's sequence of activated views
-     * (its view switches, {@link Workflow#isViewSwitch}), add-one smoothed.
+     * The view-transition prior over {@code views} of {@code workflows}: each session's sequence of
+     * activated views (its view switches, {@link Workflow#isViewSwitch}), add-one smoothed.
      */
-    public static TransitionPrior transitions(List<Workflow> workflows) {
+    public static TransitionPrior transitions(Views views, List<Workflow> workflows) {
         List<int[]> sequences = new ArrayList<>(workflows.size());
         for (Workflow w : workflows) {
-            sequences.add(activations(w).stream().mapToInt(i -> w.events().get(i).view().ordinal()).toArray());
+            sequences.add(activations(w).stream().mapToInt(i -> w.events().get(i).view().index()).toArray());
         }
-        return TransitionPrior.learn(View.values().length, sequences, 1.0);
+        return TransitionPrior.learn(views.size(), sequences, 1.0);
     }
 
     /**
@@ -72,8 +72,8 @@ public record ServingModel(TransitionPrior prior, double priorWeight, TileUtilit
      * {@code cache}, so they are warm afterwards), averaged over {@code states} recorded brush
      * states of those tiles, at every whole-block fraction of {@code encoder}'s tiles.
      *
-     * @throws IllegalArgumentException if {@code tiles} or {@code states} is below 1 or the
-     *     workflows hold no brush
+     * @throws IllegalArgumentException if {@code tiles} or {@code states} is below 1, the
+     *     workflows hold no brush or are on other views than the cache's
      * @throws TimeoutException if the tiles are not computed within {@code timeoutSeconds}
      * @throws ExecutionException if a tile's queries fail
      */
@@ -85,6 +85,10 @@ public record ServingModel(TransitionPrior prior, double priorWeight, TileUtilit
         }
         Set<TileKey> activated = new LinkedHashSet<>();
         for (Workflow w : workflows) {
+            if (!w.events().isEmpty() && w.events().get(0).view().views() != cache.views()) {
+                throw new IllegalArgumentException(w.name() + " is on " + w.events().get(0).view().views()
+                        + ", the cache on " + cache.views());
+            }
             List<Filters> after = w.filtersAfter();
             for (int i : activations(w)) {
                 activated.add(new TileKey(w.events().get(i).view(), after.get(i)));
@@ -122,21 +126,21 @@ public record ServingModel(TransitionPrior prior, double priorWeight, TileUtilit
         }
         TileUtility utility = TileUtility.measure(BrushState.sample(measured, states, seed),
                 k -> pending.get(k).join(), encoder, TileUtility.blockFractions(encoder));
-        return new ServingModel(transitions(workflows), DEFAULT_PRIOR_WEIGHT, utility);
+        return new ServingModel(transitions(cache.views(), workflows), DEFAULT_PRIOR_WEIGHT, utility);
     }
 
     /**
-     * The probability of each view (by ordinal) being a session's first brushed view in
+     * The probability of each view of {@code views} (by index) being a session's first brushed view in
      * {@code workflows}, add-one smoothed: what the server pushes before it knows anything of the
      * session.
      */
-    public static double[] firstViews(List<Workflow> workflows) {
-        double[] p = new double[View.values().length];
+    public static double[] firstViews(Views views, List<Workflow> workflows) {
+        double[] p = new double[views.size()];
         Arrays.fill(p, 1.0);
         double total = p.length;
         for (Workflow w : workflows) {
             if (!w.events().isEmpty()) {
-                p[w.events().get(0).view().ordinal()]++;
+                p[w.events().get(0).view().index()]++;
                 total++;
             }
         }

@@ -11,7 +11,7 @@ import java.util.Objects;
  * look-ups per passive view, without a query. Immutable.
  *
  * @param key    the active view and the other views' brushes the tile was computed for
- * @param slices one slice per passive view, in {@link View} order
+ * @param slices one slice per passive view, in view order
  */
 public record Tile(TileKey key, List<Slice> slices) {
     /**
@@ -31,10 +31,10 @@ public record Tile(TileKey key, List<Slice> slices) {
         }
     }
 
-    /** The passive views of active view {@code active}: all others, in {@link View} order. */
+    /** The passive views of active view {@code active}: all other views of its {@link Views}, in order. */
     public static List<View> passives(View active) {
         List<View> out = new ArrayList<>();
-        for (View v : View.values()) {
+        for (View v : active.views()) {
             if (v != active) {
                 out.add(v);
             }

@@ -3,7 +3,7 @@ package dev.khameleon.examples.crossfilter;
 import java.sql.SQLException;
 
 /**
- * A database holding the flights table that answers the crossfilter's two kinds of query, each
+ * A database holding the table of a {@link Views} configuration that answers the crossfilter's two kinds of query, each
  * with one SQL {@code GROUP BY}: a {@link Slice} of a tile (Falcon) and a single histogram
  * (on-demand).
  *
@@ -14,15 +14,45 @@ import java.sql.SQLException;
 public interface TileBackend extends AutoCloseable {
 
     /**
-     * An embedded, in-memory DuckDB database holding the table that {@code sample} (row numbers
-     * of {@code table}, see {@link FlightsTable#sample}) makes, with {@code connections}
-     * connections. Needs no set-up; the database disappears on {@link #close()}.
+     * An embedded, in-memory DuckDB database holding the table of the flights views
+     * ({@link Views#flights()}) that {@code sample} (row numbers of {@code table}, see
+     * {@link FlightsTable#sample}) makes, with {@code connections} connections. Needs no set-up;
+     * the database disappears on {@link #close()}.
      *
      * @throws IllegalArgumentException if {@code connections < 1}
      * @throws SQLException if loading fails
      */
     static TileBackend duckDb(FlightsTable table, int[] sample, int connections) throws SQLException {
-        return JdbcTileBackend.duckDb(table, sample, connections);
+        return duckDb(Views.flights(), table, sample, connections);
+    }
+
+    /**
+     * As {@link #duckDb(FlightsTable, int[], int)}, the table of {@code views} (whose columns are
+     * flights columns, {@link Views.Reader#FLIGHTS}); top-K categories are resolved against the
+     * 10,000 base rows ({@link #views()}).
+     *
+     * @throws IllegalArgumentException if {@code connections < 1}
+     * @throws SQLException if loading fails
+     */
+    static TileBackend duckDb(Views views, FlightsTable table, int[] sample, int connections) throws SQLException {
+        return TableLoader.duckDb(views, table, sample, connections);
+    }
+
+    /**
+     * An embedded, in-memory DuckDB database holding the table of {@code views} read from
+     * {@code csv} by DuckDB's CSV reader ({@link Views.Reader#CSV}: each view's column typed by its
+     * bins, numbers as {@code DOUBLE}, dates as {@code DATE} or {@code TIMESTAMP}, categories as
+     * {@code VARCHAR}; the source's date and timestamp formats), resampled to {@code rows} rows
+     * with {@code seed} as {@link FlightsTable#sample(int, int, long)} does. Top-K categories are
+     * resolved against the file's rows ({@link #views()}).
+     *
+     * @throws IllegalArgumentException if {@code connections < 1}, {@code rows < 1}, the file is
+     *     missing or {@code views} has no source
+     * @throws SQLException if reading or loading fails (e.g. a value that is not of its type)
+     */
+    static TileBackend duckDbCsv(Views views, java.nio.file.Path csv, int rows, long seed, int connections)
+            throws SQLException {
+        return TableLoader.duckDbCsv(views, csv, rows, seed, connections);
     }
 
     /**
@@ -35,13 +65,31 @@ public interface TileBackend extends AutoCloseable {
      */
     static TileBackend postgres(String jdbcUrl, String user, FlightsTable table, int[] sample, int connections)
             throws SQLException {
-        return JdbcTileBackend.postgres(jdbcUrl, user, table, sample, connections);
+        return postgres(jdbcUrl, user, Views.flights(), table, sample, connections);
+    }
+
+    /**
+     * As {@link #postgres(String, String, FlightsTable, int[], int)}, the table of {@code views}
+     * (flights columns), replacing tables named after {@code views.table()}.
+     *
+     * @throws IllegalArgumentException if {@code connections < 1}
+     * @throws SQLException if connecting or loading fails
+     */
+    static TileBackend postgres(String jdbcUrl, String user, Views views, FlightsTable table, int[] sample,
+            int connections) throws SQLException {
+        return TableLoader.postgres(jdbcUrl, user, views, table, sample, connections);
     }
 
     /** A short name for reports ("duckdb", "postgresql"). */
     String name();
 
-    /** Number of rows in the flights table. */
+    /**
+     * The configuration of the table this backend holds, resolved: its top-K categories are the
+     * loaded data's. Tiles, filters and sessions are over these views.
+     */
+    Views views();
+
+    /** Number of rows in the table. */
     long rows();
 
     /** Size of the connection pool: the most queries this backend runs at once. */

@@ -79,7 +79,7 @@ final class TileBlockSource implements BlockSource {
 
     @Override
     public int requestCount() {
-        return View.values().length;
+        return keys.views().size();
     }
 
     @Override
@@ -89,7 +89,7 @@ final class TileBlockSource implements BlockSource {
 
     @Override
     public int blockCount(int requestId) {
-        return encoder.blockCount(View.of(requestId));
+        return encoder.blockCount(keys.views().get(requestId));
     }
 
     @Override
@@ -100,7 +100,7 @@ final class TileBlockSource implements BlockSource {
     @Override
     public CompletionStage<Block> fetch(int requestId, long contentKey, int blockIndex) {
         TileKey key = keys.lookup(contentKey);
-        if (key == null || key.active().ordinal() != requestId) {
+        if (key == null || key.active().index() != requestId) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("no tile of view " + requestId
                     + " has content key " + contentKey + " (unknown, or forgotten by the key table)"));
         }
@@ -128,7 +128,7 @@ final class TileBlockSource implements BlockSource {
         if (started) {
             Entry mine = e;
             // Attached outside the lock: a tile that already failed runs the handler at once.
-            e.tile.thenApplyAsync(t -> encoder.encode(key.active().ordinal(), t), encoding)
+            e.tile.thenApplyAsync(t -> encoder.encode(key.active().index(), t), encoding)
                     .whenComplete((blocks, error) -> ended(mine, blocks, error));
         }
         return e.blocks.thenApply(blocks -> blocks.get(blockIndex));

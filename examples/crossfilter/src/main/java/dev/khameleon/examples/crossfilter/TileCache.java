@@ -1,7 +1,6 @@
 package dev.khameleon.examples.crossfilter;
 
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -297,9 +296,9 @@ public final class TileCache implements AutoCloseable {
      * {@link RejectedExecutionException} when the query queue is full or the cache is closed.
      */
     public CompletableFuture<Map<View, int[]>> histograms(View active, Filters filters) {
-        Map<View, CompletableFuture<int[]>> parts = new EnumMap<>(View.class);
+        Map<View, CompletableFuture<int[]>> parts = new LinkedHashMap<>();
         try {
-            for (View v : View.values()) {
+            for (View v : filters.views()) {
                 if (v != active) {
                     Query<int[]> q = new Query<>(cancel -> backend.histogram(v, filters));
                     parts.put(v, q.result);
@@ -312,7 +311,7 @@ public final class TileCache implements AutoCloseable {
             return CompletableFuture.failedFuture(error);
         }
         return CompletableFuture.allOf(parts.values().toArray(CompletableFuture[]::new)).thenApply(ignored -> {
-            Map<View, int[]> out = new EnumMap<>(View.class);
+            Map<View, int[]> out = new LinkedHashMap<>();
             parts.forEach((v, f) -> out.put(v, f.join()));
             return out;
         });
@@ -336,6 +335,11 @@ public final class TileCache implements AutoCloseable {
     /** Rows of the table the backend holds ({@link TileBackend#rows}). */
     public long rows() {
         return backend.rows();
+    }
+
+    /** The views of the backend's table. */
+    public Views views() {
+        return backend.views();
     }
 
     private void compute(Computation c) {

@@ -23,11 +23,11 @@ public final class TileDecoder {
     }
 
     /**
-     * Decodes the blocks {@code 0..k-1} of one response.
+     * Decodes the blocks {@code 0..k-1} of one response, a tile of one of {@code views}.
      *
      * @throws IllegalArgumentException if the blocks are not such a prefix or are corrupt
      */
-    public static DecodedTile decode(List<Block> prefix) {
+    public static DecodedTile decode(Views views, List<Block> prefix) {
         if (prefix.isEmpty()) {
             throw new IllegalArgumentException("corrupt tile: no blocks (block 0 is needed)");
         }
@@ -49,13 +49,13 @@ public final class TileDecoder {
         }
         all.flip();
         try {
-            return parse(all, blockEnds, prefix.size() == head.count());
+            return parse(views, all, blockEnds, prefix.size() == head.count());
         } catch (BufferUnderflowException e) {
             throw new IllegalArgumentException("corrupt tile: block 0 is truncated", e);
         }
     }
 
-    private static DecodedTile parse(ByteBuffer in, List<Integer> blockEnds, boolean complete) {
+    private static DecodedTile parse(Views views, ByteBuffer in, List<Integer> blockEnds, boolean complete) {
         int magic = in.getInt();
         if (magic != TileEncoder.MAGIC) {
             throw new IllegalArgumentException("corrupt tile: bad magic 0x" + Integer.toHexString(magic));
@@ -65,12 +65,12 @@ public final class TileDecoder {
             throw new IllegalArgumentException("corrupt tile: unsupported version " + version);
         }
         int activeOrdinal = in.get();
-        if (activeOrdinal < 0 || activeOrdinal >= View.values().length) {
+        if (activeOrdinal < 0 || activeOrdinal >= views.size()) {
             throw new IllegalArgumentException("corrupt tile: unknown active view " + activeOrdinal);
         }
-        View active = View.of(activeOrdinal);
-        Filters filters = Filters.none();
-        for (View v : View.values()) {
+        View active = views.get(activeOrdinal);
+        Filters filters = Filters.none(views);
+        for (View v : views) {
             int from = in.getShort();
             int to = in.getShort();
             if (from == -1 && to == -1) {

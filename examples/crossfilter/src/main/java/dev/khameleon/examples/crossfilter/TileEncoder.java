@@ -17,11 +17,14 @@ import java.util.TreeSet;
  * {@link TileDecoder} interpolates between. All blocks give the tile exactly.
  *
  * <p>Format (big-endian), in order: the header (magic {@code "KXF1"}, version byte 1, active
- * view ordinal byte, then per view in {@link View} order its brush as two shorts, {@code -1, -1}
- * for none); the totals of every passive view; then rows in {@link #rowOrder} order, each the
+ * view index byte, then per view in order its brush as two shorts, {@code -1, -1} for none); the totals of every passive view; then rows in {@link #rowOrder} order, each the
  * counts of every passive view's bins. Block 0 holds the header, the totals and the bin-edge
  * rows; every later block holds whole rows; the unused end of a block is padding.
- * Thread-safe and stateless.
+ *
+ * <p>The block size must hold every view's first block ({@link #firstBlockBytes}), which grows
+ * with the bins: {@link #withBlockSize} refuses a smaller one, naming the view and the bytes it
+ * needs; {@link #fitting} adapts: {@value #DEFAULT_BLOCK_SIZE} bytes, or the largest first block
+ * rounded up to a whole KiB when that is larger. Immutable and thread-safe.
  */
 public final class TileEncoder implements ProgressiveEncoder<Tile> {
     /** Default block size: fits the largest first block of the flights views (about 11.4 KB). */
@@ -29,35 +32,71 @@ public final class TileEncoder implements ProgressiveEncoder<Tile> {
 
     static final int MAGIC = 0x4B584631; // "KXF1"
     static final byte VERSION = 1;
-    static final int HEADER_BYTES = 4 + 1 + 1 + View.values().length * 4;
-
+    private final Views views;
     private final int blockSize;
 
-    private TileEncoder(int blockSize) {
+    private TileEncoder(Views views, int blockSize) {
+        this.views = views;
         this.blockSize = blockSize;
     }
 
     /**
-     * An encoder with blocks of {@code blockSize} bytes.
+     * An encoder of the tiles of {@code views} with blocks of {@code blockSize} bytes.
      *
-     * @throws IllegalArgumentException if {@code blockSize} is smaller than the largest first
-     *     block ({@link #minimumBlockSize()}), naming both
+     * @throws IllegalArgumentException if {@code blockSize} is smaller than a view's first block,
+     *     in one line naming the view with the largest and the bytes it needs
      */
-    public static TileEncoder withBlockSize(int blockSize) {
-        if (blockSize < minimumBlockSize()) {
-            throw new IllegalArgumentException("blockSize must be >= " + minimumBlockSize()
-                    + " (the largest first block of a flights tile), was " + blockSize);
+    public static TileEncoder withBlockSize(Views views, int blockSize) {
+        View largest = largestFirstBlock(views);
+        int needed = firstBlockBytes(largest);
+        if (blockSize < needed) {
+            throw new IllegalArgumentException("blockSize must be >= " + needed + ", was " + blockSize
+                    + ": the first block of a tile of view " + largest + " (table " + views.table() + ") needs "
+                    + needed + " bytes");
         }
-        return new TileEncoder(blockSize);
+        return new TileEncoder(views, blockSize);
     }
 
-    /** The smallest block size that holds the first block of a tile of any active view. */
-    public static int minimumBlockSize() {
-        int max = 0;
-        for (View v : View.values()) {
-            max = Math.max(max, firstBlockBytes(v));
+    /**
+     * An encoder of the tiles of {@code views} whose block size adapts to them
+     * ({@link #fittingBlockSize}).
+     */
+    public static TileEncoder fitting(Views views) {
+        return new TileEncoder(views, fittingBlockSize(views));
+    }
+
+    /**
+     * The block size {@link #fitting} takes: {@value #DEFAULT_BLOCK_SIZE} bytes, or the largest
+     * first block of {@code views} rounded up to a multiple of 1024 when that is larger.
+     */
+    public static int fittingBlockSize(Views views) {
+        int needed = minimumBlockSize(views);
+        return Math.max(DEFAULT_BLOCK_SIZE, (needed + 1023) / 1024 * 1024);
+    }
+
+    /** The smallest block size that holds the first block of a tile of any view of {@code views}. */
+    public static int minimumBlockSize(Views views) {
+        return firstBlockBytes(largestFirstBlock(views));
+    }
+
+    private static View largestFirstBlock(Views views) {
+        View largest = null;
+        for (View v : views) {
+            if (largest == null || firstBlockBytes(v) > firstBlockBytes(largest)) {
+                largest = v;
+            }
         }
-        return max;
+        return largest;
+    }
+
+    /** The views whose tiles this encoder encodes. */
+    public Views views() {
+        return views;
+    }
+
+    /** Bytes of a tile's header over {@code views}: magic, version, active view, one brush per view. */
+    static int headerBytes(Views views) {
+        return 4 + 1 + 1 + views.size() * 4;
     }
 
     @Override
@@ -83,8 +122,9 @@ public final class TileEncoder implements ProgressiveEncoder<Tile> {
         return edges.size();
     }
 
-    static int firstBlockBytes(View active) {
-        return HEADER_BYTES + rowBytes(active) + edgeRows(active) * rowBytes(active);
+    /** Bytes of the first block of a tile of {@code active}: header, totals and bin-edge rows. */
+    public static int firstBlockBytes(View active) {
+        return headerBytes(active.views()) + rowBytes(active) + edgeRows(active) * rowBytes(active);
     }
 
     /**
@@ -117,9 +157,13 @@ public final class TileEncoder implements ProgressiveEncoder<Tile> {
         return 1 + (rest + rowsPerBlock - 1) / rowsPerBlock;
     }
 
+    /** @throws IllegalArgumentException if the tile is not of this encoder's views */
     @Override
     public List<Block> encode(int requestId, Tile tile) {
         View active = tile.key().active();
+        if (active.views() != views) {
+            throw new IllegalArgumentException("tile of " + active.views() + ", encoder of " + views);
+        }
         List<Integer> order = rowOrder(active);
         int rowBytes = rowBytes(active);
         int rowsPerBlock = blockSize / rowBytes;
@@ -128,9 +172,9 @@ public final class TileEncoder implements ProgressiveEncoder<Tile> {
         List<Block> blocks = new ArrayList<>(count);
 
         ByteBuffer first = ByteBuffer.allocate(blockSize);
-        first.putInt(MAGIC).put(VERSION).put((byte) active.ordinal());
+        first.putInt(MAGIC).put(VERSION).put((byte) active.index());
         Filters f = tile.key().filters();
-        for (View v : View.values()) {
+        for (View v : active.views()) {
             first.putShort((short) f.from(v)).putShort((short) f.to(v));
         }
         for (Slice s : tile.slices()) {

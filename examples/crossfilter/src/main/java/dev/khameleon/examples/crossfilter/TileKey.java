@@ -10,7 +10,11 @@ import java.util.Objects;
  * @param filters the other views' brushes; the active view's brush is always absent
  */
 public record TileKey(View active, Filters filters) {
-    /** Drops the active view's brush from {@code filters}, so keys that answer the same brushes are equal. */
+    /**
+     * Drops the active view's brush from {@code filters}, so keys that answer the same brushes are equal.
+     *
+     * @throws IllegalArgumentException if {@code active} is not one of the filters' views
+     */
     public TileKey {
         Objects.requireNonNull(active, "active");
         filters = filters.without(active);

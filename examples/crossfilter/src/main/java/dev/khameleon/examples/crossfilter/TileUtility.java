@@ -42,7 +42,7 @@ public record TileUtility(double[] fractions, double[] utilities, int states) {
         for (double d : defaultFractions()) {
             f.add(d);
         }
-        for (View v : View.values()) {
+        for (View v : encoder.views()) {
             int n = encoder.blockCount(v);
             for (int k = 0; k <= n; k++) {
                 f.add((double) k / n);
@@ -77,7 +77,7 @@ public record TileUtility(double[] fractions, double[] utilities, int states) {
             int n = blocks.size();
             double[][] curve = new double[e.getValue().size()][n + 1]; // curve[s][0] = 0
             for (int k = 1; k <= n; k++) {
-                DecodedTile d = TileDecoder.decode(blocks.subList(0, k));
+                DecodedTile d = TileDecoder.decode(encoder.views(), blocks.subList(0, k));
                 for (int s = 0; s < curve.length; s++) {
                     BrushState st = e.getValue().get(s);
                     double tvd = 0;
@@ -85,7 +85,7 @@ public record TileUtility(double[] fractions, double[] utilities, int states) {
                         tvd += HistogramDistance.tvd(tile.slice(passive).histogram(st.from(), st.to()),
                                 d.histogram(passive, st.from(), st.to()));
                     }
-                    curve[s][k] = 1 - tvd / (View.values().length - 1);
+                    curve[s][k] = 1 - tvd / (st.key().active().views().size() - 1);
                 }
             }
             for (double[] c : curve) {

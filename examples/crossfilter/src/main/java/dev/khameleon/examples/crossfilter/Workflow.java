@@ -2,9 +2,10 @@ package dev.khameleon.examples.crossfilter;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.EnumMap;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * One recorded session of the crossfilter benchmark (one participant, one task): its brush
@@ -15,9 +16,35 @@ import java.util.Map;
  * @param events brush events in time order
  */
 public record Workflow(String name, List<BrushEvent> events) {
-    /** Copies the events. */
+    /**
+     * Copies the events.
+     *
+     * @throws IllegalArgumentException if the events are on views of different {@link Views}
+     */
     public Workflow {
         events = List.copyOf(events);
+        for (BrushEvent e : events) {
+            if (e.view().views() != events.get(0).view().views()) {
+                throw new IllegalArgumentException(name + ": events on views of " + events.get(0).view().views()
+                        + " and " + e.view().views());
+            }
+        }
+    }
+
+    /**
+     * This session replayed on the views of another configuration, by position: an event on the
+     * view at index {@code i} becomes the same event (time, pixels, brush id) on {@code views}'
+     * view {@code i}; events on positions {@code views} does not have are dropped. Brushes are
+     * pixel ranges, so they mean the same part of every brush axis.
+     */
+    public Workflow onto(Views views) {
+        List<BrushEvent> out = new ArrayList<>(events.size());
+        for (BrushEvent e : events) {
+            if (e.view().index() < views.size()) {
+                out.add(new BrushEvent(e.timeMs(), views.get(e.view().index()), e.from(), e.to(), e.brushId()));
+            }
+        }
+        return new Workflow(name, out);
     }
 
     /**
@@ -26,7 +53,7 @@ public record Workflow(String name, List<BrushEvent> events) {
      */
     public List<Filters> filtersAfter() {
         List<Filters> out = new ArrayList<>(events.size());
-        Filters f = Filters.none();
+        Filters f = events.isEmpty() ? null : Filters.none(events.get(0).view().views());
         for (BrushEvent e : events) {
             f = f.with(e.view(), e.from(), e.to());
             out.add(f);
@@ -53,9 +80,9 @@ public record Workflow(String name, List<BrushEvent> events) {
         return n;
     }
 
-    /** Number of brush events on each view. */
+    /** Number of brush events on each view, in view order. */
     public Map<View, Integer> eventsPerView() {
-        Map<View, Integer> out = new EnumMap<>(View.class);
+        Map<View, Integer> out = new TreeMap<>(Comparator.comparingInt(View::index));
         for (BrushEvent e : events) {
             out.merge(e.view(), 1, Integer::sum);
         }

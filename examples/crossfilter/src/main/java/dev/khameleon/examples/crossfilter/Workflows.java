@@ -8,9 +8,10 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.EnumMap;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -18,7 +19,8 @@ import java.util.zip.GZIPInputStream;
 
 /**
  * Reads the crossfilter benchmark's recorded sessions ({@code *_workflow.json.gz}) and its views
- * geometry ({@code views.json.gz}).
+ * geometry ({@code views.json.gz}), on the flights views ({@link Views#flights()}); a session is
+ * replayed on other views with {@link Workflow#onto}.
  *
  * <p>A selection is {@code "COL >= lo AND COL < hi"}. About a fifth of the recorded selections
  * (a brush dragged leftwards) have their bounds in string order, e.g.
@@ -102,11 +104,8 @@ public final class Workflows {
     }
 
     private static View view(String name, String where) {
-        try {
-            return View.valueOf(name);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(where + ": unknown view '" + name + "'");
-        }
+        return Views.flights().find(name)
+                .orElseThrow(() -> new IllegalArgumentException(where + ": unknown view '" + name + "'"));
     }
 
     private static int pixel(View view, String bound, String where) {
@@ -140,7 +139,7 @@ public final class Workflows {
         if (root == null || !root.isArray()) {
             throw new IllegalArgumentException(viewsJsonGz + ": expected an array of views");
         }
-        Map<View, Integer> out = new EnumMap<>(View.class);
+        Map<View, Integer> out = new TreeMap<>(Comparator.comparingInt(View::index));
         for (JsonNode v : root) {
             if (!v.path("width").isInt()) {
                 throw new IllegalArgumentException(viewsJsonGz + ": view without an integer width: " + v.path("name"));

@@ -25,21 +25,21 @@ class BrushScopeTest {
 
     @Test
     void noBrush_leavesEveryViewAtItsDefaultTile() throws Exception {
-        assertEquals(Bindings.none(), new BrushScope(new ContentKeys(8)).decode(json("{}")));
+        assertEquals(Bindings.none(), new BrushScope(new ContentKeys(FlightsViews.VIEWS, 8)).decode(json("{}")));
     }
 
     @Test
     void aBrushOnOneView_rebindsTheOtherFiveToTheirFilteredTiles() throws Exception {
-        ContentKeys keys = new ContentKeys(8);
+        ContentKeys keys = new ContentKeys(FlightsViews.VIEWS, 8);
         Bindings b = new BrushScope(keys).decode(json("{\"DISTANCE\": [0, 100]}"));
         assertEquals(5, b.size());
-        assertTrue(b.indexOf(View.DISTANCE.ordinal()) < 0, "the brushed view keeps its unfiltered tile");
-        Filters filters = Filters.none().with(View.DISTANCE, 0, 100);
+        assertTrue(b.indexOf(FlightsViews.DISTANCE.index()) < 0, "the brushed view keeps its unfiltered tile");
+        Filters filters = FlightsViews.none().with(FlightsViews.DISTANCE, 0, 100);
         Set<Long> distinct = new HashSet<>();
-        for (View v : View.values()) {
-            if (v != View.DISTANCE) {
-                long key = b.contentKey(v.ordinal());
-                assertTrue(key >= View.values().length, v + " is bound to a filtered key, was " + key);
+        for (View v : FlightsViews.values()) {
+            if (v != FlightsViews.DISTANCE) {
+                long key = b.contentKey(v.index());
+                assertTrue(key >= FlightsViews.values().length, v + " is bound to a filtered key, was " + key);
                 assertEquals(new TileKey(v, filters), keys.lookup(key));
                 distinct.add(key);
             }
@@ -50,12 +50,12 @@ class BrushScopeTest {
 
     @Test
     void anEmptyRange_isNoBrush() throws Exception {
-        assertEquals(Bindings.none(), new BrushScope(new ContentKeys(8)).decode(json("{\"AIR_TIME\": [40, 40]}")));
+        assertEquals(Bindings.none(), new BrushScope(new ContentKeys(FlightsViews.VIEWS, 8)).decode(json("{\"AIR_TIME\": [40, 40]}")));
     }
 
     @Test
     void decode_rejectsMalformedScopes_sayingWhy() {
-        BrushScope scope = new BrushScope(new ContentKeys(8));
+        BrushScope scope = new BrushScope(new ContentKeys(FlightsViews.VIEWS, 8));
         String[][] cases = {
                 {"[1, 2]", "scope must be an object"},
                 {"{\"SPEED\": [0, 10]}", "unknown view SPEED"},
@@ -74,10 +74,10 @@ class BrushScopeTest {
 
     @Test
     void keyTable_forgetsTheLeastRecentlyUsedKeyPastItsLimit() {
-        ContentKeys keys = new ContentKeys(2);
-        TileKey a = new TileKey(View.ARR_TIME, Filters.none().with(View.DISTANCE, 0, 10));
-        TileKey b = new TileKey(View.ARR_TIME, Filters.none().with(View.DISTANCE, 0, 20));
-        TileKey c = new TileKey(View.ARR_TIME, Filters.none().with(View.DISTANCE, 0, 30));
+        ContentKeys keys = new ContentKeys(FlightsViews.VIEWS, 2);
+        TileKey a = new TileKey(FlightsViews.ARR_TIME, FlightsViews.none().with(FlightsViews.DISTANCE, 0, 10));
+        TileKey b = new TileKey(FlightsViews.ARR_TIME, FlightsViews.none().with(FlightsViews.DISTANCE, 0, 20));
+        TileKey c = new TileKey(FlightsViews.ARR_TIME, FlightsViews.none().with(FlightsViews.DISTANCE, 0, 30));
         long ka = keys.register(a);
         long kb = keys.register(b);
         keys.lookup(ka); // a is used again: b is now the least recently used
@@ -86,15 +86,15 @@ class BrushScopeTest {
         assertEquals(a, keys.lookup(ka));
         assertNull(keys.lookup(kb), "the least recently used key is forgotten");
         assertEquals(c, keys.lookup(kc));
-        assertEquals(View.AIR_TIME.ordinal(), keys.register(new TileKey(View.AIR_TIME, Filters.none())),
+        assertEquals(FlightsViews.AIR_TIME.index(), keys.register(new TileKey(FlightsViews.AIR_TIME, FlightsViews.none())),
                 "an unfiltered tile's key is its view's request id");
-        assertThrows(IllegalArgumentException.class, () -> new ContentKeys(0));
+        assertThrows(IllegalArgumentException.class, () -> new ContentKeys(FlightsViews.VIEWS, 0));
     }
 
     @Test
     void fetchOfAnUnknownKey_failsWithoutQuerying() {
-        TileBlockSource source = new TileBlockSource(null, TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE),
-                new ContentKeys(2), Runnable::run, 2);
+        TileBlockSource source = new TileBlockSource(null, TileEncoder.withBlockSize(FlightsViews.VIEWS, TileEncoder.DEFAULT_BLOCK_SIZE),
+                new ContentKeys(FlightsViews.VIEWS, 2), Runnable::run, 2);
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> source.fetch(1, 1234, 0).toCompletableFuture().get());
         assertTrue(e.getCause().getMessage().contains("no tile of view 1 has content key 1234"), e.getMessage());
@@ -102,7 +102,7 @@ class BrushScopeTest {
 
     @Test
     void start_rejectsAPortOutOfRangeAndAnEmptyKeyTable() {
-        TileEncoder encoder = TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE);
+        TileEncoder encoder = TileEncoder.withBlockSize(FlightsViews.VIEWS, TileEncoder.DEFAULT_BLOCK_SIZE);
         assertThrows(IllegalArgumentException.class, () -> CrossfilterServer.start(null, encoder, null, List.of(), -1, 8));
         assertThrows(IllegalArgumentException.class, () -> CrossfilterServer.start(null, encoder, null, List.of(), 0, 0));
     }

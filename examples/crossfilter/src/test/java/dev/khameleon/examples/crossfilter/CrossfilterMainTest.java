@@ -142,6 +142,50 @@ class CrossfilterMainTest {
         assertEquals(2, err.lines().count(), err);
     }
 
+    @Test
+    void views_refusesABadFileInOneLineNamingTheOptionAndTheField(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path bad = dir.resolve("bad.json");
+        java.nio.file.Files.writeString(bad, "{\"table\": \"t\", \"views\": [{\"column\": \"A\", \"bins\": {\"kind\":"
+                + " \"range\", \"start\": 0, \"stop\": 10, \"step\": 1}}, {\"column\": \"B\", \"bins\": {\"kind\":"
+                + " \"histogram\"}}]}");
+        for (String command : List.of("evaluate", "serve")) {
+            String err = refusal(command, "--views", bad.toString());
+            assertEquals("khameleon-crossfilter " + command + ": --views " + bad + ": views[1].bins.kind: unknown bin kind"
+                    + " 'histogram' (range, dates or categories)", err.lines().findFirst().orElse(""));
+            assertEquals(2, err.lines().count(), err);
+        }
+        String missing = refusal("evaluate", "--views", dir.resolve("none.json").toString());
+        assertEquals("khameleon-crossfilter evaluate: --views " + dir.resolve("none.json") + ": cannot be read"
+                + " (NoSuchFileException)", missing.lines().findFirst().orElse(""));
+    }
+
+    @Test
+    void views_refusesABlockTooSmallForAViewsFirstBlock_namingTheViewAndTheBytes(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        StringBuilder views = new StringBuilder();
+        for (int i = 0; i < 6; i++) {
+            views.append(i == 0 ? "" : ", ").append("{\"column\": \"C").append(i).append("\", \"bins\": {\"kind\":"
+                    + " \"range\", \"start\": 0, \"stop\": 50, \"step\": 1}}");
+        }
+        java.nio.file.Path wide = dir.resolve("wide.json");
+        java.nio.file.Files.writeString(wide, "{\"table\": \"wide\", \"source\": {\"csv\": \"wide.csv\"}, \"views\": ["
+                + views + "]}");
+        String err = refusal("serve", "--views", wide.toString(), "--block-size", "12288");
+        assertEquals("khameleon-crossfilter serve: --block-size: blockSize must be >= 52030, was 12288: the first block"
+                + " of a tile of view C0 (table wide) needs 52030 bytes", err.lines().findFirst().orElse(""));
+        assertEquals(2, err.lines().count(), err);
+    }
+
+    @Test
+    void views_readByDuckDbsCsvReader_refusesPostgres() {
+        String err = refusal("serve", "--views", "views/flights-routes.json", "--backend", "postgresql",
+                "--data", dataRoot());
+        assertEquals("khameleon-crossfilter serve: --backend postgresql: the table of --views views/flights-routes.json"
+                + " is read by DuckDB's CSV reader (source.reader csv); use --backend duckdb",
+                err.lines().findFirst().orElse(""));
+    }
+
     /** The shared data folder, the test skipped (naming the path) when it lacks the table or the sessions. */
     private static String dataRoot() {
         FlightsData.flightsCsv();

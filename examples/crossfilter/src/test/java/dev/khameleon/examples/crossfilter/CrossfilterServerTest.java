@@ -61,12 +61,12 @@ class CrossfilterServerTest {
         db = TileBackend.duckDb(table, table.sample(table.size(), 42), 1);
         cache = TileCache.create(db);
         workflows = Workflows.readAll(FlightsData.workflows());
-        model = ServingModel.learn(workflows, cache, TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), 4,
+        model = ServingModel.learn(workflows, cache, TileEncoder.withBlockSize(FlightsViews.VIEWS, TileEncoder.DEFAULT_BLOCK_SIZE), 4,
                 100, 42, 60);
     }
 
     private static CrossfilterServer start() throws Exception {
-        return CrossfilterServer.start(cache, TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), model,
+        return CrossfilterServer.start(cache, TileEncoder.withBlockSize(FlightsViews.VIEWS, TileEncoder.DEFAULT_BLOCK_SIZE), model,
                 workflows, 0, 64);
     }
 
@@ -76,7 +76,7 @@ class CrossfilterServerTest {
 
     /** A pointer resting at the centre of {@code view}'s chart, as the page's Kalman filter reports it. */
     private static JsonNode restingOn(View view) {
-        Rect r = PageLayout.INSTANCE.bounds(view.ordinal());
+        Rect r = new PageLayout(6).bounds(view.index());
         List<GaussianAtHorizon> hs = new ArrayList<>();
         for (long h : CrossfilterServer.HORIZONS) {
             hs.add(new GaussianAtHorizon(h, r.centerX(), r.centerY(), 4, 0, 4));
@@ -99,11 +99,11 @@ class CrossfilterServerTest {
 
         // Resting on ARR_DELAY: half the mass stays there, half follows what users brushed after it.
         double w = model.priorWeight();
-        double[] prior = model.prior().apply(View.ARR_DELAY.ordinal());
-        Distribution d = predicted.predictor().decode(restingOn(View.ARR_DELAY));
-        for (View v : View.values()) {
-            double expected = (v == View.ARR_DELAY ? 1 - w : 0) + w * prior[v.ordinal()];
-            assertEquals(expected, d.probability(0, v.ordinal()), 1e-3, v + " at the first horizon");
+        double[] prior = model.prior().apply(FlightsViews.ARR_DELAY.index());
+        Distribution d = predicted.predictor().decode(restingOn(FlightsViews.ARR_DELAY));
+        for (View v : FlightsViews.values()) {
+            double expected = (v == FlightsViews.ARR_DELAY ? 1 - w : 0) + w * prior[v.index()];
+            assertEquals(expected, d.probability(0, v.index()), 1e-3, v + " at the first horizon");
         }
         // The recorded habit differs by view: the prior is not uniform.
         double max = java.util.Arrays.stream(prior).max().orElseThrow();
@@ -112,7 +112,7 @@ class CrossfilterServerTest {
 
         Application onHover = application(CrossfilterServer.ON_HOVER_APPLICATION);
         assertEquals(1.0, onHover.predictor().decode(JsonNodeFactory.instance.objectNode().put("request",
-                View.AIR_TIME.ordinal())).probability(0, View.AIR_TIME.ordinal()), 1e-12);
+                FlightsViews.AIR_TIME.index())).probability(0, FlightsViews.AIR_TIME.index()), 1e-12);
     }
 
     @Test
@@ -136,21 +136,21 @@ class CrossfilterServerTest {
         server = start();
         // Pinned at start: computed without any session asking, and kept.
         CrossfilterServer.startupTiles(cache).get(60, TimeUnit.SECONDS);
-        for (View v : View.values()) {
-            assertNotNull(cache.getIfPresent(new TileKey(v, Filters.none())), v + "'s unfiltered tile");
+        for (View v : FlightsViews.values()) {
+            assertNotNull(cache.getIfPresent(new TileKey(v, FlightsViews.none())), v + "'s unfiltered tile");
         }
         // The first plan and the page's state before it has seen the pointer ({}): the recorded first views,
         // AIR_TIME 18 and DISTANCE 17 of the 55 sessions' first brushes, add-one smoothed.
         Application predicted = application(CrossfilterServer.APPLICATION);
         Distribution initial = predicted.initialDistribution().orElseThrow();
         Distribution empty = predicted.predictor().decode(JsonNodeFactory.instance.objectNode());
-        double[] first = ServingModel.firstViews(workflows);
-        assertEquals(19.0 / 61, first[View.AIR_TIME.ordinal()], 1e-12);
-        assertEquals(3.0 / 61, first[View.ARR_TIME.ordinal()], 1e-12);
-        for (View v : View.values()) {
+        double[] first = ServingModel.firstViews(FlightsViews.VIEWS, workflows);
+        assertEquals(19.0 / 61, first[FlightsViews.AIR_TIME.index()], 1e-12);
+        assertEquals(3.0 / 61, first[FlightsViews.ARR_TIME.index()], 1e-12);
+        for (View v : FlightsViews.values()) {
             for (int j = 0; j < CrossfilterServer.HORIZONS.length; j++) {
-                assertEquals(first[v.ordinal()], initial.probability(j, v.ordinal()), 1e-12, v + " first plan");
-                assertEquals(first[v.ordinal()], empty.probability(j, v.ordinal()), 1e-12, v + " state {}");
+                assertEquals(first[v.index()], initial.probability(j, v.index()), 1e-12, v + " first plan");
+                assertEquals(first[v.index()], empty.probability(j, v.index()), 1e-12, v + " state {}");
             }
         }
 
@@ -168,13 +168,13 @@ class CrossfilterServerTest {
                 .build();
         client.connect().get(30, TimeUnit.SECONDS);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (Arrays.stream(View.values()).anyMatch(v -> client.cache().prefixLength(v.ordinal()) == 0)
+        while (Arrays.stream(FlightsViews.values()).anyMatch(v -> client.cache().prefixLength(v.index()) == 0)
                 && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        for (View v : View.values()) {
-            assertTrue(client.cache().prefixLength(v.ordinal()) > 0, v + "'s block 0 was pushed");
-            assertEquals(new TileKey(v, Filters.none()), TileDecoder.decode(client.cache().prefix(v.ordinal())).key());
+        for (View v : FlightsViews.values()) {
+            assertTrue(client.cache().prefixLength(v.index()) > 0, v + "'s block 0 was pushed");
+            assertEquals(new TileKey(v, FlightsViews.none()), TileDecoder.decode(FlightsViews.VIEWS, client.cache().prefix(v.index())).key());
         }
     }
 
@@ -224,17 +224,17 @@ class CrossfilterServerTest {
 
     /** Asks for {@code view}; asserts every answer is a prefix of the tile of {@code key}; returns the complete one. */
     private Tile hoverAndRead(View view, TileKey key) throws Exception {
-        client.onEvent(view.ordinal());
+        client.onEvent(view.index());
         LinkedBlockingQueue<Response> answers = new LinkedBlockingQueue<>();
-        client.request(view.ordinal(), answers::add);
+        client.request(view.index(), answers::add);
         Response last;
         do {
             last = answers.poll(60, TimeUnit.SECONDS);
             assertNotNull(last, view + " is answered");
-            assertEquals(key, TileDecoder.decode(last.blocks()).key(),
+            assertEquals(key, TileDecoder.decode(FlightsViews.VIEWS, last.blocks()).key(),
                     "every answer of " + view + " is its tile under the current brushes");
         } while (!last.isComplete());
-        return TileDecoder.decode(last.blocks()).toTile();
+        return TileDecoder.decode(FlightsViews.VIEWS, last.blocks()).toTile();
     }
 
     private HttpResponse<String> get(String pathAndQuery) throws Exception {
@@ -254,8 +254,8 @@ class CrossfilterServerTest {
         assertEquals(200, ok.statusCode(), ok.body());
         JsonNode h = JSON.readTree(ok.body());
         assertEquals(5, h.size(), "every view but the active one: " + ok.body());
-        Filters filters = Filters.none().with(View.DISTANCE, 0, 100).with(View.AIR_TIME, 20, 200);
-        for (View v : Tile.passives(View.DISTANCE)) {
+        Filters filters = FlightsViews.none().with(FlightsViews.DISTANCE, 0, 100).with(FlightsViews.AIR_TIME, 20, 200);
+        for (View v : Tile.passives(FlightsViews.DISTANCE)) {
             int[] shown = new int[h.get(v.name()).size()];
             for (int k = 0; k < shown.length; k++) {
                 shown[k] = h.get(v.name()).get(k).intValue();
@@ -279,7 +279,7 @@ class CrossfilterServerTest {
         assertEquals(w.events().size(), events.size());
         BrushEvent last = w.events().get(w.events().size() - 1);
         JsonNode row = events.get(events.size() - 1);
-        assertEquals(List.of(last.timeMs(), (long) last.view().ordinal(), (long) last.from(), (long) last.to()),
+        assertEquals(List.of(last.timeMs(), (long) last.view().index(), (long) last.from(), (long) last.to()),
                 List.of(row.get(0).longValue(), row.get(1).longValue(), row.get(2).longValue(), row.get(3).longValue()));
         assertEquals(404, get("workflow/" + workflows.size() + ".json").statusCode());
         assertEquals(404, get("workflow/x.json").statusCode());
@@ -289,7 +289,7 @@ class CrossfilterServerTest {
     @Test
     void rowCountsAndInfo_giveTheSelectedRows_theTablesRows_andEachViewsTitleAndUnit() throws Exception {
         server = start();
-        Filters filters = Filters.none().with(View.DISTANCE, 20, 120).with(View.DEP_DELAY, 100, 300);
+        Filters filters = FlightsViews.none().with(FlightsViews.DISTANCE, 20, 120).with(FlightsViews.DEP_DELAY, 100, 300);
         long expected = java.util.stream.IntStream.range(0, table.size())
                 .filter(r -> filters.accepts(table.row(r), null, null)).count();
         HttpResponse<String> ok = get("count?scope=" + encode("{\"DISTANCE\": [20, 120], \"DEP_DELAY\": [100, 300]}"));
@@ -302,19 +302,19 @@ class CrossfilterServerTest {
 
         JsonNode info = JSON.readTree(get("info.json").body());
         assertEquals(table.size(), info.get("rows").longValue());
-        for (View v : View.values()) {
-            JsonNode view = info.get("views").get(v.ordinal());
+        for (View v : FlightsViews.values()) {
+            JsonNode view = info.get("views").get(v.index());
             assertEquals(List.of(v.name(), v.title(), v.unit()), List.of(view.get("name").asText(),
                     view.get("title").asText(), view.get("unit").asText()));
         }
-        assertEquals("Departure delay (min)", View.DEP_DELAY.label());
+        assertEquals("Departure delay (min)", FlightsViews.DEP_DELAY.label());
     }
 
     @Test
     void onDemandHistograms_whenTheQueryQueueIsFull_are503() throws Exception {
         TileCacheTest.GatedBackend gated = new TileCacheTest.GatedBackend();
         try (TileCache small = TileCache.create(gated, 1, 4, 1)) {
-            server = CrossfilterServer.start(small, TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), model,
+            server = CrossfilterServer.start(small, TileEncoder.withBlockSize(FlightsViews.VIEWS, TileEncoder.DEFAULT_BLOCK_SIZE), model,
                     workflows, 0, 64);
             // Six queries: one runs, one waits, the third does not fit.
             HttpResponse<String> full = get("histograms?active=&scope=" + encode("{}"));
@@ -352,10 +352,10 @@ class CrossfilterServerTest {
         client.scope(JSON.readTree("{\"DISTANCE\": [" + from + ", " + to + "]}"));
         int[] rebound = rebinds.poll(30, TimeUnit.SECONDS);
         assertNotNull(rebound, "the brush " + from + ".." + to + " rebinds the other views");
-        assertArrayEquals(Arrays.stream(View.values()).filter(v -> v != View.DISTANCE).mapToInt(View::ordinal)
+        assertArrayEquals(Arrays.stream(FlightsViews.values()).filter(v -> v != FlightsViews.DISTANCE).mapToInt(View::index)
                 .toArray(), rebound);
-        TileKey key = new TileKey(View.ARR_DELAY, Filters.none().with(View.DISTANCE, from, to));
-        Tile tile = hoverAndRead(View.ARR_DELAY, key);
+        TileKey key = new TileKey(FlightsViews.ARR_DELAY, FlightsViews.none().with(FlightsViews.DISTANCE, from, to));
+        Tile tile = hoverAndRead(FlightsViews.ARR_DELAY, key);
         assertEquals(expected(key), tile);
         return tile;
     }

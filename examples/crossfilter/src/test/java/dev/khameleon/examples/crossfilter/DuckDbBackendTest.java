@@ -29,9 +29,9 @@ class DuckDbBackendTest {
     }
 
     static final List<Filters> FILTERS = List.of(
-            Filters.none(),
-            Filters.none().with(View.DEP_DELAY, 35, 210).with(View.DISTANCE, 70, 71),
-            Filters.none().with(View.ARR_TIME, 100, 300).with(View.AIR_TIME, 0, 120).with(View.DISTANCE, 14, 140));
+            FlightsViews.none(),
+            FlightsViews.none().with(FlightsViews.DEP_DELAY, 35, 210).with(FlightsViews.DISTANCE, 70, 71),
+            FlightsViews.none().with(FlightsViews.ARR_TIME, 100, 300).with(FlightsViews.AIR_TIME, 0, 120).with(FlightsViews.DISTANCE, 14, 140));
 
     @Test
     void loads_everyRow() {
@@ -43,7 +43,7 @@ class DuckDbBackendTest {
     @Test
     void slice_equalsCountOverRows() throws Exception {
         for (Filters f : FILTERS) {
-            for (View active : View.values()) {
+            for (View active : FlightsViews.values()) {
                 TileKey key = new TileKey(active, f);
                 for (View passive : Tile.passives(active)) {
                     assertEquals(JavaCounts.slice(table, key, passive), backend.slice(key, passive),
@@ -56,7 +56,7 @@ class DuckDbBackendTest {
     @Test
     void tileRowsDifference_equalsOnDemandHistogram() throws Exception {
         Filters others = FILTERS.get(2);
-        for (View active : List.of(View.DISTANCE, View.DEP_DELAY)) {
+        for (View active : List.of(FlightsViews.DISTANCE, FlightsViews.DEP_DELAY)) {
             TileKey key = new TileKey(active, others);
             for (int[] brush : new int[][] {{70, 71}, {0, 350}, {35, 210}, {5, 5}}) {
                 Filters all = others.with(active, brush[0], brush[1]);
@@ -71,7 +71,7 @@ class DuckDbBackendTest {
 
     @Test
     void tileCache_overDuckDb_computesTheTileOfEveryPassiveView() throws Exception {
-        TileKey key = new TileKey(View.AIR_TIME, FILTERS.get(1));
+        TileKey key = new TileKey(FlightsViews.AIR_TIME, FILTERS.get(1));
         try (TileCache cache = TileCache.create(backend)) {
             Tile tile = cache.get(key).get(30, java.util.concurrent.TimeUnit.SECONDS);
             assertEquals(JavaCounts.tile(table, key), tile);
@@ -82,6 +82,6 @@ class DuckDbBackendTest {
     @Test
     void slice_rejectsActiveAsPassive() {
         assertThrows(IllegalArgumentException.class,
-                () -> backend.slice(new TileKey(View.DISTANCE, Filters.none()), View.DISTANCE));
+                () -> backend.slice(new TileKey(FlightsViews.DISTANCE, FlightsViews.none()), FlightsViews.DISTANCE));
     }
 }

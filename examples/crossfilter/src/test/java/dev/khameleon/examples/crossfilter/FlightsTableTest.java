@@ -25,20 +25,20 @@ class FlightsTableTest {
         FlightsTable t = FlightsTable.read(FlightsData.flightsCsv());
         assertEquals(10_000, t.size());
         // Counted independently: empty fields per column in flights-10k.csv.
-        assertEquals(9, t.missing(View.DEP_TIME));
-        assertEquals(9, t.missing(View.DEP_DELAY));
-        assertEquals(9, t.missing(View.ARR_TIME));
-        assertEquals(13, t.missing(View.ARR_DELAY));
-        assertEquals(13, t.missing(View.AIR_TIME));
-        assertEquals(0, t.missing(View.DISTANCE));
+        assertEquals(9, t.missing(FlightsViews.DEP_TIME));
+        assertEquals(9, t.missing(FlightsViews.DEP_DELAY));
+        assertEquals(9, t.missing(FlightsViews.ARR_TIME));
+        assertEquals(13, t.missing(FlightsViews.ARR_DELAY));
+        assertEquals(13, t.missing(FlightsViews.AIR_TIME));
+        assertEquals(0, t.missing(FlightsViews.DISTANCE));
         // First data line: 20161201,SEA,LAX,2139,72,2359,43,109,954
         assertEquals("SEA", t.origin(0));
         assertEquals("LAX", t.destination(0));
         assertEquals(20161201, t.date(0));
-        assertEquals(21 + 39 / 60.0, t.value(View.DEP_TIME, 0), 1e-12);
-        assertEquals(23 + 59 / 60.0, t.value(View.ARR_TIME, 0), 1e-12);
-        assertEquals(72, t.value(View.DEP_DELAY, 0));
-        assertEquals(954, t.value(View.DISTANCE, 0));
+        assertEquals(21 + 39 / 60.0, t.value(FlightsViews.DEP_TIME, 0), 1e-12);
+        assertEquals(23 + 59 / 60.0, t.value(FlightsViews.ARR_TIME, 0), 1e-12);
+        assertEquals(72, t.value(FlightsViews.DEP_DELAY, 0));
+        assertEquals(954, t.value(FlightsViews.DISTANCE, 0));
     }
 
     @Test
@@ -46,11 +46,11 @@ class FlightsTableTest {
         Path csv = dir.resolve("f.csv");
         Files.writeString(csv, HEADER + "20161201,SEA,LAX,0005,,2400,-3,60,954\n");
         FlightsTable t = FlightsTable.read(csv);
-        assertEquals(5 / 60.0, t.value(View.DEP_TIME, 0), 1e-12);
-        assertEquals(0.0, t.value(View.ARR_TIME, 0));
-        assertTrue(Double.isNaN(t.value(View.DEP_DELAY, 0)));
-        assertEquals(1, t.missing(View.DEP_DELAY));
-        assertEquals(-3, t.value(View.ARR_DELAY, 0));
+        assertEquals(5 / 60.0, t.value(FlightsViews.DEP_TIME, 0), 1e-12);
+        assertEquals(0.0, t.value(FlightsViews.ARR_TIME, 0));
+        assertTrue(Double.isNaN(t.value(FlightsViews.DEP_DELAY, 0)));
+        assertEquals(1, t.missing(FlightsViews.DEP_DELAY));
+        assertEquals(-3, t.value(FlightsViews.ARR_DELAY, 0));
     }
 
     @Test

@@ -11,11 +11,11 @@ final class JavaCounts {
         long[] outside = new long[passive.bins()];
         for (int r = 0; r < table.size(); r++) {
             double[] row = table.row(r);
-            int b = passive.binOf(row[passive.ordinal()]);
+            int b = passive.binOf(row[passive.index()]);
             if (b < 0 || !key.filters().accepts(row, a, passive)) {
                 continue;
             }
-            int p = Double.isNaN(row[a.ordinal()]) ? -1 : a.pixelOf(row[a.ordinal()]);
+            int p = Double.isNaN(row[a.index()]) ? -1 : a.pixelOf(row[a.index()]);
             if (p >= 0 && p < View.PIXELS) {
                 counts[p][b]++;
             } else {

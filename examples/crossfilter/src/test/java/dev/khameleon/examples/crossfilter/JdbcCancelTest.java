@@ -30,13 +30,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(120)
 class JdbcCancelTest {
-    private static final TileKey KEY = new TileKey(View.DISTANCE, Filters.none());
-    private static final View PASSIVE = View.AIR_TIME;
+    private static final TileKey KEY = new TileKey(FlightsViews.DISTANCE, FlightsViews.none());
+    private static final View PASSIVE = FlightsViews.AIR_TIME;
 
     @Test
     void duckDb_aRunningSliceQueryIsCancelled_andTheConnectionServesTheNextQuery() throws Exception {
         Connection c = DriverManager.getConnection("jdbc:duckdb:");
-        try (JdbcTileBackend backend = new JdbcTileBackend("duckdb", 4, List.of(c), 0)) {
+        try (JdbcTileBackend backend = new JdbcTileBackend("duckdb", 4, List.of(c), 0, FlightsViews.VIEWS)) {
             cancelThenQueryAgain(backend, c,
                     "SELECT CAST(r % 350 AS INTEGER) AS px_distance, CAST(r % 25 AS INTEGER) AS bin_air_time"
                             + " FROM range(1000000000000) t(r)",
@@ -51,7 +51,7 @@ class JdbcCancelTest {
                 "PostgreSQL binaries absent: " + PostgresCluster.DEFAULT_BIN);
         try (PostgresCluster cluster = PostgresCluster.start(PostgresCluster.DEFAULT_BIN)) {
             Connection c = DriverManager.getConnection(cluster.jdbcUrl(), PostgresCluster.USER, "");
-            try (JdbcTileBackend backend = new JdbcTileBackend("postgresql", 15, List.of(c), 0)) {
+            try (JdbcTileBackend backend = new JdbcTileBackend("postgresql", 15, List.of(c), 0, FlightsViews.VIEWS)) {
                 cancelThenQueryAgain(backend, c,
                         "SELECT 0 AS px_distance, 0 AS bin_air_time FROM pg_sleep(3600)",
                         "SELECT g % 350 AS px_distance, g % 25 AS bin_air_time FROM generate_series(0, 999) g");

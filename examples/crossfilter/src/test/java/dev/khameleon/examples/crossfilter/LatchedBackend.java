@@ -116,6 +116,11 @@ final class LatchedBackend implements TileBackend {
     }
 
     @Override
+    public Views views() {
+        return Views.flights();
+    }
+
+    @Override
     public long rows() {
         return 0;
     }

@@ -42,7 +42,7 @@ class PageBrowserTest {
     private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     /** Selenium has no DevTools bindings for Debian's newer Chromium; the test uses WebDriver only. */
     private static final Logger DEVTOOLS_LOG = Logger.getLogger("org.openqa.selenium.devtools");
-    private static final int ARR_DELAY = View.ARR_DELAY.ordinal();
+    private static final int ARR_DELAY = FlightsViews.ARR_DELAY.index();
 
     static {
         DEVTOOLS_LOG.setLevel(Level.SEVERE);
@@ -65,7 +65,7 @@ class PageBrowserTest {
         workflows = Workflows.readAll(FlightsData.workflows());
         db = TileBackend.duckDb(table, table.sample(table.size(), 42), 2);
         cache = TileCache.create(db);
-        TileEncoder encoder = TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE);
+        TileEncoder encoder = TileEncoder.withBlockSize(FlightsViews.VIEWS, TileEncoder.DEFAULT_BLOCK_SIZE);
         server = CrossfilterServer.start(cache, encoder, ServingModel.learn(workflows, cache, encoder, 2, 50, 42, 60),
                 workflows, 0, 64);
         profile = Files.createTempDirectory("crossfilter-chromium");
@@ -126,7 +126,7 @@ class PageBrowserTest {
 
     /** Drags on DISTANCE from about pixel 20 to about pixel 120 (offsets are from the element's centre). */
     private static int[] dragOnDistance() {
-        WebElement distance = driver.findElement(By.id("chart-" + View.DISTANCE.ordinal()));
+        WebElement distance = driver.findElement(By.id("chart-" + FlightsViews.DISTANCE.index()));
         int width = distance.getSize().getWidth();
         new Actions(driver).moveToElement(distance, 20 - width / 2, 0).clickAndHold()
                 .moveToElement(distance, 70 - width / 2, 0).moveToElement(distance, 120 - width / 2, 0).release()
@@ -166,23 +166,23 @@ class PageBrowserTest {
     void brushingOneView_redrawsTheOthersWithTheDatabasesCountsUnderTheBrush() throws Exception {
         WebDriverWait wait = load();
         int[] before = shown(ARR_DELAY);
-        assertArrayEquals(db.histogram(View.ARR_DELAY, Filters.none()), before, "the first draw is unfiltered");
+        assertArrayEquals(db.histogram(FlightsViews.ARR_DELAY, FlightsViews.none()), before, "the first draw is unfiltered");
         assertEquals(written(table.size()), exactRowsSelected(wait), "no brush: every row of the table");
         Object scale = js("return window.crossfilter.scale[" + ARR_DELAY + "]");
 
-        WebElement distance = driver.findElement(By.id("chart-" + View.DISTANCE.ordinal()));
+        WebElement distance = driver.findElement(By.id("chart-" + FlightsViews.DISTANCE.index()));
         new Actions(driver).moveToElement(distance, 20 - distance.getSize().getWidth() / 2, 0).perform();
         wait.until(d -> Boolean.TRUE.equals(js("const t = window.crossfilter.tiles[0];"
                 + " return window.crossfilter.active === 0 && t !== undefined && t.blocks === t.blockCount")));
         int[] brush = dragOnDistance();
-        int[] expected = db.histogram(View.ARR_DELAY, Filters.none().with(View.DISTANCE, brush[0], brush[1]));
+        int[] expected = db.histogram(FlightsViews.ARR_DELAY, FlightsViews.none().with(FlightsViews.DISTANCE, brush[0], brush[1]));
         assertArrayEquals(expected, shown(ARR_DELAY), "ARR_DELAY under the DISTANCE brush " + brush[0] + ".." + brush[1]);
         assertFalse(Arrays.equals(before, shown(ARR_DELAY)), "brushing DISTANCE changed ARR_DELAY");
         assertEquals(Boolean.FALSE, js("return window.crossfilter.approximate[" + ARR_DELAY + "]"), "a whole tile is exact");
         assertEquals(scale, js("return window.crossfilter.scale[" + ARR_DELAY + "]"), "the scale did not move");
 
         // DISTANCE is the one view whose bins hold every row: brushed, the count is a query.
-        long underDistance = selectedRows(Filters.none().with(View.DISTANCE, brush[0], brush[1]));
+        long underDistance = selectedRows(FlightsViews.none().with(FlightsViews.DISTANCE, brush[0], brush[1]));
         assertEquals(written(underDistance), exactRowsSelected(wait), "the rows inside the DISTANCE brush");
         assertEquals("query", js("return window.crossfilter.count.from"));
         assertTrue(Arrays.stream(shown(ARR_DELAY)).sum() < underDistance, "ARR_DELAY's bins leave out delays"
@@ -191,7 +191,7 @@ class PageBrowserTest {
         // Cleared, and AIR_TIME brushed instead: the count is the sum of DISTANCE's bars, at once.
         new Actions(driver).doubleClick(distance).perform();
         wait.until(d -> Boolean.TRUE.equals(js("return window.crossfilter.brushes.DISTANCE === undefined")));
-        int airTime = View.AIR_TIME.ordinal();
+        int airTime = FlightsViews.AIR_TIME.index();
         new Actions(driver).moveToElement(driver.findElement(By.id("chart-" + airTime))).perform();
         wait.until(d -> Boolean.TRUE.equals(js("const c = window.crossfilter, t = c.tiles[" + airTime + "];"
                 + " return c.active === " + airTime + " && t !== undefined && t.blocks === t.blockCount"
@@ -200,7 +200,7 @@ class PageBrowserTest {
         Map<String, Object> now = (Map<String, Object>) js("const c = window.crossfilter; c.brush(" + airTime
                 + ", 50, 150); return {text: document.getElementById('rows-selected').textContent,"
                 + " from: c.count.from, exact: c.count.exact, distance: c.shown[0].reduce((a, b) => a + b, 0)};");
-        long underAirTime = selectedRows(Filters.none().with(View.AIR_TIME, 50, 150));
+        long underAirTime = selectedRows(FlightsViews.none().with(FlightsViews.AIR_TIME, 50, 150));
         assertEquals("view DISTANCE", now.get("from"), "answered from the chart at once: " + now);
         assertEquals(Boolean.TRUE, now.get("exact"), now.toString());
         assertEquals(underAirTime, ((Number) now.get("distance")).longValue(), "DISTANCE's bars sum to the selection");
@@ -215,19 +215,19 @@ class PageBrowserTest {
                 + " fetch('info.json').then(r => r.json()).then(done);");
         assertEquals((long) table.size(), ((Number) info.get("rows")).longValue());
         List<?> infoViews = (List<?>) info.get("views");
-        for (View v : View.values()) {
-            int i = v.ordinal();
+        for (View v : FlightsViews.values()) {
+            int i = v.index();
             Map<?, ?> sent = (Map<?, ?>) infoViews.get(i);
             assertEquals(List.of(v.title(), v.unit()), List.of(sent.get("title"), sent.get("unit")), v.name());
             assertEquals(v.label(), driver.findElement(By.id("title-" + i)).getText(), "the chart's title");
             List<WebElement> ticks = driver.findElements(By.cssSelector("#xaxis-" + i + " text.tick"));
             assertTrue(ticks.size() >= 4, v + " has value ticks: " + ticks.size());
-            assertEquals(written(v.start()), ticks.get(0).getText(), v + "'s first tick");
-            assertEquals(written(v.stop()), ticks.get(ticks.size() - 1).getText(), v + "'s last tick");
+            assertEquals(written((long) v.start()), ticks.get(0).getText(), v + "'s first tick");
+            assertEquals(written((long) v.stop()), ticks.get(ticks.size() - 1).getText(), v + "'s last tick");
             List<WebElement> counts = driver.findElements(By.cssSelector("#yaxis-" + i + " text.tick"));
             assertTrue(counts.size() >= 2, v + " has a count axis: " + counts.size());
             assertEquals("0", counts.get(0).getText());
-            int max = Arrays.stream(db.histogram(v, Filters.none())).max().orElseThrow();
+            int max = Arrays.stream(db.histogram(v, FlightsViews.none())).max().orElseThrow();
             assertEquals(max, ((Number) js("return window.crossfilter.scale[" + i + "]")).intValue(),
                     v + " is scaled to its unfiltered maximum");
         }
@@ -258,7 +258,7 @@ class PageBrowserTest {
         wait.until(d -> Boolean.TRUE.equals(js("return window.crossfilter.mode === 'ondemand'"
                 + " && window.crossfilter.onDemandAnswers > 0")));
         int[] brush = dragOnDistance();
-        int[] expected = db.histogram(View.ARR_DELAY, Filters.none().with(View.DISTANCE, brush[0], brush[1]));
+        int[] expected = db.histogram(FlightsViews.ARR_DELAY, FlightsViews.none().with(FlightsViews.DISTANCE, brush[0], brush[1]));
         wait.until(d -> Arrays.equals(expected, shown(ARR_DELAY)));
         assertEquals(Boolean.FALSE, js("return window.crossfilter.approximate[" + ARR_DELAY + "]"));
     }
@@ -294,14 +294,14 @@ class PageBrowserTest {
         assertEquals(Boolean.FALSE, js("return window.crossfilter.approximate[" + ARR_DELAY + "]"));
         assertEquals("", js("return document.getElementById('approx-" + ARR_DELAY + "').textContent"));
         assertEquals("", js("return document.getElementById('approx-all').textContent"));
-        assertArrayEquals(db.histogram(View.ARR_DELAY, Filters.none().with(View.DISTANCE, 21, 117)), shown(ARR_DELAY));
+        assertArrayEquals(db.histogram(FlightsViews.ARR_DELAY, FlightsViews.none().with(FlightsViews.DISTANCE, 21, 117)), shown(ARR_DELAY));
     }
 
     @Test
     void aSessionsFirstBrush_aSecondAfterThePageLoaded_findsItsViewsTileCached() throws Exception {
         // Sessions that brush the most and the least likely first view first: the page's first push
         // holds every view's unfiltered tile, computed when the server started.
-        for (View firstView : List.of(View.AIR_TIME, View.ARR_TIME)) {
+        for (View firstView : List.of(FlightsViews.AIR_TIME, FlightsViews.ARR_TIME)) {
             int index = 0;
             while (workflows.get(index).events().get(0).view() != firstView) {
                 index++;
@@ -337,12 +337,12 @@ class PageBrowserTest {
 
         Filters last = w.filtersAfter().get(limit - 1);
         View active = w.events().get(limit - 1).view();
-        View passive = active == View.ARR_DELAY ? View.DEP_DELAY : View.ARR_DELAY;
+        View passive = active == FlightsViews.ARR_DELAY ? FlightsViews.DEP_DELAY : FlightsViews.ARR_DELAY;
         int[] expected = db.histogram(passive, last);
-        assertFalse(Arrays.equals(expected, db.histogram(passive, Filters.none())), "the session brushed by then");
-        wait.until(d -> Arrays.equals(expected, shown(passive.ordinal()))
-                && Boolean.FALSE.equals(js("return window.crossfilter.approximate[" + passive.ordinal() + "]")));
-        assertEquals((long) active.ordinal(), ((Number) js("return window.crossfilter.active")).longValue());
+        assertFalse(Arrays.equals(expected, db.histogram(passive, FlightsViews.none())), "the session brushed by then");
+        wait.until(d -> Arrays.equals(expected, shown(passive.index()))
+                && Boolean.FALSE.equals(js("return window.crossfilter.approximate[" + passive.index() + "]")));
+        assertEquals((long) active.index(), ((Number) js("return window.crossfilter.active")).longValue());
         assertEquals(written(selectedRows(last)), exactRowsSelected(wait), "the rows selected by its last brushes");
         assertTrue(driver.findElement(By.id("replay-stats")).getText().contains(w.name()), "the replay's statistics");
         assertEquals(chart, corner("chart-0"), "statistics and captions do not move the charts");

@@ -66,7 +66,7 @@ class PageReplayBenchmark {
             db = TileBackend.duckDb(table, table.sample(rows, 42), 4);
         }
         Path profile = Files.createTempDirectory("crossfilter-bench-chromium");
-        TileEncoder encoder = TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE);
+        TileEncoder encoder = TileEncoder.withBlockSize(FlightsViews.VIEWS, TileEncoder.DEFAULT_BLOCK_SIZE);
         try (db; TileCache cache = TileCache.create(db);
                 CrossfilterServer server = CrossfilterServer.start(cache, encoder, ServingModel.learn(workflows, cache,
                         encoder, ServingModel.DEFAULT_UTILITY_TILES, ServingModel.DEFAULT_UTILITY_STATES, 42, 600),

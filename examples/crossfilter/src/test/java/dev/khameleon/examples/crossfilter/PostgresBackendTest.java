@@ -43,7 +43,7 @@ class PostgresBackendTest {
         assertEquals(10_000, backend.rows());
         assertEquals(15, backend.defaultConcurrency());
         Filters f = DuckDbBackendTest.FILTERS.get(2);
-        for (View active : List.of(View.DISTANCE, View.ARR_DELAY)) {
+        for (View active : List.of(FlightsViews.DISTANCE, FlightsViews.ARR_DELAY)) {
             TileKey key = new TileKey(active, f);
             for (View passive : Tile.passives(active)) {
                 Slice expected = JavaCounts.slice(table, key, passive);

@@ -25,7 +25,7 @@ class PushReplayTest {
 
     @Test
     void onHover_aSwitchWaitsForUplinkTileLinkAndDownlink_andABrushUpdateForTheSameBlock() {
-        Workflow w = workflow(new BrushEvent(1000, View.DISTANCE, 1, 2, 1), new BrushEvent(1010, View.DISTANCE, 1, 3, 1));
+        Workflow w = workflow(new BrushEvent(1000, FlightsViews.DISTANCE, 1, 2, 1), new BrushEvent(1010, FlightsViews.DISTANCE, 1, 3, 1));
         PushReplay.Outcome o = PushReplay.run(w, setup(5, 50, 100), PushReplay.Forecast.onHover());
         // Distribution at the server 1050; 5 slice queries 1050..1100; block 0 on the link 1100..1110, lands 1160.
         assertArrayEquals(new double[] {160, 150}, o.latencyMs(), 1e-9);
@@ -37,10 +37,10 @@ class PushReplayTest {
 
     @Test
     void predicted_pushesTheNextViewBeforeTheSwitch_onHoverDoesNot() {
-        Workflow session = workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1),
-                new BrushEvent(2000, View.AIR_TIME, 5, 9, 2));
-        MarkovPrior prior = MarkovPrior.learn(List.of(workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1),
-                new BrushEvent(5, View.AIR_TIME, 1, 2, 2))), null);
+        Workflow session = workflow(new BrushEvent(0, FlightsViews.DISTANCE, 1, 2, 1),
+                new BrushEvent(2000, FlightsViews.AIR_TIME, 5, 9, 2));
+        MarkovPrior prior = MarkovPrior.learn(FlightsViews.VIEWS, List.of(workflow(new BrushEvent(0, FlightsViews.DISTANCE, 1, 2, 1),
+                new BrushEvent(5, FlightsViews.AIR_TIME, 1, 2, 2))), null);
         PushReplay.Outcome predicted = PushReplay.run(session, setup(5, 50, 100),
                 PushReplay.Forecast.predicted(prior, 0.5));
         // The first brush at t = 0 is a cold start: the first push lands 50 ms later at the earliest.
@@ -58,8 +58,8 @@ class PushReplayTest {
     @Test
     void theCacheHoldsCacheBlocks_aReturnToAViewHitsOnlyIfItsBlocksWereNotOverwritten() {
         // DISTANCE, then AIR_TIME with an empty brush (filters unchanged), then DISTANCE again: the same key.
-        Workflow w = workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1), new BrushEvent(1000, View.AIR_TIME, 5, 5, 2),
-                new BrushEvent(2000, View.DISTANCE, 1, 4, 1));
+        Workflow w = workflow(new BrushEvent(0, FlightsViews.DISTANCE, 1, 2, 1), new BrushEvent(1000, FlightsViews.AIR_TIME, 5, 5, 2),
+                new BrushEvent(2000, FlightsViews.DISTANCE, 1, 4, 1));
         // A ring of 9 blocks: DISTANCE's blocks in slots 0-2, AIR_TIME's in 3-5, and the batch stops there.
         PushReplay.Outcome nine = PushReplay.run(w, setup(5, 50, 9), PushReplay.Forecast.onHover());
         assertTrue(nine.hit()[2]);
@@ -75,9 +75,9 @@ class PushReplayTest {
 
     @Test
     void theBackend_neverRunsMoreQueriesThanItsSlots() {
-        Workflow w = workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1), new BrushEvent(300, View.AIR_TIME, 5, 9, 2),
-                new BrushEvent(600, View.ARR_DELAY, 3, 9, 3), new BrushEvent(900, View.DISTANCE, 2, 9, 1));
-        MarkovPrior prior = MarkovPrior.learn(List.of(w), null);
+        Workflow w = workflow(new BrushEvent(0, FlightsViews.DISTANCE, 1, 2, 1), new BrushEvent(300, FlightsViews.AIR_TIME, 5, 9, 2),
+                new BrushEvent(600, FlightsViews.ARR_DELAY, 3, 9, 3), new BrushEvent(900, FlightsViews.DISTANCE, 2, 9, 1));
+        MarkovPrior prior = MarkovPrior.learn(FlightsViews.VIEWS, List.of(w), null);
         PushReplay.Outcome o = PushReplay.run(w, setup(2, 40, 100), PushReplay.Forecast.predicted(prior, 0.5));
         // Every distribution asks for all 6 views' tiles: far more queries than 2 slots, and they queue.
         assertTrue(o.queries() >= 30, "queries: " + o.queries());
@@ -86,7 +86,7 @@ class PushReplayTest {
 
     @Test
     void aReplan_dropsTheQueuedQueriesOfTheOldPlan_andAnOlderEventIsServedByTheNewerAnswer() {
-        Workflow w = workflow(new BrushEvent(0, View.DISTANCE, 1, 2, 1), new BrushEvent(60, View.AIR_TIME, 5, 9, 2));
+        Workflow w = workflow(new BrushEvent(0, FlightsViews.DISTANCE, 1, 2, 1), new BrushEvent(60, FlightsViews.AIR_TIME, 5, 9, 2));
         PushReplay.Outcome o = PushReplay.run(w, setup(1, 50, 100), PushReplay.Forecast.onHover());
         // One slot. DISTANCE's queries from 50: the first runs 50..100, the second 100..150; the
         // re-plan for AIR_TIME at 110 drops the other three. AIR_TIME's five run 150..400; its
@@ -105,13 +105,13 @@ class PushReplayTest {
     @Test
     void onTheRealSessions_everyEventIsAnswered_andTheBackendStaysWithinItsSlots() throws Exception {
         List<Workflow> workflows = Workflows.readAll(FlightsData.workflows());
-        TileEncoder encoder = TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE);
+        TileEncoder encoder = TileEncoder.withBlockSize(FlightsViews.VIEWS, TileEncoder.DEFAULT_BLOCK_SIZE);
         PushReplay.Setup paper = new PushReplay.Setup(4, () -> 30, new PushReplay.Link(5.625e6, 100, 4069),
                 TileEncoder.DEFAULT_BLOCK_SIZE, encoder::blockCount, UtilityFunction.linear(), Selection.MAX_GAIN,
                 100, 1, 100);
         for (Workflow w : workflows) {
             PushReplay.Outcome o = PushReplay.run(w, paper,
-                    PushReplay.Forecast.predicted(MarkovPrior.learn(workflows, w), 0.5));
+                    PushReplay.Forecast.predicted(MarkovPrior.learn(FlightsViews.VIEWS, workflows, w), 0.5));
             for (int i = 0; i < o.latencyMs().length; i++) {
                 assertTrue(Double.isFinite(o.latencyMs()[i]), w.name() + " event " + i + " never answered");
             }
@@ -121,8 +121,8 @@ class PushReplayTest {
 
     @Test
     void aSessionThatConnectsBeforeItsFirstBrush_findsItsUnfilteredTileCached_withoutAQuery() {
-        Workflow w = workflow(new BrushEvent(0, View.AIR_TIME, 1, 2, 1));
-        MarkovPrior prior = MarkovPrior.learn(List.of(workflow(new BrushEvent(0, View.AIR_TIME, 3, 4, 1))), null);
+        Workflow w = workflow(new BrushEvent(0, FlightsViews.AIR_TIME, 1, 2, 1));
+        MarkovPrior prior = MarkovPrior.learn(FlightsViews.VIEWS, List.of(workflow(new BrushEvent(0, FlightsViews.AIR_TIME, 3, 4, 1))), null);
         PushReplay.Forecast predicted = PushReplay.Forecast.predicted(prior, 0.5);
         // Cold: the page connects at the brush; uplink 50, AIR_TIME's five queries 50..100, block 100..110, +50.
         PushReplay.Outcome cold = PushReplay.run(w, setup(5, 50, 100), predicted, PushReplay.Start.cold());
@@ -145,12 +145,12 @@ class PushReplayTest {
     void theFirstPlan_followsTheFirstViewPrior_andAUniformOneBreaksTiesByViewOrderNotByTheSession() {
         // Connect at -115: the server plans at -65, the first block lands at -5 and the second at +5,
         // so exactly one block is cached at the brush.
-        Workflow w = workflow(new BrushEvent(0, View.AIR_TIME, 1, 2, 1));
-        MarkovPrior prior = MarkovPrior.learn(List.of(workflow(new BrushEvent(0, View.AIR_TIME, 3, 4, 1))), null);
+        Workflow w = workflow(new BrushEvent(0, FlightsViews.AIR_TIME, 1, 2, 1));
+        MarkovPrior prior = MarkovPrior.learn(FlightsViews.VIEWS, List.of(workflow(new BrushEvent(0, FlightsViews.AIR_TIME, 3, 4, 1))), null);
         PushReplay.Outcome learned = PushReplay.run(w, setup(5, 50, 100), PushReplay.Forecast.predicted(prior, 0.5),
                 PushReplay.Start.warm(115));
         assertTrue(learned.hit()[0]);
-        double[] uniform = new double[View.values().length];
+        double[] uniform = new double[FlightsViews.values().length];
         java.util.Arrays.fill(uniform, 1.0 / uniform.length);
         PushReplay.Outcome flat = PushReplay.run(w, setup(5, 50, 100),
                 PushReplay.Forecast.predicted(prior, 0.5, uniform), PushReplay.Start.warm(115));

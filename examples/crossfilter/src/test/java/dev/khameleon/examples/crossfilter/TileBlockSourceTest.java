@@ -26,8 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(120)
 class TileBlockSourceTest {
-    private static final TileKey KEY = new TileKey(View.DISTANCE, Filters.none().with(View.AIR_TIME, 10, 20));
-    private static final int REQUEST = View.DISTANCE.ordinal();
+    private static final TileKey KEY = new TileKey(FlightsViews.DISTANCE, FlightsViews.none().with(FlightsViews.AIR_TIME, 10, 20));
+    private static final int REQUEST = FlightsViews.DISTANCE.index();
 
     private LatchedBackend backend;
     private TileCache cache;
@@ -38,10 +38,10 @@ class TileBlockSourceTest {
     void start() {
         backend = new LatchedBackend(true);
         cache = TileCache.create(backend, 5, 16, 100_000); // a tile's five queries run at once
-        ContentKeys keys = new ContentKeys(16);
+        ContentKeys keys = new ContentKeys(FlightsViews.VIEWS, 16);
         contentKey = keys.register(KEY);
         // Encoding on the thread that completes the tile: nothing to wait for but the queries.
-        source = new TileBlockSource(cache, TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), keys,
+        source = new TileBlockSource(cache, TileEncoder.withBlockSize(FlightsViews.VIEWS, TileEncoder.DEFAULT_BLOCK_SIZE), keys,
                 Runnable::run, 4);
     }
 
@@ -107,7 +107,7 @@ class TileBlockSourceTest {
 
     @Test
     void aPinnedTileIsNeverCancelled() throws Exception {
-        TileKey unfiltered = new TileKey(View.DISTANCE, Filters.none());
+        TileKey unfiltered = new TileKey(FlightsViews.DISTANCE, FlightsViews.none());
         long key = REQUEST; // an unfiltered tile's content key is its view's request id
         cache.pin(unfiltered);
         CompletableFuture<Block> f = fetch(key, 0);

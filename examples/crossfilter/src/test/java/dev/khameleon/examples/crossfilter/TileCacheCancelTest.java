@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** {@link TileCache#cancel}: what a cancelled tile's queries do, and which tiles cannot be cancelled. */
 @Timeout(120)
 class TileCacheCancelTest {
-    private static final TileKey A = new TileKey(View.DISTANCE, Filters.none().with(View.AIR_TIME, 10, 20));
-    private static final TileKey B = new TileKey(View.ARR_TIME, Filters.none().with(View.AIR_TIME, 10, 20));
+    private static final TileKey A = new TileKey(FlightsViews.DISTANCE, FlightsViews.none().with(FlightsViews.AIR_TIME, 10, 20));
+    private static final TileKey B = new TileKey(FlightsViews.ARR_TIME, FlightsViews.none().with(FlightsViews.AIR_TIME, 10, 20));
 
     @Test
     void cancel_queuedQueriesNeverReachTheBackend_andTheirQueueSlotsFreeAtOnce() throws Exception {
@@ -45,13 +45,13 @@ class TileCacheCancelTest {
             assertEquals(1, backend.callsOf(A).size());
 
             backend.release();
-            assertEquals(View.ARR_TIME, b.get(30, TimeUnit.SECONDS).key().active());
+            assertEquals(FlightsViews.ARR_TIME, b.get(30, TimeUnit.SECONDS).key().active());
             assertEquals(1, backend.callsOf(A).size(), "A's queued queries never ran");
             assertEquals(5, backend.callsOf(B).size());
             assertFalse(cache.cancel(B), "a computed tile has nothing to cancel");
 
             // Forgotten, so the next request computes it again.
-            assertEquals(View.DISTANCE, cache.get(A).get(30, TimeUnit.SECONDS).key().active());
+            assertEquals(FlightsViews.DISTANCE, cache.get(A).get(30, TimeUnit.SECONDS).key().active());
             assertEquals(6, backend.callsOf(A).size());
             assertEquals(4, cache.computations()); // A, the refused B, B, A again
         }
@@ -88,7 +88,7 @@ class TileCacheCancelTest {
             assertFalse(cache.cancel(A), "pinned");
             assertFalse(pinned.isDone());
             backend.release();
-            assertEquals(View.DISTANCE, pinned.get(30, TimeUnit.SECONDS).key().active());
+            assertEquals(FlightsViews.DISTANCE, pinned.get(30, TimeUnit.SECONDS).key().active());
             assertTrue(backend.stopped.isEmpty());
             assertEquals(1, cache.computations());
         }

@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class TileCacheTest {
-    private static final TileKey KEY = new TileKey(View.DISTANCE, Filters.none());
+    private static final TileKey KEY = new TileKey(FlightsViews.DISTANCE, FlightsViews.none());
 
     /** A backend whose slice queries wait for {@link #release} and count how many run at once. */
     static final class GatedBackend implements TileBackend {
@@ -71,6 +70,11 @@ class TileCacheTest {
         @Override
         public String name() {
             return "gated";
+        }
+
+        @Override
+        public Views views() {
+            return Views.flights();
         }
 
         @Override
@@ -128,8 +132,8 @@ class TileCacheTest {
         GatedBackend backend = new GatedBackend();
         try (TileCache cache = TileCache.create(backend, 2, 16, 100)) {
             List<CompletableFuture<Tile>> futures = new ArrayList<>();
-            for (View active : View.values()) {
-                futures.add(cache.get(new TileKey(active, Filters.none())));
+            for (View active : FlightsViews.values()) {
+                futures.add(cache.get(new TileKey(active, FlightsViews.none())));
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (backend.running.get() < 2 && System.nanoTime() < deadline) {
@@ -155,7 +159,7 @@ class TileCacheTest {
             assertInstanceOf(SQLException.class, e.getCause());
             assertNull(cache.getIfPresent(KEY));
             Tile tile = cache.get(KEY).get(10, TimeUnit.SECONDS);
-            assertEquals(View.DISTANCE, tile.key().active());
+            assertEquals(FlightsViews.DISTANCE, tile.key().active());
             assertEquals(2, cache.computations());
         }
     }
@@ -165,9 +169,9 @@ class TileCacheTest {
         GatedBackend backend = new GatedBackend();
         backend.release.countDown();
         try (TileCache cache = TileCache.create(backend, 1, 2, 100)) {
-            TileKey a = new TileKey(View.DISTANCE, Filters.none());
-            TileKey b = new TileKey(View.ARR_TIME, Filters.none());
-            TileKey c = new TileKey(View.AIR_TIME, Filters.none());
+            TileKey a = new TileKey(FlightsViews.DISTANCE, FlightsViews.none());
+            TileKey b = new TileKey(FlightsViews.ARR_TIME, FlightsViews.none());
+            TileKey c = new TileKey(FlightsViews.AIR_TIME, FlightsViews.none());
             cache.get(a).get(10, TimeUnit.SECONDS);
             cache.get(b).get(10, TimeUnit.SECONDS);
             cache.get(a).get(10, TimeUnit.SECONDS); // a is now the most recently used
@@ -188,15 +192,15 @@ class TileCacheTest {
 
     /** The tile of {@code view} under a brush on DISTANCE. */
     private static TileKey brushedOnDistance(View view) {
-        return new TileKey(view, Filters.none().with(View.DISTANCE, 1, 9));
+        return new TileKey(view, FlightsViews.none().with(FlightsViews.DISTANCE, 1, 9));
     }
 
     @Test
     void pin_keepsTheTileBeyondMaxTiles_computedOnce_andCountsNoPinnedTileAgainstTheLimit() throws Exception {
         try (TileCache cache = TileCache.create(released(), 1, 1, 100)) {
             Tile tile = cache.pin(KEY).get(10, TimeUnit.SECONDS);
-            TileKey b = brushedOnDistance(View.ARR_TIME);
-            TileKey c = brushedOnDistance(View.AIR_TIME);
+            TileKey b = brushedOnDistance(FlightsViews.ARR_TIME);
+            TileKey c = brushedOnDistance(FlightsViews.AIR_TIME);
             cache.get(b).get(10, TimeUnit.SECONDS);
             cache.get(c).get(10, TimeUnit.SECONDS); // evicts b, the only unpinned tile, not the older pinned one
             assertSame(tile, cache.getIfPresent(KEY));
@@ -215,15 +219,15 @@ class TileCacheTest {
         try (TileCache cache = TileCache.create(backend, 1, 1, 100)) {
             assertThrows(ExecutionException.class, () -> cache.pin(KEY).get(10, TimeUnit.SECONDS));
             Tile tile = cache.get(KEY).get(10, TimeUnit.SECONDS);
-            for (View v : List.of(View.ARR_TIME, View.AIR_TIME)) {
+            for (View v : List.of(FlightsViews.ARR_TIME, FlightsViews.AIR_TIME)) {
                 cache.get(brushedOnDistance(v)).get(10, TimeUnit.SECONDS);
             }
             assertSame(tile, cache.getIfPresent(KEY));
             for (int i = 1; i < TileCache.MAX_PINNED; i++) {
-                cache.pin(new TileKey(View.ARR_TIME, Filters.none().with(View.DISTANCE, i, i + 1)));
+                cache.pin(new TileKey(FlightsViews.ARR_TIME, FlightsViews.none().with(FlightsViews.DISTANCE, i, i + 1)));
             }
             IllegalStateException e = assertThrows(IllegalStateException.class,
-                    () -> cache.pin(new TileKey(View.ARR_TIME, Filters.none().with(View.DISTANCE, 0, 100))));
+                    () -> cache.pin(new TileKey(FlightsViews.ARR_TIME, FlightsViews.none().with(FlightsViews.DISTANCE, 0, 100))));
             assertTrue(e.getMessage().contains("at most " + TileCache.MAX_PINNED), e.getMessage());
             cache.pin(KEY); // already pinned: allowed
         }
@@ -234,13 +238,13 @@ class TileCacheTest {
         GatedBackend backend = new GatedBackend();
         try (TileCache cache = TileCache.create(backend, 1, 16, 4)) {
             // 1 running + 4 queued = the first tile's 5 queries; the second tile's do not fit.
-            CompletableFuture<Tile> first = cache.get(new TileKey(View.DISTANCE, Filters.none()));
-            CompletableFuture<Tile> second = cache.get(new TileKey(View.ARR_TIME, Filters.none()));
+            CompletableFuture<Tile> first = cache.get(new TileKey(FlightsViews.DISTANCE, FlightsViews.none()));
+            CompletableFuture<Tile> second = cache.get(new TileKey(FlightsViews.ARR_TIME, FlightsViews.none()));
             ExecutionException e = assertThrows(ExecutionException.class, () -> second.get(10, TimeUnit.SECONDS));
             assertInstanceOf(RejectedExecutionException.class, e.getCause());
             assertTrue(e.getCause().getMessage().contains("queue full"), e.getCause().getMessage());
             backend.release.countDown();
-            assertEquals(View.DISTANCE, first.get(10, TimeUnit.SECONDS).key().active());
+            assertEquals(FlightsViews.DISTANCE, first.get(10, TimeUnit.SECONDS).key().active());
         }
     }
 
@@ -249,18 +253,18 @@ class TileCacheTest {
         GatedBackend backend = new GatedBackend();
         try (TileCache cache = TileCache.create(backend, 1, 16, 4)) {
             // 1 running + 4 queued = the five passive histograms; nothing else fits.
-            CompletableFuture<Map<View, int[]>> first = cache.histograms(View.DISTANCE, Filters.none());
+            CompletableFuture<Map<View, int[]>> first = cache.histograms(FlightsViews.DISTANCE, FlightsViews.none());
             ExecutionException tile = assertThrows(ExecutionException.class, () -> cache.get(KEY).get(10,
                     TimeUnit.SECONDS));
             assertInstanceOf(RejectedExecutionException.class, tile.getCause());
             ExecutionException all = assertThrows(ExecutionException.class,
-                    () -> cache.histograms(null, Filters.none()).get(10, TimeUnit.SECONDS));
+                    () -> cache.histograms(null, FlightsViews.none()).get(10, TimeUnit.SECONDS));
             assertInstanceOf(RejectedExecutionException.class, all.getCause());
             assertTrue(all.getCause().getMessage().contains("queue full"), all.getCause().getMessage());
             backend.release.countDown();
             Map<View, int[]> h = first.get(10, TimeUnit.SECONDS);
-            assertEquals(EnumSet.complementOf(EnumSet.of(View.DISTANCE)), h.keySet());
-            assertEquals(View.AIR_TIME.bins(), h.get(View.AIR_TIME).length);
+            assertEquals(java.util.Set.copyOf(Tile.passives(FlightsViews.DISTANCE)), h.keySet());
+            assertEquals(FlightsViews.AIR_TIME.bins(), h.get(FlightsViews.AIR_TIME).length);
             assertEquals(1, backend.maxRunning.get(), "histograms run within the concurrency limit");
         }
     }
@@ -279,7 +283,7 @@ class TileCacheTest {
         assertTrue(e.getCause() instanceof SQLException || e.getCause() instanceof RejectedExecutionException,
                 String.valueOf(e.getCause()));
         ExecutionException later = assertThrows(ExecutionException.class,
-                () -> cache.get(new TileKey(View.ARR_TIME, Filters.none())).get(10, TimeUnit.SECONDS));
+                () -> cache.get(new TileKey(FlightsViews.ARR_TIME, FlightsViews.none())).get(10, TimeUnit.SECONDS));
         assertInstanceOf(RejectedExecutionException.class, later.getCause());
     }
 

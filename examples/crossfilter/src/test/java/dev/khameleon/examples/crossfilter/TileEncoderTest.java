@@ -13,9 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class TileEncoderTest {
-    private static final Filters OTHERS = Filters.none().with(View.DEP_DELAY, 35, 210).with(View.AIR_TIME, 0, 200);
+    private static final Filters OTHERS = FlightsViews.none().with(FlightsViews.DEP_DELAY, 35, 210).with(FlightsViews.AIR_TIME, 0, 200);
     private static FlightsTable table;
-    private static final TileEncoder ENCODER = TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE);
+    private static final TileEncoder ENCODER = TileEncoder.withBlockSize(FlightsViews.VIEWS, TileEncoder.DEFAULT_BLOCK_SIZE);
 
     @BeforeAll
     static void read() throws Exception {
@@ -24,13 +24,13 @@ class TileEncoderTest {
 
     @Test
     void encode_allBlocks_roundTripExactly_forEveryActiveView() {
-        for (View active : View.values()) {
+        for (View active : FlightsViews.values()) {
             Tile tile = JavaCounts.tile(table, new TileKey(active, OTHERS));
             List<Block> blocks = ENCODER.encode(7, tile);
             assertEquals(ENCODER.blockCount(active), blocks.size());
             assertTrue(blocks.size() > 5, "a tile is progressive: " + blocks.size() + " blocks");
             blocks.forEach(b -> assertEquals(TileEncoder.DEFAULT_BLOCK_SIZE, b.size()));
-            DecodedTile decoded = TileDecoder.decode(blocks);
+            DecodedTile decoded = TileDecoder.decode(FlightsViews.VIEWS, blocks);
             assertTrue(decoded.isExact());
             assertEquals(tile, decoded.toTile());
         }
@@ -38,9 +38,9 @@ class TileEncoderTest {
 
     @Test
     void firstBlock_isExactAtBinEdgesAndForTotals() {
-        View active = View.DISTANCE; // bins of 200 miles = 14 pixels
+        View active = FlightsViews.DISTANCE; // bins of 200 miles = 14 pixels
         Tile tile = JavaCounts.tile(table, new TileKey(active, OTHERS));
-        DecodedTile coarse = TileDecoder.decode(ENCODER.encode(0, tile).subList(0, 1));
+        DecodedTile coarse = TileDecoder.decode(FlightsViews.VIEWS, ENCODER.encode(0, tile).subList(0, 1));
         assertFalse(coarse.isExact());
         for (View passive : Tile.passives(active)) {
             Slice exact = tile.slice(passive);
@@ -51,13 +51,13 @@ class TileEncoderTest {
 
     @Test
     void longerPrefixes_areCloserToTheExactHistograms() {
-        View active = View.DEP_DELAY;
-        Tile tile = JavaCounts.tile(table, new TileKey(active, Filters.none().with(View.DISTANCE, 14, 140)));
+        View active = FlightsViews.DEP_DELAY;
+        Tile tile = JavaCounts.tile(table, new TileKey(active, FlightsViews.none().with(FlightsViews.DISTANCE, 14, 140)));
         List<Block> blocks = ENCODER.encode(0, tile);
         double previous = Double.MAX_VALUE;
         double first = 0;
         for (int k = 1; k <= blocks.size(); k++) {
-            DecodedTile d = TileDecoder.decode(blocks.subList(0, k));
+            DecodedTile d = TileDecoder.decode(FlightsViews.VIEWS, blocks.subList(0, k));
             double sum = 0;
             int n = 0;
             for (int from = 0; from < View.PIXELS; from += 7) {
@@ -82,12 +82,12 @@ class TileEncoderTest {
 
     @Test
     void decode_rejectsCorruptInputWithClearErrors() {
-        Tile tile = JavaCounts.tile(table, new TileKey(View.ARR_TIME, OTHERS));
+        Tile tile = JavaCounts.tile(table, new TileKey(FlightsViews.ARR_TIME, OTHERS));
         List<Block> blocks = ENCODER.encode(3, tile);
         assertError("bad magic", List.of(patch(blocks.get(0), 0, 0)));
         assertError("unsupported version", List.of(patch(blocks.get(0), 4, 9)));
         assertError("unknown active view", List.of(patch(blocks.get(0), 5, 17)));
-        assertError("negative", List.of(patch(blocks.get(0), TileEncoder.HEADER_BYTES, 0xFF)));
+        assertError("negative", List.of(patch(blocks.get(0), TileEncoder.headerBytes(FlightsViews.VIEWS), 0xFF)));
         // a count inflated past its total in the second block's first row
         assertError("non-decreasing", List.of(blocks.get(0), patch(blocks.get(1), 0, 0x7F)));
         assertError("not a prefix", List.of(blocks.get(0), blocks.get(2)));
@@ -100,16 +100,16 @@ class TileEncoderTest {
 
     @Test
     void withBlockSize_rejectsBlocksSmallerThanTheFirstBlock() {
-        int min = TileEncoder.minimumBlockSize();
+        int min = TileEncoder.minimumBlockSize(FlightsViews.VIEWS);
         assertTrue(min <= TileEncoder.DEFAULT_BLOCK_SIZE);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TileEncoder.withBlockSize(min - 1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TileEncoder.withBlockSize(FlightsViews.VIEWS, min - 1));
         assertTrue(e.getMessage().contains("blockSize must be >= " + min), e.getMessage());
-        Tile tile = JavaCounts.tile(table, new TileKey(View.DISTANCE, OTHERS));
-        assertEquals(tile, TileDecoder.decode(TileEncoder.withBlockSize(min).encode(0, tile)).toTile());
+        Tile tile = JavaCounts.tile(table, new TileKey(FlightsViews.DISTANCE, OTHERS));
+        assertEquals(tile, TileDecoder.decode(FlightsViews.VIEWS, TileEncoder.withBlockSize(FlightsViews.VIEWS, min).encode(0, tile)).toTile());
     }
 
     private static void assertError(String expected, List<Block> blocks) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TileDecoder.decode(blocks));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TileDecoder.decode(FlightsViews.VIEWS, blocks));
         assertTrue(e.getMessage().contains(expected) && e.getMessage().startsWith("corrupt tile"), e.getMessage());
     }
 

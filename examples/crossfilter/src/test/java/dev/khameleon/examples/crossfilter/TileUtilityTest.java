@@ -18,7 +18,7 @@ class TileUtilityTest {
         List<BrushState> states = BrushState.sample(all, 40, 3);
         assertEquals(40, states.size());
         TileUtility u = TileUtility.measure(states, key -> JavaCounts.tile(table, key),
-                TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE), TileUtility.defaultFractions());
+                TileEncoder.withBlockSize(FlightsViews.VIEWS, TileEncoder.DEFAULT_BLOCK_SIZE), TileUtility.defaultFractions());
         double[] v = u.utilities();
         assertEquals(0.0, v[0]);
         assertEquals(1.0, v[v.length - 1], 1e-12);
@@ -36,10 +36,10 @@ class TileUtilityTest {
 
     @Test
     void measure_rejectsNoStatesAndBadFractions() {
-        TileEncoder enc = TileEncoder.withBlockSize(TileEncoder.DEFAULT_BLOCK_SIZE);
+        TileEncoder enc = TileEncoder.withBlockSize(FlightsViews.VIEWS, TileEncoder.DEFAULT_BLOCK_SIZE);
         assertThrows(IllegalArgumentException.class,
                 () -> TileUtility.measure(List.of(), k -> null, enc, TileUtility.defaultFractions()));
-        BrushState s = new BrushState(new TileKey(View.DISTANCE, Filters.none()), 1, 2);
+        BrushState s = new BrushState(new TileKey(FlightsViews.DISTANCE, FlightsViews.none()), 1, 2);
         assertThrows(IllegalArgumentException.class,
                 () -> TileUtility.measure(List.of(s), k -> null, enc, new double[] {0, 0.5}));
     }
@@ -47,7 +47,7 @@ class TileUtilityTest {
     @Test
     void sample_isSeededAndWithoutReplacement() {
         List<BrushState> all = java.util.stream.IntStream.range(0, 50)
-                .mapToObj(i -> new BrushState(new TileKey(View.DISTANCE, Filters.none()), i, i + 1)).toList();
+                .mapToObj(i -> new BrushState(new TileKey(FlightsViews.DISTANCE, FlightsViews.none()), i, i + 1)).toList();
         List<BrushState> a = BrushState.sample(all, 20, 9);
         assertEquals(a, BrushState.sample(all, 20, 9));
         assertEquals(20, a.stream().distinct().count());

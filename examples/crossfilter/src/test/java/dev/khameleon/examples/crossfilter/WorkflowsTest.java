@@ -20,7 +20,7 @@ class WorkflowsTest {
         assertEquals(55, all.size());
         // Counted independently from the files: 73,738 interactions, 20,662 on DISTANCE.
         assertEquals(73_738, all.stream().mapToInt(w -> w.events().size()).sum());
-        assertEquals(20_662, all.stream().mapToInt(w -> w.eventsPerView().getOrDefault(View.DISTANCE, 0)).sum());
+        assertEquals(20_662, all.stream().mapToInt(w -> w.eventsPerView().getOrDefault(FlightsViews.DISTANCE, 0)).sum());
         // 180 changes of the brushed view between consecutive events, plus each session's first event.
         assertEquals(180 + 55, all.stream().mapToInt(Workflow::viewSwitches).sum());
     }
@@ -33,12 +33,12 @@ class WorkflowsTest {
         assertEquals(500, w.events().size());
         // "DISTANCE >= 1014.2857142857143 AND DISTANCE < 1014.2857142857143" at time 0: pixel 71, empty.
         BrushEvent first = w.events().get(0);
-        assertEquals(new BrushEvent(0, View.DISTANCE, 71, 71, 1), first);
+        assertEquals(new BrushEvent(0, FlightsViews.DISTANCE, 71, 71, 1), first);
         assertTrue(first.isEmpty());
-        assertFalse(w.filtersAfter().get(0).isSet(View.DISTANCE));
+        assertFalse(w.filtersAfter().get(0).isSet(FlightsViews.DISTANCE));
         // time 99: "... < 1028.5714285714287": one pixel wide.
-        assertEquals(new BrushEvent(99, View.DISTANCE, 71, 72, 1), w.events().get(3));
-        assertEquals(72, w.filtersAfter().get(3).to(View.DISTANCE));
+        assertEquals(new BrushEvent(99, FlightsViews.DISTANCE, 71, 72, 1), w.events().get(3));
+        assertEquals(72, w.filtersAfter().get(3).to(FlightsViews.DISTANCE));
         assertTrue(w.isViewSwitch(0));
         assertFalse(w.isViewSwitch(1));
     }
@@ -48,7 +48,7 @@ class WorkflowsTest {
         BrushEvent e = Workflows.parse(JSON.readTree("{\"name\":\"DISTANCE\",\"time\":5,"
                 + "\"selection\":\"DISTANCE >= 1014.2857142857143 AND DISTANCE < 985.7142857142858\","
                 + "\"metadata\":{\"brush_id\":2}}"), "t");
-        assertEquals(new BrushEvent(5, View.DISTANCE, 69, 71, 2), e);
+        assertEquals(new BrushEvent(5, FlightsViews.DISTANCE, 69, 71, 2), e);
     }
 
     @Test
@@ -68,7 +68,7 @@ class WorkflowsTest {
     @Test
     void viewWidths_everyViewIs350PixelsWide() throws Exception {
         Map<View, Integer> widths = Workflows.viewWidths(FlightsData.viewsGeometry());
-        assertEquals(View.values().length, widths.size());
+        assertEquals(FlightsViews.values().length, widths.size());
         widths.values().forEach(w -> assertEquals(View.PIXELS, w));
     }
 }
