@@ -203,6 +203,8 @@ export interface KalmanPredictorOptions {
   idleMillis?: number;
   /** Velocity decay time constant; 0 for a pure constant-velocity model; default 150 ms. */
   velocityDecayMillis?: number;
+  /** Standard deviation along the predicted displacement, as a share of its length; 0 for none; default 0.5. */
+  alongTrackSpread?: number;
 }
 
 /** The state of a {@link KalmanPredictor}: the core `PointerForecast` JSON, or `{}` before the first event. */

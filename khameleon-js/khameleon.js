@@ -593,12 +593,14 @@ export class CacheManager {
  * one supersedes it; when the pointer has not moved for two typical intervals between events (at least
  * 30 ms, at most `idleMillis`, 250) the pointer is at rest and the forecast keeps it where it
  * is. Forecasts are anchored on the last observed position, which is also the state's `x, y`.
+ * A moving pointer's forecast is spread along its predicted displacement `D` by a standard
+ * deviation of `alongTrackSpread * |D|` (default 0.5; 0 for the filter's round covariance).
  */
 export class KalmanPredictor {
   /**
    * @param {{horizons?: number[], processNoise?: number, measurementNoise?: number,
    *          initialVelocitySigma?: number, resetAfterMillis?: number, idleMillis?: number,
-   *          velocityDecayMillis?: number}} [options]
+   *          velocityDecayMillis?: number, alongTrackSpread?: number}} [options]
    */
   constructor(options = {}) {
     this.horizons = options.horizons ?? [50, 150, 250, 500];
@@ -610,6 +612,11 @@ export class KalmanPredictor {
     const decayMillis = options.velocityDecayMillis ?? 150;
     if (!(Number.isFinite(decayMillis) && decayMillis >= 0)) {
       throw new RangeError(`velocityDecayMillis must be finite and >= 0, was ${decayMillis}`);
+    }
+    /** standard deviation along the predicted displacement, as a share of its length */
+    this.alongTrackSpread = options.alongTrackSpread ?? 0.5;
+    if (!(Number.isFinite(this.alongTrackSpread) && this.alongTrackSpread >= 0)) {
+      throw new RangeError(`alongTrackSpread must be finite and >= 0, was ${this.alongTrackSpread}`);
     }
     /** velocity decay time constant in seconds; 0 for a pure constant-velocity model */
     this.tau = decayMillis / 1000;
@@ -694,7 +701,12 @@ export class KalmanPredictor {
       const px = resting ? this.ax : this._predict(this.ax, elapsed + h / 1000);
       const py = resting ? this.ay : this._predict(this.ay, elapsed + h / 1000);
       mean.push([px.m[0] + offsetX, py.m[0] + offsetY]);
-      cov.push([px.P[0], 0, py.P[0]]);
+      // Where a stroke stops is far less certain than which way it goes: spread the forecast
+      // along its predicted displacement D by alongTrackSpread * |D| (cov += k^2 D D^T).
+      const dx = px.m[0] - this.ax.m[0];
+      const dy = py.m[0] - this.ay.m[0];
+      const k2 = this.alongTrackSpread * this.alongTrackSpread;
+      cov.push([px.P[0] + k2 * dx * dx, k2 * dx * dy, py.P[0] + k2 * dy * dy]);
     }
     const state = { x: this.lastX, y: this.lastY, horizons: [...this.horizons], mean, cov };
     if (resting) {

@@ -9,7 +9,6 @@ import dev.khameleon.core.predict.GaussianGridPredictor;
 import dev.khameleon.core.predict.PointerForecast;
 import dev.khameleon.core.spi.ClientPredictor;
 import org.ejml.data.DMatrixRMaj;
-import org.ejml.dense.row.CommonOps_DDRM;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -68,8 +67,11 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
     public static final double DEFAULT_PROCESS_NOISE = 3e4;
     /** The default velocity decay time constant, ms. */
     public static final double DEFAULT_VELOCITY_DECAY_MILLIS = 150;
-    /** Prior variance of the position before the first sample: effectively unknown. */
-    private static final double UNKNOWN_POSITION_VARIANCE = 1e12;
+    /**
+     * The default {@link Builder#alongTrackSpread spread along the predicted displacement}, as a
+     * share of its length (see {@code docs/client.md}, calibration).
+     */
+    public static final double DEFAULT_ALONG_TRACK_SPREAD = 0.5;
     /** Weight of the newest interval in the smoothed interval between events. */
     private static final double GAP_SMOOTHING = 0.1;
     /**
@@ -102,24 +104,16 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
     private final int d;
     private final double q;
     private final double r;
-    private final double velocitySigma;
-    private final double accelerationSigma;
     private final long[] horizonsMillis;
     private final long resetAfterMillis;
     private final long idleMillis;
-    /** Velocity decay time constant in seconds; 0 for none. */
-    private final double tau;
+    /** Standard deviation along the predicted displacement, as a share of its length. */
+    private final double alongTrackSpread;
 
+    private final PointerFilter filter;
+    /** The filter's state: {@code [x, y, vx, vy(, ax, ay)]} and its covariance. */
     private final DMatrixRMaj x;
     private final DMatrixRMaj p;
-    private final DMatrixRMaj f;
-    private final DMatrixRMaj qm;
-    private final DMatrixRMaj work;
-    private final DMatrixRMaj meanWork;
-    private final DMatrixRMaj priorX;
-    private final DMatrixRMaj priorP;
-    private final DMatrixRMaj gain;
-    private final DMatrixRMaj ikh;
     private boolean started;
     private long lastMillis;
     /** The last observed position: where the pointer is, which the filtered mean may lag. */
@@ -136,22 +130,13 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
         this.q = Double.isNaN(b.processNoise)
                 ? (model == Model.CONSTANT_VELOCITY ? DEFAULT_PROCESS_NOISE : 1e9) : b.processNoise;
         this.r = b.measurementNoise;
-        this.velocitySigma = b.velocitySigma;
-        this.accelerationSigma = b.accelerationSigma;
         this.horizonsMillis = b.horizonsMillis.clone();
         this.resetAfterMillis = b.resetAfterMillis;
         this.idleMillis = b.idleMillis;
-        this.tau = b.velocityDecayMillis / 1000.0;
-        this.x = new DMatrixRMaj(d, 1);
-        this.p = new DMatrixRMaj(d, d);
-        this.f = new DMatrixRMaj(d, d);
-        this.qm = new DMatrixRMaj(d, d);
-        this.work = new DMatrixRMaj(d, d);
-        this.meanWork = new DMatrixRMaj(d, 1);
-        this.priorX = new DMatrixRMaj(d, 1);
-        this.priorP = new DMatrixRMaj(d, d);
-        this.gain = new DMatrixRMaj(d, 2);
-        this.ikh = new DMatrixRMaj(d, d);
+        this.alongTrackSpread = b.alongTrackSpread;
+        this.filter = new PointerFilter(d, q, r, b.velocitySigma, b.accelerationSigma, b.velocityDecayMillis / 1000.0);
+        this.x = filter.x;
+        this.p = filter.p;
     }
 
     /** Starts a builder with the documented defaults. */
@@ -175,7 +160,9 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
             lastMoveMillis = t;
         }
         if (!started || t - lastMillis > resetAfterMillis) {
-            initialise(event);
+            filter.start(event.x(), event.y());
+            lastMillis = t;
+            started = true;
             return;
         }
         if (t > lastMillis) {
@@ -184,18 +171,15 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
                 // Only intervals of a moving pointer: a pause is not the event rate.
                 gapMillis = Double.isNaN(gapMillis) ? gap : gapMillis + GAP_SMOOTHING * (gap - gapMillis);
             }
-            predict(x, p, (t - lastMillis) / 1000.0);
+            filter.step((t - lastMillis) / 1000.0);
             lastMillis = t;
-            priorX.setTo(x);
-            priorP.setTo(p);
         } else {
             // Same instant as the previous sample (batched or backwards timestamps): the later
             // sample supersedes it, so redo the update from the same prior instead of counting
             // both as independent measurements of one position.
-            x.setTo(priorX);
-            p.setTo(priorP);
+            filter.restorePrior();
         }
-        update(event.x(), event.y());
+        filter.update(event.x(), event.y());
     }
 
     /**
@@ -231,11 +215,17 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
             mean.setTo(x);
             cov.setTo(p);
             if (!resting) {
-                predict(mean, cov, elapsed + h / 1000.0);
+                filter.predict(mean, cov, elapsed + h / 1000.0);
             }
-            double cxy = (cov.get(0, 1) + cov.get(1, 0)) / 2;
-            out.add(new GaussianAtHorizon(h, mean.get(0) + offsetX, mean.get(1) + offsetY, cov.get(0, 0), cxy,
-                    cov.get(1, 1)));
+            // Where a stroke stops is far less certain than which way it goes: spread the forecast
+            // along its predicted displacement D by alongTrackSpread·|D| (Σ += k²·D·Dᵀ), so the
+            // cells on the way to the mean, and just past it, carry mass too.
+            double dx = mean.get(0) - x.get(0);
+            double dy = mean.get(1) - x.get(1);
+            double k2 = alongTrackSpread * alongTrackSpread;
+            double cxy = (cov.get(0, 1) + cov.get(1, 0)) / 2 + k2 * dx * dy;
+            out.add(new GaussianAtHorizon(h, mean.get(0) + offsetX, mean.get(1) + offsetY,
+                    cov.get(0, 0) + k2 * dx * dx, cxy, cov.get(1, 1) + k2 * dy * dy));
         }
         // Capped, so that a pointer resting longer sends an unchanged state, which is not resent.
         long rest = resting ? Math.min(MAX_REPORTED_REST_MILLIS, nowMillis - lastMoveMillis) : 0;
@@ -265,117 +255,10 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
         return horizonsMillis.clone();
     }
 
-    private void initialise(PointerEvent e) {
-        x.zero();
-        x.set(0, e.x());
-        x.set(1, e.y());
-        p.zero();
-        p.set(0, 0, UNKNOWN_POSITION_VARIANCE);
-        p.set(1, 1, UNKNOWN_POSITION_VARIANCE);
-        p.set(2, 2, velocitySigma * velocitySigma);
-        p.set(3, 3, velocitySigma * velocitySigma);
-        if (d == 6) {
-            p.set(4, 4, accelerationSigma * accelerationSigma);
-            p.set(5, 5, accelerationSigma * accelerationSigma);
-        }
-        lastMillis = e.timeMillis();
-        started = true;
-        // The prior of a later sample at this same instant: no measurement yet.
-        priorX.setTo(x);
-        priorP.setTo(p);
-        p.set(0, 0, r);
-        p.set(1, 1, r);
-    }
-
-    /** {@code mean ← F mean, cov ← F cov Fᵀ + Q} for a step of {@code dt} seconds. */
-    private void predict(DMatrixRMaj mean, DMatrixRMaj cov, double dt) {
-        CommonOps_DDRM.setIdentity(f);
-        qm.zero();
-        for (int a = 0; a < 2; a++) {
-            int pos = a;
-            int vel = 2 + a;
-            f.set(pos, vel, dt);
-            if (d == 4 && tau > 0) {
-                // Velocity decays towards 0 with time constant tau (integrated Ornstein–Uhlenbeck):
-                // exact discretisation of dv = −v/tau dt + dW.
-                double decay = Math.exp(-dt / tau);
-                f.set(pos, vel, tau * (1 - decay));
-                f.set(vel, vel, decay);
-                setSymmetric(pos, pos, q * tau * tau * tau / 2 * (2 * dt / tau - 3 + 4 * decay - decay * decay));
-                setSymmetric(pos, vel, q * tau * tau / 2 * (1 - decay) * (1 - decay));
-                setSymmetric(vel, vel, q * tau / 2 * (1 - decay * decay));
-            } else if (d == 4) {
-                qm.set(pos, pos, q * dt * dt * dt / 3);
-                qm.set(pos, vel, q * dt * dt / 2);
-                qm.set(vel, pos, q * dt * dt / 2);
-                qm.set(vel, vel, q * dt);
-            } else {
-                int acc = 4 + a;
-                f.set(pos, acc, dt * dt / 2);
-                f.set(vel, acc, dt);
-                double dt2 = dt * dt;
-                double dt3 = dt2 * dt;
-                setSymmetric(pos, pos, q * dt3 * dt2 / 20);
-                setSymmetric(pos, vel, q * dt2 * dt2 / 8);
-                setSymmetric(pos, acc, q * dt3 / 6);
-                setSymmetric(vel, vel, q * dt3 / 3);
-                setSymmetric(vel, acc, q * dt2 / 2);
-                setSymmetric(acc, acc, q * dt);
-            }
-        }
-        CommonOps_DDRM.mult(f, mean, meanWork);
-        mean.setTo(meanWork);
-        CommonOps_DDRM.mult(f, cov, work);
-        CommonOps_DDRM.multTransB(work, f, cov);
-        CommonOps_DDRM.addEquals(cov, qm);
-    }
-
-    private void setSymmetric(int i, int j, double v) {
-        qm.set(i, j, v);
-        qm.set(j, i, v);
-    }
-
-    /** Measurement update with the observed position (H selects x and y). */
-    private void update(double zx, double zy) {
-        // S = H P Hᵀ + R is P's top-left 2×2 block plus r·I; invert it in closed form.
-        double s00 = p.get(0, 0) + r;
-        double s01 = (p.get(0, 1) + p.get(1, 0)) / 2;
-        double s11 = p.get(1, 1) + r;
-        double det = s00 * s11 - s01 * s01;
-        double i00 = s11 / det;
-        double i01 = -s01 / det;
-        double i11 = s00 / det;
-        // K = P Hᵀ S⁻¹: P's first two columns times S⁻¹.
-        for (int i = 0; i < d; i++) {
-            double a = p.get(i, 0);
-            double b = p.get(i, 1);
-            gain.set(i, 0, a * i00 + b * i01);
-            gain.set(i, 1, a * i01 + b * i11);
-        }
-        double ix = zx - x.get(0);
-        double iy = zy - x.get(1);
-        for (int i = 0; i < d; i++) {
-            x.set(i, x.get(i) + gain.get(i, 0) * ix + gain.get(i, 1) * iy);
-        }
-        // Joseph form: P = (I − KH) P (I − KH)ᵀ + K R Kᵀ.
-        CommonOps_DDRM.setIdentity(ikh);
-        for (int i = 0; i < d; i++) {
-            ikh.set(i, 0, ikh.get(i, 0) - gain.get(i, 0));
-            ikh.set(i, 1, ikh.get(i, 1) - gain.get(i, 1));
-        }
-        CommonOps_DDRM.mult(ikh, p, work);
-        CommonOps_DDRM.multTransB(work, ikh, p);
-        for (int i = 0; i < d; i++) {
-            for (int j = 0; j < d; j++) {
-                p.add(i, j, r * (gain.get(i, 0) * gain.get(j, 0) + gain.get(i, 1) * gain.get(j, 1)));
-            }
-        }
-    }
-
     @Override
     public String toString() {
-        return "KalmanPredictor[" + model + ", q=" + q + ", r=" + r + ", horizons=" + Arrays.toString(horizonsMillis)
-                + " ms]";
+        return "KalmanPredictor[" + model + ", q=" + q + ", r=" + r + ", alongTrackSpread=" + alongTrackSpread
+                + ", horizons=" + Arrays.toString(horizonsMillis) + " ms]";
     }
 
     /**
@@ -392,6 +275,7 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
         private long resetAfterMillis = 1000;
         private long idleMillis = 250;
         private double velocityDecayMillis = DEFAULT_VELOCITY_DECAY_MILLIS;
+        private double alongTrackSpread = DEFAULT_ALONG_TRACK_SPREAD;
 
         private Builder() {
         }
@@ -512,6 +396,24 @@ public final class KalmanPredictor implements ClientPredictor<PointerEvent> {
                 throw new IllegalArgumentException("velocityDecayMillis must be finite and >= 0, was " + millis);
             }
             this.velocityDecayMillis = millis;
+            return this;
+        }
+
+        /**
+         * How far the forecast spreads along the pointer's predicted displacement {@code D} at each
+         * horizon: a standard deviation of {@code k·|D|} in its direction is added to the filter's
+         * covariance ({@code Σ + k²·D·Dᵀ}), none across it. A moving pointer's forecast becomes an
+         * ellipse along its stroke, since where a stroke stops is far less certain than which way
+         * it goes; a pointer at rest is unchanged. 0 gives the filter's own, round covariance.
+         * Default {@value KalmanPredictor#DEFAULT_ALONG_TRACK_SPREAD}.
+         *
+         * @throws IllegalArgumentException if negative or not finite
+         */
+        public Builder alongTrackSpread(double k) {
+            if (!(k >= 0) || Double.isInfinite(k)) {
+                throw new IllegalArgumentException("alongTrackSpread must be finite and >= 0, was " + k);
+            }
+            this.alongTrackSpread = k;
             return this;
         }
 

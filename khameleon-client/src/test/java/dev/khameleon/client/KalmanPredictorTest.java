@@ -249,4 +249,57 @@ class KalmanPredictorTest {
         e = assertThrows(IllegalArgumentException.class, () -> KalmanPredictor.builder().horizons(50, 50));
         assertTrue(e.getMessage().contains("horizons"), e.getMessage());
     }
+
+    @Test
+    void alongTrackSpread_widensTheForecastAlongThePredictedDisplacementOnly() {
+        KalmanPredictor round = KalmanPredictor.builder().alongTrackSpread(0).build();
+        KalmanPredictor spread = KalmanPredictor.builder().alongTrackSpread(0.5).build();
+        // A diagonal stroke, 3 px right and 4 px down every 16 ms.
+        for (int i = 0; i < 12; i++) {
+            PointerEvent e = new PointerEvent(100 + 3 * i, 200 + 4 * i, 16L * i);
+            round.onEvent(e);
+            spread.onEvent(e);
+        }
+        long now = 16L * 11;
+        PointerForecast r = round.forecast(now).orElseThrow();
+        PointerForecast s = spread.forecast(now).orElseThrow();
+        for (int j = 0; j < r.horizons().size(); j++) {
+            GaussianAtHorizon a = r.horizons().get(j);
+            GaussianAtHorizon b = s.horizons().get(j);
+            assertEquals(a.meanX(), b.meanX(), 1e-9, "the mean does not move");
+            assertEquals(a.meanY(), b.meanY(), 1e-9);
+            // D is the forecast mean's displacement from the last sample (133, 244).
+            double dx = a.meanX() - 133;
+            double dy = a.meanY() - 244;
+            assertTrue(dx > 5 && dy > 5, "the stroke is forecast to go on");
+            assertEquals(a.varX() + 0.25 * dx * dx, b.varX(), 1e-6 * b.varX());
+            assertEquals(a.varY() + 0.25 * dy * dy, b.varY(), 1e-6 * b.varY());
+            assertEquals(a.covXY() + 0.25 * dx * dy, b.covXY(), 1e-6 * Math.abs(b.covXY()));
+            // Across the stroke (direction (4, -3)/5) the variance is the round filter's.
+            double across = (16 * b.varX() - 24 * b.covXY() + 9 * b.varY()) / 25;
+            double acrossRound = (16 * a.varX() - 24 * a.covXY() + 9 * a.varY()) / 25;
+            assertEquals(acrossRound, across, 1e-6 * acrossRound);
+        }
+    }
+
+    @Test
+    void alongTrackSpread_leavesARestingPointerAlone() {
+        KalmanPredictor round = KalmanPredictor.builder().alongTrackSpread(0).build();
+        KalmanPredictor spread = KalmanPredictor.create();
+        for (int i = 0; i < 12; i++) {
+            PointerEvent e = new PointerEvent(100 + 5 * i, 100, 16L * i);
+            round.onEvent(e);
+            spread.onEvent(e);
+        }
+        assertEquals(round.forecast(16L * 11 + 1000).orElseThrow(), spread.forecast(16L * 11 + 1000).orElseThrow());
+    }
+
+    @Test
+    void alongTrackSpread_refusesNegativeAndNonFiniteValues() {
+        for (double bad : new double[] {-0.1, Double.NaN, Double.POSITIVE_INFINITY}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> KalmanPredictor.builder().alongTrackSpread(bad));
+            assertEquals("alongTrackSpread must be finite and >= 0, was " + bad, e.getMessage());
+        }
+    }
 }
