@@ -37,10 +37,7 @@ import java.util.Objects;
  * @param alignHorizons            shift each distribution's time origin to when the first
  *                                 re-planned block lands on the client (not what the library's
  *                                 server does; off by default)
- * @param kalmanProcessNoise       the Kalman filter's process noise {@code q} (px²/s³), or NaN
- *                                 for the library's default
- * @param kalmanVelocityDecayMillis the Kalman filter's velocity decay time constant (ms), or NaN
- *                                 for the library's default
+ * @param kalman                   the client predictor's settings, the library's where NaN
  * @param requestMode              what counts as a request: every grid sample of the trace
  *                                 (the paper's traces) or every cell entry
  * @param sampleMillis             the grid interval of {@link RequestMode#PER_SAMPLE}, in ms
@@ -68,7 +65,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
                         double bandwidthMBps, double latencyMillis, double cacheMB, double thinkTimeMillis,
                         MahimahiTrace networkTrace, long seed, long predictionIntervalMillis, long[] horizonsMillis,
                         int chunkSize, double warmupMillis, double drainMillis, boolean alignHorizons,
-                        double kalmanProcessNoise, double kalmanVelocityDecayMillis, RequestMode requestMode,
+                        KalmanSettings kalman, RequestMode requestMode,
                         double sampleMillis, double minBlockGain, double tailWeight, double tailWiden,
                         double tailMinSigma, double blockGainShare, double tailRestFadeMillis, double sigmaScale,
                         double linkQueueKB, SchedulerTime schedulerTime, Profile profile) {
@@ -76,6 +73,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
     /** Copies the horizons. */
     public SimConfig {
         horizonsMillis = horizonsMillis.clone();
+        Objects.requireNonNull(kalman, "kalman");
         Objects.requireNonNull(requestMode, "requestMode");
         Objects.requireNonNull(schedulerTime, "schedulerTime");
     }
@@ -123,18 +121,10 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
 
     /**
      * The client half of the predictor as this configuration sets it: a {@link KalmanPredictor}
-     * at {@link #horizonsMillis()}, with the process noise and velocity decay given (the
-     * library's defaults where NaN). A new instance on every call.
+     * at {@link #horizonsMillis()} with {@link #kalman()}'s settings. A new instance on every call.
      */
     public KalmanPredictor kalmanPredictor() {
-        KalmanPredictor.Builder kb = KalmanPredictor.builder().horizons(horizonsMillis);
-        if (!Double.isNaN(kalmanProcessNoise)) {
-            kb.processNoise(kalmanProcessNoise);
-        }
-        if (!Double.isNaN(kalmanVelocityDecayMillis)) {
-            kb.velocityDecayMillis(kalmanVelocityDecayMillis);
-        }
-        return kb.build();
+        return kalman.predictor(horizonsMillis);
     }
 
     /**
@@ -168,8 +158,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         b.warmupMillis = warmupMillis;
         b.drainMillis = drainMillis;
         b.alignHorizons = alignHorizons;
-        b.kalmanProcessNoise = kalmanProcessNoise;
-        b.kalmanVelocityDecayMillis = kalmanVelocityDecayMillis;
+        b.kalman = kalman;
         b.requestMode = requestMode;
         b.sampleMillis = sampleMillis;
         b.minBlockGain = minBlockGain;
@@ -239,10 +228,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         // re-planned slot although the client made the prediction about one round trip before
         // that slot lands. true: shift them by that lag (an experiment, see docs/simulator.md).
         private boolean alignHorizons = false;
-        // NaN: the KalmanPredictor's own default process noise (a sensitivity knob, not a fix).
-        private double kalmanProcessNoise = Double.NaN;
-        // NaN: the KalmanPredictor's own default velocity decay.
-        private double kalmanVelocityDecayMillis = Double.NaN;
+        private KalmanSettings kalman = KalmanSettings.LIBRARY;
         // The paper's traces log a request every ~20 ms sample, repeats of the same thumbnail
         // included, and its metrics are over those requests: per-sample on a 20 ms grid.
         // PER_VISIT (one request per cell entry) is the other view of the same replay.
@@ -414,20 +400,19 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
 
         /** Sets the Kalman process noise {@code q} (px²/s³), finite and {@code > 0}; NaN for the library default. */
         public Builder kalmanProcessNoise(double q) {
-            if (!Double.isNaN(q) && (!(q > 0) || Double.isInfinite(q))) {
-                throw new IllegalArgumentException("kalmanProcessNoise must be finite and > 0 (or NaN), was " + q);
-            }
-            this.kalmanProcessNoise = q;
+            this.kalman = kalman.withProcessNoise(q);
             return this;
         }
 
         /** Sets the Kalman velocity decay (ms), finite and {@code >= 0}; NaN for the library default. */
         public Builder kalmanVelocityDecayMillis(double millis) {
-            if (!Double.isNaN(millis) && (!(millis >= 0) || Double.isInfinite(millis))) {
-                throw new IllegalArgumentException("kalmanVelocityDecayMillis must be finite and >= 0 (or NaN), was "
-                        + millis);
-            }
-            this.kalmanVelocityDecayMillis = millis;
+            this.kalman = kalman.withVelocityDecayMillis(millis);
+            return this;
+        }
+
+        /** Sets the forecast's spread along the predicted displacement, finite and {@code >= 0}; NaN for the library default. */
+        public Builder kalmanAlongTrackSpread(double k) {
+            this.kalman = kalman.withAlongTrackSpread(k);
             return this;
         }
 
@@ -519,7 +504,7 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         public SimConfig build() {
             return new SimConfig(mosaicRows, mosaicCols, imageBytes, blockBytes, utility, bandwidthMBps,
                     latencyMillis, cacheMB, thinkTimeMillis, networkTrace, seed, predictionIntervalMillis,
-                    horizonsMillis, chunkSize, warmupMillis, drainMillis, alignHorizons, kalmanProcessNoise, kalmanVelocityDecayMillis,
+                    horizonsMillis, chunkSize, warmupMillis, drainMillis, alignHorizons, kalman,
                     requestMode, sampleMillis, minBlockGain, tailWeight, tailWiden, tailMinSigma, blockGainShare,
                     tailRestFadeMillis, sigmaScale, linkQueueKB, schedulerTime, profile);
         }

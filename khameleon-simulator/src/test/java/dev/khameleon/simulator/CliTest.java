@@ -320,6 +320,7 @@ class CliTest {
         "simulate --sample-ms 0|--sample-ms must be",
         "simulate --kalman-q 0|--kalman-q must be",
         "simulate --kalman-decay-ms -1|--kalman-decay-ms must be",
+        "simulate --along-track -0.5|--along-track must be",
         "simulate --prediction-interval-ms 0|--prediction-interval-ms must be",
         "simulate --min-block-gain 0|--min-block-gain must be",
         "simulate --block-gain-share 2|--block-gain-share must be",
@@ -338,6 +339,7 @@ class CliTest {
         "forecast --kalman-decay-ms -1|--kalman-decay-ms must be",
         "forecast --initial-velocity-sigma 0|--initial-velocity-sigma must be",
         "forecast --reset-after-ms -1|--reset-after-ms must be",
+        "forecast --along-track -1|--along-track must be",
         "forecast --horizons 100,50|--horizons must be"})
     void outOfRangeValue_isOneLineNamingTheFlagTyped(String testCase) {
         String[] parts = testCase.split("\\|");

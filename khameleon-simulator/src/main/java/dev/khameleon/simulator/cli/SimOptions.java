@@ -89,6 +89,11 @@ public final class SimOptions {
             description = "Kalman velocity decay time constant, ms (default: the library's).")
     Double kalmanDecayMillis;
 
+    @Option(names = "--along-track", paramLabel = "K",
+            description = "The forecast's spread along the pointer's predicted displacement, a share of its length,"
+                    + " KalmanPredictor.Builder.alongTrackSpread; 0 for the filter's round covariance (default: the library's).")
+    Double alongTrack;
+
     @Option(names = "--prediction-interval-ms",
             description = "How often the client sends its predictor state, ms (default ${DEFAULT-VALUE}).")
     long predictionIntervalMillis = DEFAULTS.predictionIntervalMillis();
@@ -166,21 +171,24 @@ public final class SimOptions {
      * options that set them (the name typed, for an option with two).
      */
     private Map<String, String> flags() {
-        return Map.of("bandwidthMBps", "--bandwidth-MBps",
-                "latencyMillis", networkTrace != null && minRttMillis != null ? "--min-rtt-ms" : "--latency-ms",
-                "cacheMB", "--cache-MB", "thinkTimeMillis", "--think-time-ms", "warmupMillis", "--warmup-ms",
-                "sampleMillis", "--sample-ms", "kalmanProcessNoise", "--kalman-q",
-                "kalmanVelocityDecayMillis", FlagNames.typed(command, "--kalman-decay-ms"),
-                "predictionIntervalMillis", "--prediction-interval-ms", "linkQueueKB", "--link-queue-KB");
+        return Map.ofEntries(Map.entry("bandwidthMBps", "--bandwidth-MBps"),
+                Map.entry("latencyMillis", networkTrace != null && minRttMillis != null ? "--min-rtt-ms" : "--latency-ms"),
+                Map.entry("cacheMB", "--cache-MB"), Map.entry("thinkTimeMillis", "--think-time-ms"),
+                Map.entry("warmupMillis", "--warmup-ms"), Map.entry("sampleMillis", "--sample-ms"),
+                Map.entry("kalmanProcessNoise", "--kalman-q"),
+                Map.entry("kalmanVelocityDecayMillis", FlagNames.typed(command, "--kalman-decay-ms")),
+                Map.entry("kalmanAlongTrackSpread", "--along-track"),
+                Map.entry("predictionIntervalMillis", "--prediction-interval-ms"),
+                Map.entry("linkQueueKB", "--link-queue-KB"));
     }
 
     private List<SimConfig> build() {
         SimConfig.Builder b = SimConfig.builder().bandwidthMBps(bandwidthMBps).latencyMillis(latencyMillis)
                 .cacheMB(cacheMB).thinkTimeMillis(thinkTimeMillis).warmupMillis(warmupMillis)
                 .seed(seed).alignHorizons(alignHorizons).sampleMillis(sampleMillis)
-                .kalmanProcessNoise(kalmanQ == null ? DEFAULTS.kalmanProcessNoise() : kalmanQ)
-                .kalmanVelocityDecayMillis(kalmanDecayMillis == null ? DEFAULTS.kalmanVelocityDecayMillis()
-                        : kalmanDecayMillis)
+                .kalmanProcessNoise(kalmanQ == null ? Double.NaN : kalmanQ)
+                .kalmanVelocityDecayMillis(kalmanDecayMillis == null ? Double.NaN : kalmanDecayMillis)
+                .kalmanAlongTrackSpread(alongTrack == null ? Double.NaN : alongTrack)
                 .predictionIntervalMillis(predictionIntervalMillis)
                 .linkQueueKB(linkQueueKB == null ? Double.NaN : linkQueueKB).schedulerTime(schedulerTime);
         response(b);

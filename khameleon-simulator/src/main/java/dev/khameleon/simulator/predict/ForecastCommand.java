@@ -64,6 +64,10 @@ public final class ForecastCommand implements Callable<Integer> {
             description = "Velocity decay time constant, ms; 0 for none (default: the library's).")
     Double velocityDecayMillis;
 
+    @Option(names = "--along-track", paramLabel = "K",
+            description = "Spread along the predicted displacement, a share of its length; 0 for none (default: the library's).")
+    Double alongTrack;
+
     @Option(names = "--idle-ms", description = "No movement for longer than this: the predictor holds the pointer still, ms (default: the library's).")
     Long idleMillis;
 
@@ -129,7 +133,8 @@ public final class ForecastCommand implements Callable<Integer> {
                     "velocityDecayMillis", dev.khameleon.simulator.FlagNames.typed(spec, "--velocity-decay-ms"),
                     "idleMillis", "--idle-ms", "resetAfterMillis", "--reset-after-ms",
                     "initialVelocitySigma", "--initial-velocity-sigma",
-                    "initialAccelerationSigma", "--initial-acceleration-sigma", "horizons", "--horizons"));
+                    "initialAccelerationSigma", "--initial-acceleration-sigma", "horizons", "--horizons",
+                    "alongTrackSpread", "--along-track"));
         }
     }
 
@@ -139,6 +144,7 @@ public final class ForecastCommand implements Callable<Integer> {
         Optional.ofNullable(kalmanQ).ifPresent(b::processNoise);
         Optional.ofNullable(measurementNoise).ifPresent(b::measurementNoise);
         Optional.ofNullable(velocityDecayMillis).ifPresent(b::velocityDecayMillis);
+        Optional.ofNullable(alongTrack).ifPresent(b::alongTrackSpread);
         Optional.ofNullable(idleMillis).ifPresent(b::idleMillis);
         Optional.ofNullable(resetAfterMillis).ifPresent(b::resetAfterMillis);
         Optional.ofNullable(initialVelocitySigma).ifPresent(b::initialVelocitySigma);
