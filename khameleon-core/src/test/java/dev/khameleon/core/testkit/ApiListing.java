@@ -17,8 +17,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -29,7 +31,8 @@ import java.util.stream.Stream;
  * (docs/releasing.md, "API listings"). Used by each published module's {@code ApiListingTest}.
  *
  * <p>The API is every public top-level type, every public or protected member type of an API type,
- * and their public or protected constructors, methods and fields, with generic signatures.
+ * and their public or protected constructors, methods and fields, with generic signatures; methods
+ * and fields a type inherits from a non-public superclass are listed as its own.
  * Protected members of final classes and enums are left out (no one outside the package can reach
  * them), as are synthetic and bridge members, and every type in a package with an {@code internal}
  * segment. One type per block, blocks sorted by binary name, members sorted by kind, name and
@@ -226,12 +229,6 @@ public final class ApiListing {
     /** Fields, then constructors, then methods; each by name and parameters, then by the whole line. */
     private static List<String> members(Class<?> c) {
         List<String[]> keyed = new ArrayList<>();
-        for (Field f : c.getDeclaredFields()) {
-            if (visible(f, c)) {
-                keyed.add(new String[] {"0", f.getName(), modifiers(f.getModifiers())
-                        + f.getGenericType().getTypeName() + " " + f.getName()});
-            }
-        }
         for (Constructor<?> k : c.getDeclaredConstructors()) {
             if (visible(k, c)) {
                 keyed.add(new String[] {"1", signature(k), modifiers(k.getModifiers())
@@ -240,11 +237,22 @@ public final class ApiListing {
         }
         // A final method of a final class (a record's generated equals, say) says nothing more.
         int methodMask = Modifier.isFinal(c.getModifiers()) || c.isEnum() ? ~Modifier.FINAL : ~0;
-        for (Method m : c.getDeclaredMethods()) {
-            if (visible(m, c) && !m.isBridge()) {
-                keyed.add(new String[] {"2", m.getName() + signature(m), modifiers(m.getModifiers() & methodMask)
-                        + (m.isDefault() ? "default " : "") + typeParameters(m.getTypeParameters(), " ")
-                        + m.getGenericReturnType().getTypeName() + " " + m.getName() + signature(m)});
+        // Members a non-public superclass declares count as c's own: users call them through c.
+        Set<String> seen = new HashSet<>();
+        for (Class<?> t = c; t != null && (t == c || !Modifier.isPublic(t.getModifiers())); t = t.getSuperclass()) {
+            for (Field f : t.getDeclaredFields()) {
+                if (visible(f, c) && seen.add(f.getName())) {
+                    keyed.add(new String[] {"0", f.getName(), modifiers(f.getModifiers())
+                            + f.getGenericType().getTypeName() + " " + f.getName()});
+                }
+            }
+            for (Method m : t.getDeclaredMethods()) {
+                // Erased parameters: an override nearer to c hides the inherited method.
+                if (visible(m, c) && seen.add(m.getName() + Arrays.toString(m.getParameterTypes()))) {
+                    keyed.add(new String[] {"2", m.getName() + signature(m), modifiers(m.getModifiers() & methodMask)
+                            + (m.isDefault() ? "default " : "") + typeParameters(m.getTypeParameters(), " ")
+                            + m.getGenericReturnType().getTypeName() + " " + m.getName() + signature(m)});
+                }
             }
         }
         keyed.sort(Comparator.<String[], String>comparing(k -> k[0]).thenComparing(k -> k[1])
@@ -252,6 +260,7 @@ public final class ApiListing {
         return keyed.stream().map(k -> k[2]).collect(Collectors.toList());
     }
 
+    /** Synthetic members (bridges, lambda bodies, enum {@code $VALUES}) are the compiler's, not API. */
     private static boolean visible(Member m, Class<?> declaring) {
         return !m.isSynthetic() && isApi(m.getModifiers(), declaring);
     }

@@ -88,6 +88,18 @@ class ApiListingGeneratorTest {
     }
 
     @Test
+    void membersInheritedFromANonPublicSuperclassAreListedAsTheSubclasses() {
+        String gadget = "public class dev.khameleon.core.testkit.apifixture.Gadget"
+                + " extends dev.khameleon.core.testkit.apifixture.GadgetBase\n";
+        int start = listing.indexOf(gadget);
+        assertTrue(start >= 0, listing);
+        String block = listing.substring(start, listing.indexOf("\n\n", start));
+        assertEquals(gadget + "  public Gadget()\n  public java.lang.String name()\n  public int size()\n"
+                + "  protected void tune()", block);
+        assertFalse(listing.contains("packageTune"), listing);
+    }
+
+    @Test
     void kindsSealingAndPermittedSubclassesAreShown() {
         String p = "dev.khameleon.core.testkit.apifixture.";
         List<String> lines = lines();
