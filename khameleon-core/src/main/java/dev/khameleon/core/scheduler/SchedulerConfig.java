@@ -8,11 +8,11 @@ import java.util.function.IntUnaryOperator;
 import java.util.random.RandomGenerator;
 
 /**
- * The settings of a greedy scheduler: cache size {@code C}, request count {@code n} and block
- * count of each request, utility function, chunk size {@code bs}, discount {@code γ}, the
- * planning horizon, how the forecast fades to uniform past its last horizon, the source of
- * randomness, an optional
- * backend-concurrency limit {@code Cb}, and the {@link Selection} rule.
+ * The settings of a greedy scheduler for one session: cache size {@code C}, request count
+ * {@code n} and block count of each request, utility function, the source of randomness, an
+ * optional backend-concurrency limit {@code Cb}, and the session-independent tuning, one
+ * {@link SchedulerSettings} (chunk size {@code bs}, discount {@code γ}, the floors on a block's
+ * weight, the planning horizon, the forecast's fade and the {@link Selection} rule).
  *
  * <p>Immutable and thread-safe once built; one config may build the schedulers of many
  * sessions ({@link Schedulers#greedy}). Building does the {@code O(n)} preparation once: each
@@ -28,7 +28,7 @@ public final class SchedulerConfig {
     /** The default seed of the scheduler's random generator, so runs are reproducible. */
     public static final long DEFAULT_SEED = 0x4B68616D656C656FL;
     /**
-     * The default {@link Builder#planningHorizonMillis planning horizon}: each slot is planned
+     * The default {@link SchedulerSettings.Builder#planningHorizonMillis planning horizon}: each slot is planned
      * on the probability of the next half second, the reach of the default forecast horizons.
      */
     public static final double DEFAULT_PLANNING_HORIZON_MILLIS = 500;
@@ -39,7 +39,7 @@ public final class SchedulerConfig {
      */
     public static final double BEYOND_HORIZON_WEIGHT = 1e-6;
     /**
-     * The default {@link Builder#forecastFadeMillis fade} past a distribution's last horizon:
+     * The default {@link SchedulerSettings.Builder#forecastFadeMillis fade} past a distribution's last horizon:
      * one second, after which the plan treats every request as equally likely.
      */
     public static final double DEFAULT_FORECAST_FADE_MILLIS = 1000;
@@ -51,7 +51,7 @@ public final class SchedulerConfig {
      */
     public static final double MIN_BLOCK_GAIN = 1e-9;
     /**
-     * The default {@link Builder#blockGainShare share}: no block of an {@code N}-block response
+     * The default {@link SchedulerSettings.Builder#blockGainShare share}: no block of an {@code N}-block response
      * weighs less than a fifth of its even share {@code 1/N} of the response's utility.
      */
     public static final double DEFAULT_BLOCK_GAIN_SHARE = 0.2;
@@ -59,33 +59,21 @@ public final class SchedulerConfig {
     private final int cacheBlocks;
     private final BlockClasses classes;
     private final UtilityFunction utility;
-    private final int chunkSize;
-    private final double discount;
-    private final double minBlockGain;
-    private final double blockGainShare;
-    private final double planningHorizonMillis;
-    private final double forecastFadeMillis;
+    private final SchedulerSettings settings;
     private final long seed;
     private final RandomGenerator random;
     private final int backendConcurrency;
     private final BackendLoad backendLoad;
-    private final Selection selection;
 
-    private SchedulerConfig(Builder b, BlockClasses classes) {
+    private SchedulerConfig(Builder b, BlockClasses classes, SchedulerSettings settings) {
         this.cacheBlocks = b.cacheBlocks;
         this.classes = classes;
         this.utility = b.utility;
-        this.chunkSize = b.chunkSize;
-        this.discount = b.discount;
-        this.minBlockGain = b.minBlockGain;
-        this.blockGainShare = b.blockGainShare;
-        this.planningHorizonMillis = b.planningHorizonMillis;
-        this.forecastFadeMillis = b.forecastFadeMillis;
+        this.settings = settings;
         this.seed = b.seed;
         this.random = b.random;
         this.backendConcurrency = b.backendConcurrency;
         this.backendLoad = b.backendLoad;
-        this.selection = b.selection;
     }
 
     /** Starts a builder; {@link Builder#cacheBlocks} and the request count are required. */
@@ -120,56 +108,24 @@ public final class SchedulerConfig {
         return requestCount;
     }
 
-    /**
-     * Checks {@code bs}, the slots planned per chunk: {@code >= 1}.
-     *
-     * @return {@code chunkSize}
-     * @throws IllegalArgumentException naming the setting and the value otherwise
-     */
+    /** Checks {@code bs} as {@link SchedulerSettings.Builder#chunkSize} does; to be removed. */
     public static int checkChunkSize(int chunkSize) {
-        if (chunkSize < 1) {
-            throw new IllegalArgumentException("chunkSize must be >= 1, was " + chunkSize);
-        }
-        return chunkSize;
+        return SchedulerSettings.checkChunkSize(chunkSize);
     }
 
-    /**
-     * Checks {@code γ}, the per-slot discount: in {@code (0, 1]}.
-     *
-     * @return {@code discount}
-     * @throws IllegalArgumentException naming the setting and the value otherwise
-     */
+    /** Checks {@code γ} as {@link SchedulerSettings.Builder#discount} does; to be removed. */
     public static double checkDiscount(double discount) {
-        if (!(discount > 0 && discount <= 1)) {
-            throw new IllegalArgumentException("discount must be in (0, 1], was " + discount);
-        }
-        return discount;
+        return SchedulerSettings.checkDiscount(discount);
     }
 
-    /**
-     * Checks a block gain share: in {@code [0, 1]}.
-     *
-     * @return {@code share}
-     * @throws IllegalArgumentException naming the setting and the value otherwise
-     */
+    /** Checks a block gain share as {@link SchedulerSettings.Builder#blockGainShare} does; to be removed. */
     public static double checkBlockGainShare(double share) {
-        if (!(share >= 0 && share <= 1)) {
-            throw new IllegalArgumentException("blockGainShare must be in [0, 1], was " + share);
-        }
-        return share;
+        return SchedulerSettings.checkBlockGainShare(share);
     }
 
-    /**
-     * Checks the least block gain: in {@code [MIN_BLOCK_GAIN, 1]}.
-     *
-     * @return {@code gain}
-     * @throws IllegalArgumentException naming the setting and the value otherwise
-     */
+    /** Checks the least block gain as {@link SchedulerSettings.Builder#minBlockGain} does; to be removed. */
     public static double checkMinBlockGain(double gain) {
-        if (!(gain >= MIN_BLOCK_GAIN && gain <= 1)) {
-            throw new IllegalArgumentException("minBlockGain must be in [" + MIN_BLOCK_GAIN + ", 1], was " + gain);
-        }
-        return gain;
+        return SchedulerSettings.checkMinBlockGain(gain);
     }
 
     /** {@code C}: the client cache size in blocks, the length of a batch. */
@@ -222,14 +178,19 @@ public final class SchedulerConfig {
         return utility;
     }
 
+    /** The session-independent tuning this config was built with. */
+    public SchedulerSettings settings() {
+        return settings;
+    }
+
     /** {@code bs}: the number of blocks planned per chunk by callers of {@link dev.khameleon.core.spi.Scheduler#next(int)}. */
     public int chunkSize() {
-        return chunkSize;
+        return settings.chunkSize();
     }
 
     /** {@code γ} in {@code (0, 1]}: the per-slot discount on future probability. */
     public double discount() {
-        return discount;
+        return settings.discount();
     }
 
     /**
@@ -238,7 +199,7 @@ public final class SchedulerConfig {
      * the whole rest of the batch counts, as in the paper.
      */
     public double planningHorizonMillis() {
-        return planningHorizonMillis;
+        return settings.planningHorizonMillis();
     }
 
     /**
@@ -247,7 +208,7 @@ public final class SchedulerConfig {
      * the horizon is infinite or longer than that many slots.
      */
     int horizonSlots(double slotMillis) {
-        double slots = Math.ceil(planningHorizonMillis / slotMillis);
+        double slots = Math.ceil(settings.planningHorizonMillis() / slotMillis);
         return slots >= Integer.MAX_VALUE ? Integer.MAX_VALUE : Math.max(1, (int) slots);
     }
 
@@ -256,7 +217,7 @@ public final class SchedulerConfig {
      * to fade linearly into the uniform distribution; infinite when it is held for ever.
      */
     public double forecastFadeMillis() {
-        return forecastFadeMillis;
+        return settings.forecastFadeMillis();
     }
 
     /**
@@ -267,6 +228,7 @@ public final class SchedulerConfig {
      */
     double uniformShare(double millis, double lastHorizonMillis) {
         double past = millis - lastHorizonMillis;
+        double forecastFadeMillis = settings.forecastFadeMillis();
         if (!(past > 0) || forecastFadeMillis == Double.POSITIVE_INFINITY) {
             return 0.0;
         }
@@ -275,7 +237,7 @@ public final class SchedulerConfig {
 
     /** Whether {@link #uniformShare} can be positive: the fade is finite. */
     boolean fades() {
-        return forecastFadeMillis != Double.POSITIVE_INFINITY;
+        return settings.forecastFadeMillis() != Double.POSITIVE_INFINITY;
     }
 
     /** {@code Cb}, the backend-concurrency limit, or 0 when there is none. */
@@ -290,7 +252,7 @@ public final class SchedulerConfig {
 
     /** How each slot's request is picked from the gains: {@link Selection#SAMPLE} unless set. */
     public Selection selection() {
-        return selection;
+        return settings.selection();
     }
 
     BlockClasses classes() {
@@ -303,8 +265,8 @@ public final class SchedulerConfig {
      * {@code blockCount} 0 (a request no longer pushed) gives {@code {0}}.
      */
     double[] gainsFor(int blockCount) {
-        return blockCount == 0 ? new double[1] : BlockClasses.schedulingGains(utility, blockCount, minBlockGain,
-                blockGainShare);
+        return blockCount == 0 ? new double[1] : BlockClasses.schedulingGains(utility, blockCount,
+                settings.minBlockGain(), settings.blockGainShare());
     }
 
     /**
@@ -319,9 +281,9 @@ public final class SchedulerConfig {
     public String toString() {
         return "SchedulerConfig[C=" + cacheBlocks + ", n=" + requestCount() + ", distinctBlockCounts="
                 + distinctBlockCounts() + (lazyBlockCounts() > 0 ? ", lazyBlockCounts=" + lazyBlockCounts() : "")
-                + ", utility=" + utility + ", bs=" + chunkSize + ", γ=" + discount
-                + ", horizon=" + planningHorizonMillis + "ms, fade=" + forecastFadeMillis + "ms"
-                + (backendConcurrency > 0 ? ", Cb=" + backendConcurrency : "") + ", selection=" + selection + "]";
+                + ", utility=" + utility + ", bs=" + chunkSize() + ", γ=" + discount()
+                + ", horizon=" + planningHorizonMillis() + "ms, fade=" + forecastFadeMillis() + "ms"
+                + (backendConcurrency > 0 ? ", Cb=" + backendConcurrency : "") + ", selection=" + selection() + "]";
     }
 
     /**
@@ -336,17 +298,11 @@ public final class SchedulerConfig {
         private IntUnaryOperator blockCountFunction;
         private IntPredicate lazyBlockCounts;
         private UtilityFunction utility = UtilityFunction.linear();
-        private int chunkSize = DEFAULT_CHUNK_SIZE;
-        private double discount = DEFAULT_DISCOUNT;
-        private double minBlockGain = MIN_BLOCK_GAIN;
-        private double blockGainShare = DEFAULT_BLOCK_GAIN_SHARE;
-        private double planningHorizonMillis = DEFAULT_PLANNING_HORIZON_MILLIS;
-        private double forecastFadeMillis = DEFAULT_FORECAST_FADE_MILLIS;
+        private SchedulerSettings.Builder settings = SchedulerSettings.builder();
         private long seed = DEFAULT_SEED;
         private RandomGenerator random;
         private int backendConcurrency;
         private BackendLoad backendLoad = BackendLoad.idle();
-        private Selection selection = Selection.SAMPLE;
 
         private Builder() {
         }
@@ -428,83 +384,48 @@ public final class SchedulerConfig {
             return this;
         }
 
-        /** {@code bs}, the default number of blocks per chunk, {@code >= 1} (default 100). */
+        /**
+         * Takes every tuning setting from {@code settings}, replacing any set before; the setters
+         * below change one setting at a time.
+         */
+        public Builder settings(SchedulerSettings settings) {
+            this.settings = Objects.requireNonNull(settings, "settings").toBuilder();
+            return this;
+        }
+
+        /** {@code bs}, {@code >= 1}: as {@link SchedulerSettings.Builder#chunkSize}. */
         public Builder chunkSize(int chunkSize) {
-            this.chunkSize = checkChunkSize(chunkSize);
+            settings.chunkSize(chunkSize);
             return this;
         }
 
-        /**
-         * {@code γ}, the per-slot discount on future probability, in {@code (0, 1]} (default 1:
-         * no discount).
-         */
+        /** {@code γ} in {@code (0, 1]}: as {@link SchedulerSettings.Builder#discount}. */
         public Builder discount(double discount) {
-            this.discount = checkDiscount(discount);
+            settings.discount(discount);
             return this;
         }
 
-        /**
-         * The least weight a block of a response gets when the scheduler compares blocks, in
-         * {@code [MIN_BLOCK_GAIN, 1]} (default {@link #MIN_BLOCK_GAIN}): each block's marginal
-         * utility gain is raised to at least this. On a concave curve the last blocks of a
-         * picture add almost nothing, so a spread forecast (a predictor's heavy tail) outbids
-         * them with first blocks of unlikely requests and a likely picture stays unfinished; a
-         * floor such as 0.03 keeps them worth sending. Utility as reported (upcalls, metrics) is
-         * unchanged. See {@code docs/scheduler.md} for measured figures.
-         */
+        /** The least block gain, in {@code [MIN_BLOCK_GAIN, 1]}: as {@link SchedulerSettings.Builder#minBlockGain}. */
         public Builder minBlockGain(double gain) {
-            this.minBlockGain = checkMinBlockGain(gain);
+            settings.minBlockGain(gain);
             return this;
         }
 
-        /**
-         * The least weight of a block relative to its response's size, in {@code [0, 1]} (default
-         * {@link #DEFAULT_BLOCK_GAIN_SHARE}): when blocks are compared, each block of an
-         * {@code N}-block response weighs at least {@code share / N} (and at least
-         * {@link #minBlockGain}). On a concave utility curve the last blocks of a picture add
-         * almost nothing, so without a floor the uniform residual of a forecast outbids them and
-         * a hovered picture completes seconds later than its link allows; with the default a
-         * resting pointer's picture completes about twice as fast ({@code docs/scheduler.md}).
-         * 0 gives the paper's plain marginal gains. Utility as reported (upcalls, metrics) is
-         * unchanged.
-         */
+        /** The least block weight relative to an even share, in {@code [0, 1]}: as {@link SchedulerSettings.Builder#blockGainShare}. */
         public Builder blockGainShare(double share) {
-            this.blockGainShare = checkBlockGainShare(share);
+            settings.blockGainShare(share);
             return this;
         }
 
-        /**
-         * The planning horizon: slot {@code t} is planned on the probability of the next
-         * {@code millis} (rounded up to whole slots; to the end of the batch if that is sooner),
-         * {@code P_{i,t} = Σ_{k=t}^{t+L−1} γ^{k−t}·seg_i(k) + BEYOND_HORIZON_WEIGHT · Σ_{k≥t+L} γ^{k−t}·seg_i(k)}
-         * with {@code L = ⌈millis / slotMillis⌉} trapezoid steps {@code seg}, instead of the
-         * paper's whole rest of the batch, which at the usual cache sizes is seconds of link
-         * time. {@link Double#POSITIVE_INFINITY} restores the paper's rule. Default
-         * {@link #DEFAULT_PLANNING_HORIZON_MILLIS}; works with any {@link #discount}.
-         */
+        /** The planning horizon, {@code > 0}: as {@link SchedulerSettings.Builder#planningHorizonMillis}. */
         public Builder planningHorizonMillis(double millis) {
-            if (!(millis > 0)) {
-                throw new IllegalArgumentException("planningHorizonMillis must be > 0 (or infinite), was " + millis);
-            }
-            this.planningHorizonMillis = millis;
+            settings.planningHorizonMillis(millis);
             return this;
         }
 
-        /**
-         * How the forecast fades: past a distribution's last horizon {@code Δ_m}, the probability
-         * the scheduler uses blends linearly from the {@code Δ_m} forecast into the uniform
-         * distribution ({@code 1/n} per request) over {@code millis}, and is uniform from
-         * {@code Δ_m + millis} on, so the tail of a long batch is not planned on a short
-         * forecast held for seconds. {@code 0} switches to uniform right after {@code Δ_m};
-         * {@link Double#POSITIVE_INFINITY} holds the {@code Δ_m} forecast for ever (the paper's
-         * rule). Default {@link #DEFAULT_FORECAST_FADE_MILLIS}. Works with any
-         * {@link #discount}.
-         */
+        /** The forecast's fade, {@code >= 0}: as {@link SchedulerSettings.Builder#forecastFadeMillis}. */
         public Builder forecastFadeMillis(double millis) {
-            if (!(millis >= 0)) {
-                throw new IllegalArgumentException("forecastFadeMillis must be >= 0 (or infinite), was " + millis);
-            }
-            this.forecastFadeMillis = millis;
+            settings.forecastFadeMillis(millis);
             return this;
         }
 
@@ -548,14 +469,12 @@ public final class SchedulerConfig {
         }
 
         /**
-         * How each slot's request is picked from the gains (default {@link Selection#SAMPLE},
-         * the paper's rule). {@link Selection#MAX_GAIN} takes the largest gain instead: closer
-         * to the optimum, deterministic, and {@code O(m·K + C)} per block in the fast scheduler.
+         * How each slot's request is picked: as {@link SchedulerSettings.Builder#selection}.
          *
          * @throws NullPointerException if {@code selection} is null
          */
         public Builder selection(Selection selection) {
-            this.selection = Objects.requireNonNull(selection, "selection must not be null");
+            settings.selection(selection);
             return this;
         }
 
@@ -570,6 +489,9 @@ public final class SchedulerConfig {
             if (cacheBlocks < 0) {
                 throw new IllegalArgumentException("cacheBlocks must be set");
             }
+            SchedulerSettings tuning = settings.build();
+            double minBlockGain = tuning.minBlockGain();
+            double blockGainShare = tuning.blockGainShare();
             BlockClasses classes;
             if (blockCountArray != null) {
                 if (requestCount >= 0 && requestCount != blockCountArray.length) {
@@ -588,7 +510,7 @@ public final class SchedulerConfig {
             if (lazyBlockCounts != null) {
                 classes = classes.withLazyCounts(lazyBlockCounts);
             }
-            return new SchedulerConfig(this, classes);
+            return new SchedulerConfig(this, classes, tuning);
         }
     }
 }
