@@ -5,6 +5,7 @@ import dev.khameleon.core.Horizons;
 import dev.khameleon.core.protocol.BlockCounts;
 import dev.khameleon.core.protocol.Protocol;
 import dev.khameleon.core.scheduler.SchedulerConfig;
+import dev.khameleon.core.scheduler.SchedulerSettings;
 import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.RequestScope;
 import dev.khameleon.core.spi.ServerPredictor;
@@ -31,10 +32,7 @@ public final class Application {
     private final ServerPredictor predictor;
     private final UtilityFunction utility;
     private final long[] horizonsMillis;
-    private final int chunkSize;
-    private final double discount;
-    private final double minBlockGain;
-    private final double blockGainShare;
+    private final SchedulerSettings schedulerSettings;
     private final int backendConcurrency;
     private final SchedulerFactory schedulerFactory;
     private final boolean predictFromRequests;
@@ -60,10 +58,7 @@ public final class Application {
         int n = source.requestCount();
         this.predictor = b.predictor != null ? b.predictor : ServerPredictor.uniform(n, horizonsMillis);
         this.utility = b.utility;
-        this.chunkSize = b.chunkSize;
-        this.discount = b.discount;
-        this.minBlockGain = b.minBlockGain;
-        this.blockGainShare = b.blockGainShare;
+        this.schedulerSettings = b.schedulerSettings;
         this.backendConcurrency = b.backendConcurrency;
         this.schedulerFactory = b.schedulerFactory != null ? b.schedulerFactory : DefaultScheduler.FACTORY;
         this.predictFromRequests = b.predictFromRequests;
@@ -138,24 +133,32 @@ public final class Application {
         return horizonsMillis.clone();
     }
 
-    /** How many slots a session plans at a time. */
+    /**
+     * How each session's scheduler is tuned; the default scheduler is built with exactly these,
+     * and a {@link SchedulerFactory} gets them in its {@code SchedulerContext}.
+     */
+    public SchedulerSettings schedulerSettings() {
+        return schedulerSettings;
+    }
+
+    /** How many slots a session plans at a time: {@code schedulerSettings().chunkSize()}. */
     public int chunkSize() {
-        return chunkSize;
+        return schedulerSettings.chunkSize();
     }
 
-    /** The scheduler's per-slot discount {@code γ}. */
+    /** The scheduler's per-slot discount {@code γ}: {@code schedulerSettings().discount()}. */
     public double discount() {
-        return discount;
+        return schedulerSettings.discount();
     }
 
-    /** The scheduler's least block gain (see {@link Builder#minBlockGain}). */
+    /** The scheduler's least block gain: {@code schedulerSettings().minBlockGain()}. */
     public double minBlockGain() {
-        return minBlockGain;
+        return schedulerSettings.minBlockGain();
     }
 
-    /** The scheduler's least block weight relative to an even share (see {@link Builder#blockGainShare}). */
+    /** The scheduler's least block weight relative to an even share: {@code schedulerSettings().blockGainShare()}. */
     public double blockGainShare() {
-        return blockGainShare;
+        return schedulerSettings.blockGainShare();
     }
 
     /** The limit on distinct requests being fetched at once across sessions; 0 for none. */
@@ -253,10 +256,7 @@ public final class Application {
         private ServerPredictor predictor;
         private UtilityFunction utility = UtilityFunction.linear();
         private long[] horizonsMillis = Horizons.defaults().toArray();
-        private int chunkSize = SchedulerConfig.DEFAULT_CHUNK_SIZE;
-        private double discount = SchedulerConfig.DEFAULT_DISCOUNT;
-        private double minBlockGain = SchedulerConfig.MIN_BLOCK_GAIN;
-        private double blockGainShare = SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE;
+        private SchedulerSettings schedulerSettings = SchedulerSettings.defaults();
         private int backendConcurrency;
         private SchedulerFactory schedulerFactory;
         private boolean predictFromRequests;
@@ -331,45 +331,49 @@ public final class Application {
             return this;
         }
 
+        /**
+         * How each session's scheduler is tuned (default {@link SchedulerSettings#defaults()}):
+         * chunk size, discount, the floors on a block's weight, planning horizon, forecast fade
+         * and selection rule, replacing any set before. The chunk size must be at most 100,000,
+         * a cap on the work and memory of one job.
+         *
+         * @throws IllegalArgumentException naming {@code chunkSize} if it is above the cap
+         */
+        public Builder schedulerSettings(SchedulerSettings settings) {
+            Objects.requireNonNull(settings, "schedulerSettings");
+            if (settings.chunkSize() > MAX_CHUNK_SIZE) {
+                throw new IllegalArgumentException("chunkSize must be in [1, " + MAX_CHUNK_SIZE + "], was "
+                        + settings.chunkSize());
+            }
+            this.schedulerSettings = settings;
+            return this;
+        }
+
         /** How many slots a session plans at a time, in {@code [1, 100000]} (default 100). */
         public Builder chunkSize(int chunkSize) {
-            // Beyond the scheduler's own rule, a cap on the work and memory of one job.
-            if (SchedulerConfig.checkChunkSize(chunkSize) > MAX_CHUNK_SIZE) {
-                throw new IllegalArgumentException("chunkSize must be in [1, " + MAX_CHUNK_SIZE + "], was " + chunkSize);
-            }
-            this.chunkSize = chunkSize;
-            return this;
+            return schedulerSettings(schedulerSettings.toBuilder().chunkSize(chunkSize).build());
         }
 
         /**
          * The least weight of a block when the scheduler compares blocks, in
          * {@code [SchedulerConfig.MIN_BLOCK_GAIN, 1]} (default {@link SchedulerConfig#MIN_BLOCK_GAIN}):
-         * each block's marginal utility gain is raised to at least this (and to at least
-         * {@link #blockGainShare} of its even share). {@code docs/scheduler.md} has the measured
-         * trade.
+         * as {@link SchedulerSettings.Builder#minBlockGain}.
          */
         public Builder minBlockGain(double gain) {
-            this.minBlockGain = SchedulerConfig.checkMinBlockGain(gain);
-            return this;
+            return schedulerSettings(schedulerSettings.toBuilder().minBlockGain(gain).build());
         }
 
         /**
          * The least weight of a block relative to its response's size, in {@code [0, 1]} (default
-         * {@link SchedulerConfig#DEFAULT_BLOCK_GAIN_SHARE}): each block of an {@code N}-block
-         * response weighs at least {@code share / N} when the scheduler compares blocks, so the
-         * last blocks of a likely response are not outbid by first blocks of unlikely ones and a
-         * resting pointer's picture completes sooner. 0 gives the paper's plain marginal gains.
-         * See {@code SchedulerConfig.Builder.blockGainShare}.
+         * {@link SchedulerConfig#DEFAULT_BLOCK_GAIN_SHARE}): as {@link SchedulerSettings.Builder#blockGainShare}.
          */
         public Builder blockGainShare(double share) {
-            this.blockGainShare = SchedulerConfig.checkBlockGainShare(share);
-            return this;
+            return schedulerSettings(schedulerSettings.toBuilder().blockGainShare(share).build());
         }
 
         /** The scheduler's per-slot discount {@code γ}, in {@code (0, 1]} (default 1). */
         public Builder discount(double discount) {
-            this.discount = SchedulerConfig.checkDiscount(discount);
-            return this;
+            return schedulerSettings(schedulerSettings.toBuilder().discount(discount).build());
         }
 
         /**

@@ -19,10 +19,7 @@ final class DefaultScheduler {
                 .requestCount(c.requestCount())
                 .blockCounts(c.blockCounts())
                 .utility(c.utility())
-                .chunkSize(c.chunkSize())
-                .discount(c.discount())
-                .minBlockGain(c.minBlockGain())
-                .blockGainShare(c.blockGainShare())
+                .settings(c.settings())
                 .seed(c.seed())
                 .lazyBlockCounts(c.blockCountIsBound());
         if (c.backendConcurrency() > 0) {

@@ -172,9 +172,8 @@ final class SessionScheduler {
         BackendTracker backend = app.backend();
         // The scheduler calls the source's own blockCount: a throw there is the guarded scheduler's failure.
         return new SchedulerContext(cacheBlocks, source.requestCount(), application.blockSource()::blockCount,
-                application.utility(),
-                application.chunkSize(), application.discount(), server.newSchedulerSeed(),
-                application.backendConcurrency(), backend::inFlight, backend::isFetching, application.minBlockGain(),
-                application.blockGainShare(), application::isBlockCountBound);
+                application.utility(), application.schedulerSettings(), server.newSchedulerSeed(),
+                application.backendConcurrency(), backend::inFlight, backend::isFetching,
+                application::isBlockCountBound);
     }
 }

@@ -1,6 +1,7 @@
 package dev.khameleon.server;
 
 import dev.khameleon.core.scheduler.SchedulerConfig;
+import dev.khameleon.core.scheduler.SchedulerSettings;
 import dev.khameleon.core.spi.UtilityFunction;
 import dev.khameleon.server.spi.SchedulerContext;
 import org.junit.jupiter.api.Test;
@@ -95,12 +96,8 @@ class BuilderValidationTest {
         Application floored = Application.builder("a").blockSource(TestApps.inMemory(2, 1, 8)).minBlockGain(0.03)
                 .build();
         assertEquals(0.03, floored.minBlockGain());
-        SchedulerContext old = new SchedulerContext(8, 2, r -> 1,
-                UtilityFunction.linear(), 4, 1.0, 1, 0, () -> 0, r -> false);
-        assertEquals(SchedulerConfig.MIN_BLOCK_GAIN, old.minBlockGain(),
-                "the constructor without it keeps the default");
-        rejects("minBlockGain", "2.0", () -> new SchedulerContext(8, 2, r -> 1,
-                UtilityFunction.linear(), 4, 1.0, 1, 0, () -> 0, r -> false, 2.0));
+        assertEquals(0.03, context(floored).minBlockGain());
+        assertEquals(SchedulerConfig.MIN_BLOCK_GAIN, context(plain).minBlockGain());
     }
 
     @Test
@@ -109,12 +106,27 @@ class BuilderValidationTest {
         assertEquals(SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE, plain.blockGainShare());
         Application off = Application.builder("a").blockSource(TestApps.inMemory(2, 1, 8)).blockGainShare(0).build();
         assertEquals(0, off.blockGainShare());
-        SchedulerContext old = new SchedulerContext(8, 2, r -> 1,
-                UtilityFunction.linear(), 4, 1.0, 1, 0, () -> 0, r -> false, 0.03);
-        assertEquals(SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE, old.blockGainShare(),
-                "the constructor without it keeps the default");
-        rejects("blockGainShare", "2.0", () -> new SchedulerContext(8, 2, r -> 1,
-                UtilityFunction.linear(), 4, 1.0, 1, 0, () -> 0, r -> false, 0.03, 2.0));
+        assertEquals(0.0, context(off).blockGainShare());
+        assertEquals(SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE, context(plain).blockGainShare());
+    }
+
+    /** A context carrying {@code app}'s settings, as a session builds it. */
+    private static SchedulerContext context(Application app) {
+        return new SchedulerContext(8, 2, r -> 1, UtilityFunction.linear(), app.schedulerSettings(), 1, 0, () -> 0,
+                r -> false, r -> false);
+    }
+
+    @Test
+    void schedulerContext_rejectsBadSessionFacts() {
+        SchedulerSettings d = SchedulerSettings.defaults();
+        rejects("cacheBlocks", "0", () -> new SchedulerContext(0, 2, r -> 1, UtilityFunction.linear(), d, 1, 0,
+                () -> 0, r -> false, r -> false));
+        rejects("requestCount", "0", () -> new SchedulerContext(8, 0, r -> 1, UtilityFunction.linear(), d, 1, 0,
+                () -> 0, r -> false, r -> false));
+        rejects("backendConcurrency", "-1", () -> new SchedulerContext(8, 2, r -> 1, UtilityFunction.linear(), d, 1,
+                -1, () -> 0, r -> false, r -> false));
+        assertThrows(NullPointerException.class, () -> new SchedulerContext(8, 2, r -> 1, UtilityFunction.linear(),
+                null, 1, 0, () -> 0, r -> false, r -> false));
     }
 
     @Test

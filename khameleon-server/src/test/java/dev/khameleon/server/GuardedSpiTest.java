@@ -6,6 +6,7 @@ import dev.khameleon.core.Distribution;
 import dev.khameleon.core.ScheduleChunk;
 import dev.khameleon.core.protocol.ErrorCode;
 import dev.khameleon.core.protocol.ProtocolException;
+import dev.khameleon.core.scheduler.SchedulerSettings;
 import dev.khameleon.core.spi.BlockSource;
 import dev.khameleon.core.spi.Scheduler;
 import dev.khameleon.core.spi.UtilityFunction;
@@ -76,7 +77,8 @@ class GuardedSpiTest {
     }
 
     private static SchedulerContext context() {
-        return new SchedulerContext(8, N, r -> 1, UtilityFunction.linear(), 4, 1.0, 1, 0, () -> 0, r -> false);
+        return new SchedulerContext(8, N, r -> 1, UtilityFunction.linear(),
+                SchedulerSettings.builder().chunkSize(4).build(), 1, 0, () -> 0, r -> false, r -> false);
     }
 
     @ParameterizedTest
