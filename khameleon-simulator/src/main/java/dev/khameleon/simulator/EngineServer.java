@@ -54,9 +54,7 @@ final class EngineServer implements VirtualSession.Host {
                 .predictor(predictor)
                 .utility(utility)
                 .horizons(c.horizonsMillis())
-                .chunkSize(c.chunkSize())
-                .minBlockGain(c.minBlockGain())
-                .blockGainShare(c.blockGainShare())
+                .schedulerSettings(c.scheduler())
                 .build();
         KhameleonServer server = KhameleonServer.builder()
                 .application(app)

@@ -171,10 +171,8 @@ final class PushSystem implements SimSystem {
                 .requestCount(w.requestCount())
                 .blocksPerRequest(blocksPerResponse)
                 .utility(utility)
-                .chunkSize(context.config().chunkSize())
+                .settings(context.config().scheduler())
                 .seed(context.random().nextLong())
-                .minBlockGain(context.config().minBlockGain())
-                .blockGainShare(context.config().blockGainShare())
                 .build());
         this.slotMillis = unitBytes * 1000.0 / context.link().meanBytesPerSecond();
         if (strokeEndMillis > 0) {
@@ -325,7 +323,7 @@ final class PushSystem implements SimSystem {
         if (planned.isEmpty()) {
             // bs = min(C, bs) as in the paper's Listing 1: planned-but-unsent slots must stay
             // re-plannable (the scheduler keeps the last 2C slots).
-            ScheduleChunk chunk = scheduler.next(Math.min(ctx.config().chunkSize(), scheduler.cacheBlocks()));
+            ScheduleChunk chunk = scheduler.next(Math.min(ctx.config().scheduler().chunkSize(), scheduler.cacheBlocks()));
             for (int k = 0; k < chunk.size(); k++) {
                 planned.add(new long[] {chunk.firstSeq() + k, chunk.requestId(k), chunk.blockIndex(k)});
             }

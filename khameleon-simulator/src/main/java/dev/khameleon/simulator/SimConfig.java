@@ -6,7 +6,7 @@ import dev.khameleon.core.spi.GridLayout;
 import dev.khameleon.simulator.net.MahimahiTrace;
 import dev.khameleon.core.Horizons;
 import dev.khameleon.core.predict.GaussianGridPredictor;
-import dev.khameleon.core.scheduler.SchedulerConfig;
+import dev.khameleon.core.scheduler.SchedulerSettings;
 import dev.khameleon.core.spi.UtilityFunction;
 import java.util.Arrays;
 import java.util.Objects;
@@ -31,7 +31,8 @@ import java.util.Objects;
  * @param seed                     the seed of every random choice in the run
  * @param predictionIntervalMillis how often the client sends its predictor state
  * @param horizonsMillis           the prediction horizons
- * @param chunkSize                slots the scheduler plans per call
+ * @param scheduler                the scheduler's tuning (chunk size, block-weight floors, horizon,
+ *                                 fade, selection ...), as the library's server takes it
  * @param warmupMillis             time the session is open before the first pointer sample
  * @param drainMillis              time the run continues after the last sample, at most
  * @param alignHorizons            shift each distribution's time origin to when the first
@@ -41,14 +42,10 @@ import java.util.Objects;
  * @param requestMode              what counts as a request: every grid sample of the trace
  *                                 (the paper's traces) or every cell entry
  * @param sampleMillis             the grid interval of {@link RequestMode#PER_SAMPLE}, in ms
- * @param minBlockGain             the scheduler's least block gain
- *                                 ({@code SchedulerConfig.Builder.minBlockGain})
  * @param tailWeight               the weight of the server predictor's heavy tail
  *                                 ({@code GaussianGridPredictor.Builder.tail}); 0 for none
  * @param tailWiden                the tail's widening factor, {@code >= 1}
  * @param tailMinSigma             the tail's least standard deviation in px, {@code >= 0}
- * @param blockGainShare           the scheduler's least block weight relative to an even share
- *                                 ({@code SchedulerConfig.Builder.blockGainShare})
  * @param tailRestFadeMillis       the time constant of the tail's fade while the pointer rests
  *                                 ({@code GaussianGridPredictor.Builder.tailRestFadeMillis})
  * @param sigmaScale               the scale of the forecast's standard deviations
@@ -64,15 +61,16 @@ import java.util.Objects;
 public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blockBytes, UtilityFunction utility,
                         double bandwidthMBps, double latencyMillis, double cacheMB, double thinkTimeMillis,
                         MahimahiTrace networkTrace, long seed, long predictionIntervalMillis, long[] horizonsMillis,
-                        int chunkSize, double warmupMillis, double drainMillis, boolean alignHorizons,
+                        SchedulerSettings scheduler, double warmupMillis, double drainMillis, boolean alignHorizons,
                         KalmanSettings kalman, RequestMode requestMode,
-                        double sampleMillis, double minBlockGain, double tailWeight, double tailWiden,
-                        double tailMinSigma, double blockGainShare, double tailRestFadeMillis, double sigmaScale,
+                        double sampleMillis, double tailWeight, double tailWiden,
+                        double tailMinSigma, double tailRestFadeMillis, double sigmaScale,
                         double linkQueueKB, SchedulerTime schedulerTime, Profile profile) {
 
     /** Copies the horizons. */
     public SimConfig {
         horizonsMillis = horizonsMillis.clone();
+        Objects.requireNonNull(scheduler, "scheduler");
         Objects.requireNonNull(kalman, "kalman");
         Objects.requireNonNull(requestMode, "requestMode");
         Objects.requireNonNull(schedulerTime, "schedulerTime");
@@ -154,18 +152,16 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         b.seed = seed;
         b.predictionIntervalMillis = predictionIntervalMillis;
         b.horizonsMillis = horizonsMillis.clone();
-        b.chunkSize = chunkSize;
+        b.scheduler = scheduler.toBuilder();
         b.warmupMillis = warmupMillis;
         b.drainMillis = drainMillis;
         b.alignHorizons = alignHorizons;
         b.kalman = kalman;
         b.requestMode = requestMode;
         b.sampleMillis = sampleMillis;
-        b.minBlockGain = minBlockGain;
         b.tailWeight = tailWeight;
         b.tailWiden = tailWiden;
         b.tailMinSigma = tailMinSigma;
-        b.blockGainShare = blockGainShare;
         b.tailRestFadeMillis = tailRestFadeMillis;
         b.sigmaScale = sigmaScale;
         b.linkQueueKB = linkQueueKB;
@@ -218,8 +214,9 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         private long predictionIntervalMillis = 150;
         // ... with distributions at these horizons.
         private long[] horizonsMillis = Horizons.defaults().toArray();
-        // Slots per scheduler call before it checks for a new distribution (paper's bs).
-        private int chunkSize = 100;
+        // The library's scheduler tuning, among it the slots per scheduler call before it checks
+        // for a new distribution (the paper's bs, 100).
+        private SchedulerSettings.Builder scheduler = SchedulerSettings.builder();
         // 0: the first pointer sample comes as the session opens (no head start for push).
         private double warmupMillis = 0;
         // After the last sample, let queued responses land and the last request converge.
@@ -235,8 +232,6 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         private RequestMode requestMode = RequestMode.PER_SAMPLE;
         private double sampleMillis = 20;
         // The library's defaults.
-        private double minBlockGain = SchedulerConfig.MIN_BLOCK_GAIN;
-        private double blockGainShare = SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE;
         private double tailWeight = GaussianGridPredictor.DEFAULT_TAIL_WEIGHT;
         private double tailWiden = GaussianGridPredictor.DEFAULT_TAIL_WIDEN;
         private double tailMinSigma = GaussianGridPredictor.DEFAULT_TAIL_MIN_SIGMA;
@@ -365,12 +360,15 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
             return this;
         }
 
-        /** Sets the scheduler's chunk size; {@code >= 1}. */
+        /** Sets the scheduler's whole tuning (default {@link SchedulerSettings#defaults()}), replacing what was set. */
+        public Builder scheduler(SchedulerSettings settings) {
+            this.scheduler = Objects.requireNonNull(settings, "scheduler").toBuilder();
+            return this;
+        }
+
+        /** Sets the scheduler's chunk size; {@code >= 1} ({@link SchedulerSettings.Builder#chunkSize}). */
         public Builder chunkSize(int slots) {
-            if (slots < 1) {
-                throw new IllegalArgumentException("chunkSize must be >= 1, was " + slots);
-            }
-            this.chunkSize = slots;
+            scheduler.chunkSize(slots);
             return this;
         }
 
@@ -431,18 +429,15 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
             return this;
         }
 
-        /** Sets the scheduler's least block gain (default {@code SchedulerConfig.MIN_BLOCK_GAIN}). */
+        /** Sets the scheduler's least block gain ({@link SchedulerSettings.Builder#minBlockGain}). */
         public Builder minBlockGain(double gain) {
-            this.minBlockGain = SchedulerConfig.checkMinBlockGain(gain);
+            scheduler.minBlockGain(gain);
             return this;
         }
 
-        /**
-         * Sets the scheduler's least block weight relative to an even share (default
-         * {@code SchedulerConfig.DEFAULT_BLOCK_GAIN_SHARE}); in {@code [0, 1]}.
-         */
+        /** Sets the scheduler's least block weight relative to an even share ({@link SchedulerSettings.Builder#blockGainShare}). */
         public Builder blockGainShare(double share) {
-            this.blockGainShare = SchedulerConfig.checkBlockGainShare(share);
+            scheduler.blockGainShare(share);
             return this;
         }
 
@@ -504,8 +499,8 @@ public record SimConfig(int mosaicRows, int mosaicCols, long imageBytes, int blo
         public SimConfig build() {
             return new SimConfig(mosaicRows, mosaicCols, imageBytes, blockBytes, utility, bandwidthMBps,
                     latencyMillis, cacheMB, thinkTimeMillis, networkTrace, seed, predictionIntervalMillis,
-                    horizonsMillis, chunkSize, warmupMillis, drainMillis, alignHorizons, kalman,
-                    requestMode, sampleMillis, minBlockGain, tailWeight, tailWiden, tailMinSigma, blockGainShare,
+                    horizonsMillis, scheduler.build(), warmupMillis, drainMillis, alignHorizons, kalman,
+                    requestMode, sampleMillis, tailWeight, tailWiden, tailMinSigma,
                     tailRestFadeMillis, sigmaScale, linkQueueKB, schedulerTime, profile);
         }
     }

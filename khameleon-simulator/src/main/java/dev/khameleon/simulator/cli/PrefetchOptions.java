@@ -14,13 +14,13 @@ public final class PrefetchOptions {
     private static final SimConfig DEFAULTS = SimConfig.builder().build();
 
     @Option(names = "--min-block-gain",
-            description = "The scheduler's least block gain, SchedulerConfig.Builder.minBlockGain (default ${DEFAULT-VALUE}).")
-    double minBlockGain = DEFAULTS.minBlockGain();
+            description = "The scheduler's least block gain, SchedulerSettings.Builder.minBlockGain (default ${DEFAULT-VALUE}).")
+    double minBlockGain = DEFAULTS.scheduler().minBlockGain();
 
     @Option(names = "--block-gain-share",
             description = "The scheduler's least block weight relative to an even share, "
-                    + "SchedulerConfig.Builder.blockGainShare; 0 for the paper's plain gains (default ${DEFAULT-VALUE}).")
-    double blockGainShare = DEFAULTS.blockGainShare();
+                    + "SchedulerSettings.Builder.blockGainShare; 0 for the paper's plain gains (default ${DEFAULT-VALUE}).")
+    double blockGainShare = DEFAULTS.scheduler().blockGainShare();
 
     @Option(names = "--tail", split = ",", paramLabel = "WEIGHT,WIDEN,MIN_SIGMA_PX",
             description = "The server predictor's heavy tail, GaussianGridPredictor.Builder.tail; 0,1,0 for none "
@@ -79,10 +79,10 @@ public final class PrefetchOptions {
     /** The options that differ from the defaults, as command-line arguments (with a leading space). */
     String changed() {
         StringBuilder s = new StringBuilder();
-        if (minBlockGain != DEFAULTS.minBlockGain()) {
+        if (minBlockGain != DEFAULTS.scheduler().minBlockGain()) {
             s.append(" --min-block-gain ").append(minBlockGain);
         }
-        if (blockGainShare != DEFAULTS.blockGainShare()) {
+        if (blockGainShare != DEFAULTS.scheduler().blockGainShare()) {
             s.append(" --block-gain-share ").append(blockGainShare);
         }
         if (tail != null) {

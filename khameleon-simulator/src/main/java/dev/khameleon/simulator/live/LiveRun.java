@@ -125,9 +125,7 @@ final class LiveRun {
                 .predictor(cfg.gaussianPredictor(workload.layout()))
                 .utility(workload.utility())
                 .horizons(cfg.horizonsMillis())
-                .chunkSize(cfg.chunkSize())
-                .minBlockGain(cfg.minBlockGain())
-                .blockGainShare(cfg.blockGainShare())
+                .schedulerSettings(cfg.scheduler())
                 .build();
         // The link binds first: a port in use fails before anything else starts.
         KhameleonServer[] server = new KhameleonServer[1];
