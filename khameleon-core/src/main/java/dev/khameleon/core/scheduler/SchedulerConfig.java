@@ -108,26 +108,6 @@ public final class SchedulerConfig {
         return requestCount;
     }
 
-    /** Checks {@code bs} as {@link SchedulerSettings.Builder#chunkSize} does; to be removed. */
-    public static int checkChunkSize(int chunkSize) {
-        return SchedulerSettings.checkChunkSize(chunkSize);
-    }
-
-    /** Checks {@code γ} as {@link SchedulerSettings.Builder#discount} does; to be removed. */
-    public static double checkDiscount(double discount) {
-        return SchedulerSettings.checkDiscount(discount);
-    }
-
-    /** Checks a block gain share as {@link SchedulerSettings.Builder#blockGainShare} does; to be removed. */
-    public static double checkBlockGainShare(double share) {
-        return SchedulerSettings.checkBlockGainShare(share);
-    }
-
-    /** Checks the least block gain as {@link SchedulerSettings.Builder#minBlockGain} does; to be removed. */
-    public static double checkMinBlockGain(double gain) {
-        return SchedulerSettings.checkMinBlockGain(gain);
-    }
-
     /** {@code C}: the client cache size in blocks, the length of a batch. */
     public int cacheBlocks() {
         return cacheBlocks;

@@ -120,21 +120,21 @@ public final class SchedulerSettings {
                 + planningHorizonMillis + ", forecastFadeMillis=" + forecastFadeMillis + ", selection=" + selection + "]";
     }
 
-    static int checkChunkSize(int chunkSize) {
+    private static int checkChunkSize(int chunkSize) {
         if (chunkSize < 1) {
             throw new IllegalArgumentException("chunkSize must be >= 1, was " + chunkSize);
         }
         return chunkSize;
     }
 
-    static double checkDiscount(double discount) {
+    private static double checkDiscount(double discount) {
         if (!(discount > 0 && discount <= 1)) {
             throw new IllegalArgumentException("discount must be in (0, 1], was " + discount);
         }
         return discount;
     }
 
-    static double checkMinBlockGain(double gain) {
+    private static double checkMinBlockGain(double gain) {
         if (!(gain >= SchedulerConfig.MIN_BLOCK_GAIN && gain <= 1)) {
             throw new IllegalArgumentException("minBlockGain must be in [" + SchedulerConfig.MIN_BLOCK_GAIN
                     + ", 1], was " + gain);
@@ -142,7 +142,7 @@ public final class SchedulerSettings {
         return gain;
     }
 
-    static double checkBlockGainShare(double share) {
+    private static double checkBlockGainShare(double share) {
         if (!(share >= 0 && share <= 1)) {
             throw new IllegalArgumentException("blockGainShare must be in [0, 1], was " + share);
         }
