@@ -160,7 +160,8 @@ final class LoadClient implements WebSocket.Listener {
                     RawWebSocket.Frame first = opened.get(k).readMessage(30_000);
                     if (first == null || first.opcode() != RawWebSocket.Frame.TEXT
                             || !first.text().contains("\"welcome\"")) {
-                        throw new IOException("session refused: " + (first == null ? "no answer in 30 s"
+                        throw new Refused("healthy session " + (from + k) + " of " + sessions + " refused: "
+                                + (first == null ? "no answer in 30 s"
                                 : first.opcode() == RawWebSocket.Frame.TEXT ? first.text()
                                 : "closed with " + first.closeStatus()));
                     }
@@ -176,6 +177,15 @@ final class LoadClient implements WebSocket.Listener {
             throw e;
         }
         return clients;
+    }
+
+    /** The server did not welcome a session: what it answered instead, in one line. */
+    static final class Refused extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Refused(String message) {
+            super(message);
+        }
     }
 
     /** Sends through a raw socket; a failed send shows as the connection's end in the reader. */

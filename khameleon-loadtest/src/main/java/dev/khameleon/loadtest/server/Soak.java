@@ -29,8 +29,9 @@ import picocli.CommandLine.Option;
  * from {@code --healthy-addresses} loopback addresses 127.1.0.1 and up ({@link SoakOptions#healthyAddress};
  * default one per session), so {@code maxConnectionsPerAddress} is raised to {@code max(64, ⌈H / A⌉)}
  * (at the default, 64: the server's own) and they connect 16 at a time (the default
- * {@code maxHandshakesPerAddress}); every other limit keeps its default ({@code --scheduler-share} sets
- * one, to compare). Each hostile kind connects from its own address 127.0.0.2–10, so the per-address
+ * {@code maxHandshakesPerAddress}); {@code maxTotalCacheBlocks} is raised only when the healthy sessions' caches
+ * alone exceed it ({@link #maxTotalCacheBlocks}); every other limit keeps its default ({@code --scheduler-share}
+ * sets one, to compare). Each hostile kind connects from its own address 127.0.0.2–10, so the per-address
  * limits apply to it as to any client. Healthy sessions are paced at
  * {@code min(2 MB/s, total-rate / H)} because they send no rate reports.
  *
@@ -140,7 +141,14 @@ public final class Soak implements Callable<Integer> {
                 + "%d s per phase, hostile %s%n", options.healthy(), Math.min(options.healthy(), options.healthyAddresses()),
                 options.ratePerSession() / 1e3, options.requests(),
                 options.warmup(), options.seconds(), options.hostile());
-        SoakReport report = run(options, true);
+        SoakReport report;
+        try {
+            report = run(options, true);
+        } catch (LoadClient.Refused e) {
+            // A server limit, not a failure of the tool: say which, in one line.
+            System.err.println("khameleon-loadtest soak: " + e.getMessage());
+            return 1;
+        }
         System.out.println(report.markdown());
         return 0;
     }
@@ -170,8 +178,10 @@ public final class Soak implements Callable<Integer> {
         int perAddress = maxConnectionsPerAddress(options, ownAddresses, hostileConnections);
         double rate = options.ratePerSession();
         LoadWorkload workload = options.workload();
+        long cacheBudget = maxTotalCacheBlocks(options);
         try (KhameleonServer server = LoadApp.server(workload, rate, options.inlineFetch())
-                .maxConnectionsPerAddress(perAddress).schedulerShare(options.schedulerShare()).build().start()) {
+                .maxConnectionsPerAddress(perAddress).maxTotalCacheBlocks(cacheBudget)
+                .schedulerShare(options.schedulerShare()).build().start()) {
             LoadClient.Latency latency = LoadClient.Latency.create();
             List<LoadClient> clients = LoadClient.connectFrom(healthyAddresses(options, ownAddresses), server.port(),
                     options.healthy(), latency, CONNECT_BATCH, workload);
@@ -182,7 +192,7 @@ public final class Soak implements Callable<Integer> {
                 SoakReport.Phase baseline = measure("unloaded", clients, latency, options, escapes);
                 if (options.hostile().isEmpty()) {
                     return new SoakReport(baseline, null, Map.of(), new TreeMap<>(), 0,
-                            heapBound(baseline), directBound(baseline, options.healthy()));
+                            heapBound(baseline, cacheBudget), directBound(baseline, options.healthy()));
                 }
                 LoadClient.Latency loadedLatency = LoadClient.Latency.create();
                 for (LoadClient c : clients) {
@@ -199,7 +209,7 @@ public final class Soak implements Callable<Integer> {
                 }
                 ServerMetrics m1 = server.metrics();
                 return new SoakReport(baseline, loaded, counts, SoakReport.delta(m0.errorsByCode(), m1.errorsByCode()),
-                        m1.handshakesRefused() - m0.handshakesRefused(), heapBound(baseline),
+                        m1.handshakesRefused() - m0.handshakesRefused(), heapBound(baseline, cacheBudget),
                         directBound(baseline, options.healthy() + hostileConnections));
             } finally {
                 states.shutdownNow();
@@ -231,8 +241,19 @@ public final class Soak implements Callable<Integer> {
      * The heap bound: the unloaded heap plus scheduler state for the whole cache budget at
      * {@link #HEAP_PER_CACHE_BLOCK} bytes a block, plus {@link #SLACK_BYTES}.
      */
-    static long heapBound(SoakReport.Phase baseline) {
-        return baseline.heapBytes() + DEFAULT_MAX_TOTAL_CACHE_BLOCKS * HEAP_PER_CACHE_BLOCK + SLACK_BYTES;
+    static long heapBound(SoakReport.Phase baseline, long cacheBudget) {
+        return baseline.heapBytes() + cacheBudget * HEAP_PER_CACHE_BLOCK + SLACK_BYTES;
+    }
+
+    /**
+     * The server's {@code maxTotalCacheBlocks}: its default, or, when the healthy sessions' caches
+     * alone exceed it, their caches plus half the default, so the {@code max-cache} clients still
+     * meet a budget they can fill.
+     */
+    static long maxTotalCacheBlocks(SoakOptions options) {
+        long healthy = (long) options.healthy() * LoadApp.CACHE;
+        return healthy <= DEFAULT_MAX_TOTAL_CACHE_BLOCKS ? DEFAULT_MAX_TOTAL_CACHE_BLOCKS
+                : healthy + DEFAULT_MAX_TOTAL_CACHE_BLOCKS / 2;
     }
 
     /**

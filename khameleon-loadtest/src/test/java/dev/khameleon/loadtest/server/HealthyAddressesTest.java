@@ -11,6 +11,8 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -47,6 +49,26 @@ class HealthyAddressesTest {
             } finally {
                 LoadClient.close(clients);
             }
+        }
+    }
+
+    @Test
+    void aSessionTheServerRefuses_failsTheConnectInOneLine_namingTheSessionAndTheServersAnswer() throws Exception {
+        SoakOptions options = new SoakOptions(3, 1, 0, Set.of(), 5e5, 10_000, 0.1, true, 3);
+        // Room for the cache blocks of two sessions, not three.
+        try (KhameleonServer server = LoadApp.server(options.workload(), options.ratePerSession(), true)
+                .maxCacheBlocks(LoadApp.CACHE).maxTotalCacheBlocks(2L * LoadApp.CACHE).build().start()) {
+            LoadClient.Refused e = assertThrows(LoadClient.Refused.class, () -> LoadClient.connectFrom(
+                    Soak.healthyAddresses(options, true), server.port(), options.healthy(), LoadClient.Latency.create(),
+                    1, options.workload()));
+            assertTrue(e.getMessage().startsWith("healthy session 2 of 3 refused: "), e.getMessage());
+            assertTrue(e.getMessage().contains("too_many_sessions"), e.getMessage());
+            assertFalse(e.getMessage().contains("\n"), "one line");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (server.metrics().activeSessions() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(0, server.metrics().activeSessions(), "the two welcomed sessions are closed again");
         }
     }
 }

@@ -78,6 +78,14 @@ class SoakOptionsTest {
     }
 
     @Test
+    void theCacheBudget_isTheServersDefault_untilTheHealthyCachesAloneExceedIt() {
+        assertEquals(2_097_152L, Soak.maxTotalCacheBlocks(parse("--healthy", "200")));
+        assertEquals(2_097_152L, Soak.maxTotalCacheBlocks(parse("--healthy", "2000")), "2,000 × 1,000 blocks fit");
+        assertEquals(10_000_000L + 1_048_576L, Soak.maxTotalCacheBlocks(parse("--healthy", "10000")),
+                "the healthy caches and half the default for the max-cache clients");
+    }
+
+    @Test
     void requests_makeASquareGrid() {
         SoakOptions o = parse("--requests", "1000000");
         assertEquals(1_000_000, o.workload().requests());

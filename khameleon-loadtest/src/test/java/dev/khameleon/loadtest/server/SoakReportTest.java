@@ -92,7 +92,7 @@ class SoakReportTest {
     void bounds_addTheCacheBudgetToHeapAndAFullWriteBufferPerConnectionToDirectMemory() {
         SoakReport.Phase baseline = phase("unloaded", 1, 1, 100, 10, 0, 0);
         // 100 + 2,097,152 blocks × 400 B + 64 MiB
-        assertEquals(100L + 838_860_800L + 67_108_864L, Soak.heapBound(baseline));
+        assertEquals(100L + 838_860_800L + 67_108_864L, Soak.heapBound(baseline, 2_097_152));
         // 10 + 2 × (65,536 + 4,128) + 64 MiB
         assertEquals(10L + 139_328L + 67_108_864L, Soak.directBound(baseline, 2));
     }
