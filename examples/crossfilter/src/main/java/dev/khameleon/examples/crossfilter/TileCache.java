@@ -59,6 +59,8 @@ public final class TileCache implements AutoCloseable {
     private final ThreadPoolExecutor queries;
     private final Map<TileKey, CompletableFuture<Tile>> tiles = new LinkedHashMap<>(16, 0.75f, true);
     private final AtomicLong computations = new AtomicLong();
+    /** Queries that reached the backend: slices, on-demand histograms and row counts. */
+    private final AtomicLong queriesRun = new AtomicLong();
     /** Keys never evicted; guarded by {@link #tiles}. */
     private final Set<TileKey> pinned = new HashSet<>();
     /**
@@ -125,7 +127,7 @@ public final class TileCache implements AutoCloseable {
                 evict();
                 return under.result;
             }
-            c = new Computation(key, backend);
+            c = new Computation(key, backend, queriesRun);
             running.put(key, c);
             tiles.put(key, c.result);
             evict();
@@ -219,6 +221,16 @@ public final class TileCache implements AutoCloseable {
         return computations.get();
     }
 
+    /**
+     * How many queries this cache has run on the backend: slice queries, on-demand
+     * {@link #histograms} (one per view) and row {@link #count}s, each counted when it starts;
+     * queries dropped before they start (cancelled, their tile failed, the cache closed) are not
+     * counted, cancelled running ones are. Thread-safe.
+     */
+    public long queries() {
+        return queriesRun.get();
+    }
+
     /** How many tiles (computed or under way) the cache holds. */
     public int size() {
         synchronized (tiles) {
@@ -254,9 +266,11 @@ public final class TileCache implements AutoCloseable {
         final Work<T> work;
         final QueryCancel cancel = new QueryCancel();
         final CompletableFuture<T> result = new CompletableFuture<>();
+        private final AtomicLong run;
 
-        Query(Work<T> work) {
+        Query(Work<T> work, AtomicLong run) {
             this.work = work;
+            this.run = run;
         }
 
         @Override
@@ -264,6 +278,7 @@ public final class TileCache implements AutoCloseable {
             if (result.isDone()) {
                 return; // cancelled, or its tile failed, while it waited: it never reaches the backend
             }
+            run.incrementAndGet();
             try {
                 result.complete(work.run(cancel));
             } catch (Exception | Error e) {
@@ -280,10 +295,10 @@ public final class TileCache implements AutoCloseable {
         /** Completed, failed or cancelled: whoever sets it completes {@link #result}; guarded by {@code tiles}. */
         boolean finished;
 
-        Computation(TileKey key, TileBackend backend) {
+        Computation(TileKey key, TileBackend backend, AtomicLong run) {
             this.key = key;
             for (View passive : Tile.passives(key.active())) {
-                queries.add(new Query<>(cancel -> backend.slice(key, passive, cancel)));
+                queries.add(new Query<>(cancel -> backend.slice(key, passive, cancel), run));
             }
         }
     }
@@ -300,7 +315,7 @@ public final class TileCache implements AutoCloseable {
         try {
             for (View v : filters.views()) {
                 if (v != active) {
-                    Query<int[]> q = new Query<>(cancel -> backend.histogram(v, filters));
+                    Query<int[]> q = new Query<>(cancel -> backend.histogram(v, filters), queriesRun);
                     parts.put(v, q.result);
                     queries.execute(q);
                 }
@@ -323,7 +338,7 @@ public final class TileCache implements AutoCloseable {
      * {@link #histograms}' does.
      */
     public CompletableFuture<Long> count(Filters filters) {
-        Query<Long> q = new Query<>(cancel -> backend.count(filters));
+        Query<Long> q = new Query<>(cancel -> backend.count(filters), queriesRun);
         try {
             queries.execute(q);
         } catch (RejectedExecutionException e) {

@@ -54,6 +54,7 @@ class TileCacheCancelTest {
             assertEquals(FlightsViews.DISTANCE, cache.get(A).get(30, TimeUnit.SECONDS).key().active());
             assertEquals(6, backend.callsOf(A).size());
             assertEquals(4, cache.computations()); // A, the refused B, B, A again
+            assertEquals(11, cache.queries(), "A's first, B's five, A's five again: the cancelled queued four never ran");
         }
     }
 

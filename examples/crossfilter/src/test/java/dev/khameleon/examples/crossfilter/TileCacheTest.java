@@ -270,6 +270,23 @@ class TileCacheTest {
     }
 
     @Test
+    void queries_countsEveryQueryThatReachedTheBackend_notTheCacheHits() throws Exception {
+        GatedBackend backend = new GatedBackend();
+        backend.release.countDown();
+        try (TileCache cache = TileCache.create(backend)) {
+            assertEquals(0, cache.queries());
+            cache.get(KEY).get(10, TimeUnit.SECONDS);
+            assertEquals(5, cache.queries(), "a tile: one slice per passive view");
+            cache.get(KEY).get(10, TimeUnit.SECONDS);
+            assertEquals(5, cache.queries(), "a cached tile runs no query");
+            cache.histograms(FlightsViews.DISTANCE, FlightsViews.none()).get(10, TimeUnit.SECONDS);
+            cache.count(FlightsViews.none()).get(10, TimeUnit.SECONDS);
+            assertEquals(11, cache.queries(), "five histograms and a count");
+            assertEquals(backend.calls.get(), cache.queries());
+        }
+    }
+
+    @Test
     void close_failsTheTilesItDrops_andLaterRequests() throws Exception {
         GatedBackend backend = new GatedBackend();
         TileCache cache = TileCache.create(backend, 1, 16, 100);
