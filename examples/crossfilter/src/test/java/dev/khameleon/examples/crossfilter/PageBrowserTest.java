@@ -328,9 +328,13 @@ class PageBrowserTest {
         Map<String, Object> run = (Map<String, Object>) driver.executeAsyncScript("const done = arguments[0];"
                 + " window.crossfilter.replayWorkflow(0, {speed: 50, limit: " + limit + "}).then(r => done({"
                 + " done: r.done, switches: r.switches, name: r.name,"
-                + " timed: r.withinMs.length + r.switchMs.length + r.unanswered}));");
+                + " timed: r.withinMs.length + r.switchMs.length + r.unanswered,"
+                + " settled: r.exactMs.length + r.superseded + r.notExact + r.unanswered, exact: r.exactMs.length}));");
         assertEquals(limit, ((Number) run.get("done")).intValue());
         assertEquals(limit, ((Number) run.get("timed")).intValue(), "every event is answered or counted unanswered");
+        assertEquals(limit, ((Number) run.get("settled")).intValue(),
+                "every event gets exact bars, is superseded, is not exact at the end or is unanswered");
+        assertTrue(((Number) run.get("exact")).intValue() > 0, "some events get exact bars");
         assertEquals(w.name(), run.get("name"));
         long switches = java.util.stream.IntStream.range(0, limit).filter(w::isViewSwitch).count();
         assertEquals(switches, ((Number) run.get("switches")).longValue());
