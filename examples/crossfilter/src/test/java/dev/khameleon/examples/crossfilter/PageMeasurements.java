@@ -109,7 +109,7 @@ final class PageMeasurements {
      */
     synchronized String row(String mode, int pages, long queries) {
         long n = interactions();
-        return String.format(Locale.ROOT, "| %s | %d | %,d | %.1f %% | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f"
+        return String.format(Locale.ROOT, "| %s | %d | %,d | %.1f %% | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f"
                 + " | %.1f %% (%,d) | %d | %.2f |", mode, pages, n, 100.0 * answeredAtOnce / Math.max(1, n),
                 firstBars(0.50), firstBars(0.95), firstBars(0.99), exactBars(0.50), exactBars(0.95), exactBars(0.99),
                 100.0 * neverExact() / Math.max(1, n), superseded, unanswered, queriesPerInteraction(queries));

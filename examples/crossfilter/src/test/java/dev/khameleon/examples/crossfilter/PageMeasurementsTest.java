@@ -37,8 +37,8 @@ class PageMeasurementsTest {
         assertEquals(35, m.superseded());
         assertEquals(2, m.unanswered());
         assertEquals(2.0, m.queriesPerInteraction(204));
-        assertTrue(m.row("on demand", 2, 204).startsWith("| on demand | 2 | 102 | 88.2 % | 50 | 95 | 99 | 300 | 3270"
-                + " | 3300 | 41.2 % (35) | 2 | 2.00 |"), m.row("on demand", 2, 204));
+        assertTrue(m.row("on demand", 2, 204).startsWith("| on demand | 2 | 102 | 88.2 % | 50 | 95 | 99 | 300 | 3,270"
+                + " | 3,300 | 41.2 % (35) | 2 | 2.00 |"), m.row("on demand", 2, 204));
     }
 
     @Test
